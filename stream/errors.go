@@ -1,0 +1,43 @@
+package stream
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors returned (wrapped) by Client.ChatStream. Test them with
+// errors.Is.
+var (
+	// ErrPolicyTimeout: the request's policy timeout fired before the
+	// stream ended.
+	ErrPolicyTimeout = errors.New("policy timeout")
+	// ErrTruncated: the body ended without the [DONE] sentinel.
+	ErrTruncated = errors.New("stream truncated before [DONE]")
+)
+
+// HTTPError is returned for a non-2xx answer. Message is the server's own
+// error message when the body is OpenAI-style JSON, else the body text
+// (at most 2 KiB).
+type HTTPError struct {
+	StatusCode int
+	Message    string
+}
+
+func (e *HTTPError) Error() string {
+	return fmt.Sprintf("stream: HTTP %d: %s", e.StatusCode, e.Message)
+}
+
+// ServerError is returned when the server reports an error inside an HTTP
+// 200 stream (an "error" object or string in a data event, or a
+// non-standard "error:" SSE field). Message is the server's message.
+type ServerError struct {
+	Message string
+	Code    string
+}
+
+func (e *ServerError) Error() string {
+	if e.Code != "" {
+		return fmt.Sprintf("stream: server error in stream (code %s): %s", e.Code, e.Message)
+	}
+	return "stream: server error in stream: " + e.Message
+}

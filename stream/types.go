@@ -1,0 +1,100 @@
+package stream
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/benchserve/benchserve/openai"
+)
+
+// Client streams chat completions from one OpenAI-compatible server. The
+// zero value is not usable: BaseURL is required. A Client is safe for
+// concurrent use.
+type Client struct {
+	// BaseURL is the server root, e.g. "http://127.0.0.1:8080" (no /v1).
+	BaseURL string
+	// APIKey, when set, is sent as "Authorization: Bearer <key>".
+	APIKey string
+	// HTTP is the client used for requests; nil means a client with no
+	// overall timeout (policy timeouts are per request, see Request.Timeout).
+	HTTP *http.Client
+	// MaxEventBytes caps one SSE event; 0 means DefaultMaxEventBytes.
+	MaxEventBytes int
+}
+
+// DefaultMaxEventBytes is the largest SSE event accepted by default: 16 MiB,
+// far above r3labs/sse's 64 KiB default, since one chunk may carry a whole
+// tool-call argument blob or a non-streaming server's entire answer.
+const DefaultMaxEventBytes = 16 << 20
+
+// Request is one streamed chat completion to send.
+type Request struct {
+	Model    string
+	Messages []openai.Message
+	// MaxTokens is sent as max_tokens; 0 means 256.
+	MaxTokens int
+	// EnableThinking is sent as enable_thinking when non-nil.
+	EnableThinking *bool
+	// ExtraBody keys are merged over the built body (they win, as in the
+	// reference's body.update(extra_body)).
+	ExtraBody map[string]any
+	// Timeout is the case's policy timeout; 0 means none. When it fires the
+	// stream is closed, POST /v1/requests/{id}/cancel is tried, and the
+	// error wraps ErrPolicyTimeout.
+	Timeout time.Duration
+}
+
+// Result is everything measured about one streamed chat completion. All
+// durations are milliseconds measured on one monotonic clock from just
+// before the request was sent. A Result is returned even when the request
+// failed, holding what was measured up to the failure.
+type Result struct {
+	// StartedAt is the wall-clock time the request was sent.
+	StartedAt time.Time
+	// StatusCode is the HTTP status, 0 when no response arrived.
+	StatusCode int
+	// RequestID is the chunk "id" the server assigned, "" if none seen.
+	RequestID string
+
+	// TTFTms is the time to the first token of content, reasoning or a tool
+	// call (never a role-only or empty chunk). When no token arrived it
+	// equals E2ELms, as in the reference.
+	TTFTms float64
+	// TTFOms is the time to the first content or tool-call token (first
+	// output after any reasoning); 0 with HasOutput false when none came.
+	TTFOms float64
+	// TPOTms is (t_last − t_first)/(N − 1) with N the completion tokens
+	// (usage, else token-bearing chunks); 0 when N < 2.
+	TPOTms float64
+	// ITLms holds the gaps between consecutive token-bearing chunks.
+	ITLms []float64
+	// E2ELms is the time until the stream ended (or failed).
+	E2ELms float64
+	// GenTPS is completion tokens / (t_last − t_first) seconds, 0 when the
+	// span is 0 (reference: compute_request_metrics).
+	GenTPS float64
+	// PromptTPS is prompt tokens / TTFT seconds.
+	PromptTPS float64
+
+	// Usage is the server's usage report; nil when it sent none (the
+	// reference would silently record 0 tokens).
+	Usage *openai.Usage
+	// PromptTokens and CompletionTokens come from Usage; without usage
+	// PromptTokens is 0 and CompletionTokens counts token-bearing chunks.
+	PromptTokens, CompletionTokens int
+	// TokenChunks counts the chunks that carried any token.
+	TokenChunks int
+
+	// FinishReason is the last non-empty finish_reason seen, "" if none.
+	FinishReason string
+	// Content is the concatenated content deltas.
+	Content string
+	// Reasoning is the concatenated reasoning deltas.
+	Reasoning string
+	// ToolCalls are the merged tool calls in stream order.
+	ToolCalls []openai.ToolCall
+	// HasOutput reports whether any content or tool-call token arrived.
+	HasOutput bool
+	// Done reports whether the [DONE] sentinel was read.
+	Done bool
+}
