@@ -1,0 +1,238 @@
+package metrics
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// CoerceFloat converts a stats value to float64 leniently, porting the
+// reference's _coerce_float (Python float(value) with a default):
+//   - nil → def;
+//   - Go integer and float types, json.Number → their value;
+//   - bool → 1 or 0;
+//   - strings → parsed after trimming spaces, accepting what Python's
+//     float() accepts: decimal and exponent forms, a sign, "inf",
+//     "infinity", "nan" (any case), underscores between digits; hex
+//     floats are rejected as Python does; out-of-range values become ±Inf;
+//   - anything else (maps, slices, unparsable strings) → def.
+func CoerceFloat(v any, def float64) float64 {
+	switch x := v.(type) {
+	case nil:
+		return def
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case float64:
+		return x
+	case float32:
+		return float64(x)
+	case int:
+		return float64(x)
+	case int8:
+		return float64(x)
+	case int16:
+		return float64(x)
+	case int32:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case uint:
+		return float64(x)
+	case uint8:
+		return float64(x)
+	case uint16:
+		return float64(x)
+	case uint32:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	case json.Number:
+		return parsePyFloat(string(x), def)
+	case string:
+		return parsePyFloat(x, def)
+	}
+	return def
+}
+
+// CoerceInt converts a stats value to an integer leniently, porting the
+// reference's _coerce_int (Python int(value) with a default):
+//   - nil → def;
+//   - Go integer types → their value (uint64 above MaxInt64 → def);
+//   - floats (and json.Number) → truncated toward zero; NaN, ±Inf and
+//     values outside int64 → def;
+//   - bool → 1 or 0;
+//   - strings → base-10 integers only after trimming spaces, with a sign
+//     and underscores between digits ("3.5" → def, as int("3.5") fails in
+//     Python);
+//   - anything else → def.
+func CoerceInt(v any, def int64) int64 {
+	switch x := v.(type) {
+	case nil:
+		return def
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case int:
+		return int64(x)
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	case uint:
+		return uintToInt(uint64(x), def)
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint64:
+		return uintToInt(x, def)
+	case float32:
+		return truncFloat(float64(x), def)
+	case float64:
+		return truncFloat(x, def)
+	case json.Number:
+		// A JSON number is what Python's json module would decode to an
+		// int or a float; int() of either truncates.
+		if n, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return n
+		}
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return def
+		}
+		return truncFloat(f, def)
+	case string:
+		s, ok := stripDigitUnderscores(strings.TrimSpace(x))
+		if !ok {
+			return def
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return def
+		}
+		return n
+	}
+	return def
+}
+
+func uintToInt(u uint64, def int64) int64 {
+	if u > math.MaxInt64 {
+		return def
+	}
+	return int64(u)
+}
+
+func truncFloat(f float64, def int64) int64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return def
+	}
+	t := math.Trunc(f)
+	if t < math.MinInt64 || t >= math.MaxInt64 {
+		return def
+	}
+	return int64(t)
+}
+
+func parsePyFloat(raw string, def float64) float64 {
+	s, ok := stripDigitUnderscores(strings.TrimSpace(raw))
+	if !ok || s == "" || strings.ContainsAny(s, "xXpP") && !isInfOrNaNWord(s) {
+		return def
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return def
+	}
+	return f
+}
+
+func isInfOrNaNWord(s string) bool {
+	s = strings.ToLower(strings.TrimLeft(s, "+-"))
+	return s == "inf" || s == "infinity" || s == "nan"
+}
+
+// stripDigitUnderscores removes underscores that sit between two digits and
+// reports false when any underscore is elsewhere (Python's rule).
+func stripDigitUnderscores(s string) (string, bool) {
+	if !strings.Contains(s, "_") {
+		return s, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' {
+			if i == 0 || i == len(s)-1 || !isDigit(s[i-1]) || !isDigit(s[i+1]) {
+				return "", false
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String(), true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// truthy ports Python truthiness for stats values: nil, false, numeric
+// zero, "" and empty maps/slices are false; everything else (including
+// NaN) is true.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		return err != nil || f != 0
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return rv.Int() != 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return rv.Uint() != 0
+	case reflect.Float32, reflect.Float64:
+		return rv.Float() != 0
+	case reflect.Map, reflect.Slice, reflect.Array, reflect.String:
+		return rv.Len() != 0
+	case reflect.Pointer, reflect.Interface:
+		return !rv.IsNil()
+	}
+	return true
+}
+
+// asMap reports whether v is a map with string keys (the reference's
+// isinstance(cache_stats, dict)) and returns it as map[string]any.
+func asMap(v any) (map[string]any, bool) {
+	switch m := v.(type) {
+	case nil:
+		return nil, false
+	case map[string]any:
+		return m, true
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Map || rv.Type().Key().Kind() != reflect.String {
+		return nil, false
+	}
+	out := make(map[string]any, rv.Len())
+	iter := rv.MapRange()
+	for iter.Next() {
+		out[iter.Key().String()] = iter.Value().Interface()
+	}
+	return out, true
+}
