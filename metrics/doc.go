@@ -19,6 +19,10 @@
 //     than in registration order.
 //   - No "_created" series are exposed (prometheus_client adds them to
 //     counters and histograms by default; client_golang does not).
+//   - promlint reports one problem, inherited from the reference's name
+//     vllm_mlx_cache_entry_count: the "_count" suffix is reserved for
+//     histograms and summaries. The name is kept so dashboards keep working;
+//     everything else is lint clean.
 //   - Middleware labels non-standard HTTP methods "other" to keep label
 //     cardinality bounded.
 //
