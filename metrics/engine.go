@@ -144,7 +144,7 @@ func EngineSamples(engine StatsProvider, mcp MCPStatus, registry RegistryStats) 
 	if engine != nil {
 		stats = engine.Stats()
 	}
-	out := make([]Sample, 0, 34)
+	out := make([]Sample, 0, 30)
 	add := func(s Sample) { out = append(out, s) }
 
 	add(sample(descModelLoaded, "vllm_mlx_model_loaded", oneIf(engine != nil)))
