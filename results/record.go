@@ -1,6 +1,3 @@
-// Package results defines the workload results payload (the stable JSON
-// contract shared with vllm-mlx bench-serve), its summaries, and its output
-// formats: json, csv, sql, table and sqlite.
 package results
 
 import "github.com/benchserve/benchserve/openai"

@@ -1,0 +1,27 @@
+// Package results defines the workload results payload (the stable JSON
+// contract shared with vllm-mlx bench-serve), its summaries, and its output
+// formats: json, csv, sql, table and sqlite, for workload runs (Payload)
+// and prompt sweeps (SweepResult).
+//
+// It ports the reference's compute_summary_stats, summarize_workload_results,
+// _workload_record_to_row, format_workload_* / format_* and
+// write_workload_sqlite / write_sqlite. Column lists and SQL schemas
+// (WorkloadResultColumns, WorkloadSQLSchema, ResultColumns, SQLSchema) are
+// the reference's, byte for byte, so existing SQLite histories and CSV
+// consumers keep working; text outputs reproduce Python's rendering (float
+// repr, csv.DictWriter quoting and "\r\n", tabulate's "simple" table,
+// json.dumps separators and \uXXXX escapes).
+//
+// Departures from the reference, each documented where it happens:
+//   - requests that failed (Record.Error != "") are left out of the
+//     latency, TTFT and gen_tps statistics (the reference averages their 0 ms
+//     in); they still count as samples and failures;
+//   - JSON writes NaN/Inf as null (Python writes invalid JSON tokens);
+//   - cache counters are null, not 0, when the server exposes none;
+//   - SQLite writes are one transaction (all rows or none), and
+//     WriteFileAtomic replaces output files by rename.
+//
+// Everything here is pure data transformation except WriteSQLite,
+// WriteSweepSQLite, WriteRows, ReadRows and WriteFileAtomic, which do I/O.
+// Functions are safe for concurrent use on distinct inputs.
+package results

@@ -1,0 +1,116 @@
+package results
+
+import (
+	"errors"
+	"math"
+	"math/big"
+	"slices"
+)
+
+// ErrNoSamples is returned by ComputeStats for an empty input (the
+// reference raises ValueError("Cannot compute summary stats on empty
+// list")). Callers branch on it with errors.Is.
+var ErrNoSamples = errors.New("results: stats: no samples")
+
+// ComputeStats summarizes values (reference: compute_summary_stats): the
+// arithmetic mean, the sample standard deviation (n−1 denominator; 0 for a
+// single value), min, max, and p50/p95/p99 by linear interpolation between
+// closest ranks (index = p/100·(n−1) into the sorted values). Units are
+// those of the input. values is not modified. An empty input returns
+// ErrNoSamples. NaN inputs propagate into the result as in the reference.
+func ComputeStats(values []float64) (Stats, error) {
+	n := len(values)
+	if n == 0 {
+		return Stats{}, ErrNoSamples
+	}
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	mean, stddev := meanStdev(values)
+	return Stats{
+		Mean:   mean,
+		Stddev: stddev,
+		Min:    sorted[0],
+		Max:    sorted[n-1],
+		P50:    Percentile(sorted, 50),
+		P95:    Percentile(sorted, 95),
+		P99:    Percentile(sorted, 99),
+	}, nil
+}
+
+// Percentile returns the p-th percentile (p in [0, 100]) of sorted, which
+// must be sorted ascending, by the reference's linear interpolation:
+// idx = p/100·(n−1), result = s[lo] + (idx−lo)·(s[lo+1]−s[lo]), clamped to
+// the last value. It returns NaN for an empty slice, the only value for a
+// single-element slice, and clamps p outside [0, 100] to the ends.
+func Percentile(sorted []float64, p float64) float64 {
+	n := len(sorted)
+	switch {
+	case n == 0:
+		return math.NaN()
+	case n == 1:
+		return sorted[0]
+	case p <= 0:
+		return sorted[0]
+	}
+	idx := p / 100 * float64(n-1)
+	lo := int(idx)
+	hi := lo + 1
+	if hi >= n {
+		return sorted[n-1]
+	}
+	frac := idx - float64(lo)
+	return sorted[lo] + frac*(sorted[hi]-sorted[lo])
+}
+
+// meanStdev returns the mean and sample standard deviation of values the
+// way Python's statistics module does: exact rational arithmetic, so the
+// mean is the correctly rounded true mean and the standard deviation is the
+// square root of the correctly rounded true variance. Non-finite inputs fall
+// back to plain float arithmetic (NaN/Inf propagate).
+func meanStdev(values []float64) (mean, stddev float64) {
+	n := len(values)
+	for _, v := range values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			var sum float64
+			for _, x := range values {
+				sum += x
+			}
+			mean = sum / float64(n)
+			if n > 1 {
+				var ss float64
+				for _, x := range values {
+					ss += (x - mean) * (x - mean)
+				}
+				stddev = math.Sqrt(ss / float64(n-1))
+			}
+			return mean, stddev
+		}
+	}
+	total := new(big.Rat)
+	x := new(big.Rat)
+	for _, v := range values {
+		total.Add(total, x.SetFloat64(v))
+	}
+	exactMean := new(big.Rat).Quo(total, new(big.Rat).SetInt64(int64(n)))
+	mean, _ = exactMean.Float64()
+	if n == 1 {
+		return mean, 0
+	}
+	ss := new(big.Rat)
+	d := new(big.Rat)
+	for _, v := range values {
+		d.Sub(x.SetFloat64(v), exactMean)
+		ss.Add(ss, d.Mul(d, d))
+	}
+	variance, _ := ss.Quo(ss, new(big.Rat).SetInt64(int64(n-1))).Float64()
+	return mean, math.Sqrt(variance)
+}
+
+// statsOrNil is _summary_or_empty: nil (JSON {}) for no samples.
+func statsOrNil(values []float64) *Stats {
+	s, err := ComputeStats(values)
+	if err != nil {
+		return nil
+	}
+	return &s
+}

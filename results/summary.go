@@ -1,0 +1,262 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+)
+
+// GroupByCase buckets records by CaseID, keeping each bucket in input order
+// (reference: _group_results_by_case_id).
+func GroupByCase(records []Record) map[string][]Record {
+	cases := make(map[string][]Record)
+	for _, r := range records {
+		cases[r.CaseID] = append(cases[r.CaseID], r)
+	}
+	return cases
+}
+
+// timedSamples collects e2e latency, TTFT and gen_tps of the records whose
+// request succeeded (Error == ""). This is benchserve's one deliberate
+// departure from the reference, which feeds the zero-valued metrics of a
+// failed request into the statistics and so drags means and low
+// percentiles down; a failed request has no latency to report.
+func timedSamples(records []Record) (latency, ttft, genTPS []float64) {
+	for _, r := range records {
+		if r.Error != "" {
+			continue
+		}
+		latency = append(latency, r.Metrics.E2ELms)
+		ttft = append(ttft, r.Metrics.TTFTms)
+		genTPS = append(genTPS, r.Metrics.GenTPS)
+	}
+	return latency, ttft, genTPS
+}
+
+// policyOutcome returns policy_timeout_passed and
+// policy_timeout_failure_count: both nil when no record had a policy
+// timeout (Policy.WithinTimeout == nil everywhere).
+func policyOutcome(records []Record) (*bool, *int) {
+	trials, failures := 0, 0
+	for _, r := range records {
+		if r.Policy.WithinTimeout == nil {
+			continue
+		}
+		trials++
+		if !*r.Policy.WithinTimeout {
+			failures++
+		}
+	}
+	if trials == 0 {
+		return nil, nil
+	}
+	passed := failures == 0
+	return &passed, &failures
+}
+
+func qualityFailures(records []Record) int {
+	n := 0
+	for _, r := range records {
+		if !r.Quality.OK {
+			n++
+		}
+	}
+	return n
+}
+
+func failureRate(failures, total int) float64 {
+	if total == 0 {
+		return 0
+	}
+	return pyRound(float64(failures)/float64(total), 4)
+}
+
+// SummarizeCase builds one case's summary block (reference:
+// _summarize_case): sample_count, the sorted distinct repetitions, pass/fail
+// from Quality.OK, failure_rate rounded to 4 places, the policy-timeout
+// outcome (nil when the case has no policy timeout), and latency_ms
+// (e2e), ttft_ms, gen_tps and content_chars statistics (nil, JSON {}, when
+// there are no samples). Records whose request failed (Error != "") count
+// as samples and failures but are left out of the latency, TTFT and gen_tps
+// statistics; content_chars covers every record, as in the reference.
+func SummarizeCase(records []Record) CaseSummary {
+	failures := qualityFailures(records)
+	passedPolicy, policyFailures := policyOutcome(records)
+	reps := make([]int, 0, len(records))
+	chars := make([]float64, 0, len(records))
+	for _, r := range records {
+		if !slices.Contains(reps, r.Repetition) {
+			reps = append(reps, r.Repetition)
+		}
+		chars = append(chars, float64(r.Quality.ContentChars))
+	}
+	slices.Sort(reps)
+	latency, ttft, genTPS := timedSamples(records)
+	return CaseSummary{
+		SampleCount:               len(records),
+		Repetitions:               reps,
+		Passed:                    failures == 0,
+		FailureCount:              failures,
+		FailureRate:               failureRate(failures, len(records)),
+		PolicyTimeoutPassed:       passedPolicy,
+		PolicyTimeoutFailureCount: policyFailures,
+		LatencyMS:                 statsOrNil(latency),
+		TTFTms:                    statsOrNil(ttft),
+		GenTPS:                    statsOrNil(genTPS),
+		ContentChars:              statsOrNil(chars),
+	}
+}
+
+// Summarize aggregates a run's records into the payload's summary block
+// (reference: summarize_workload_results). case_count counts records (case ×
+// repetition), unique_case_count distinct case IDs, repetition_count the
+// largest number of distinct repetitions of any case (0 for no records).
+// passed/quality_passed are true when every record's Quality.OK is true;
+// failure_rate is rounded to 4 places (0 for no records). The policy-timeout
+// outcome is nil when no record had a policy timeout. latency_ms, ttft_ms
+// and gen_tps are nil (JSON {}) without samples and, unlike the reference,
+// leave out records whose request failed (Error != ""): those still count
+// in case_count and the failure counts. CaseSummaries is never nil.
+func Summarize(records []Record) RunSummary {
+	failures := qualityFailures(records)
+	passedPolicy, policyFailures := policyOutcome(records)
+	cases := GroupByCase(records)
+	summaries := make(map[string]CaseSummary, len(cases))
+	repCount := 0
+	for id, rs := range cases {
+		cs := SummarizeCase(rs)
+		summaries[id] = cs
+		repCount = max(repCount, len(cs.Repetitions))
+	}
+	latency, ttft, genTPS := timedSamples(records)
+	return RunSummary{
+		CaseCount:                 len(records),
+		UniqueCaseCount:           len(cases),
+		RepetitionCount:           repCount,
+		Passed:                    failures == 0,
+		FailureCount:              failures,
+		FailureRate:               failureRate(failures, len(records)),
+		QualityPassed:             failures == 0,
+		QualityFailureCount:       failures,
+		PolicyTimeoutPassed:       passedPolicy,
+		PolicyTimeoutFailureCount: policyFailures,
+		LatencyMS:                 statsOrNil(latency),
+		TTFTms:                    statsOrNil(ttft),
+		GenTPS:                    statsOrNil(genTPS),
+		CaseSummaries:             summaries,
+	}
+}
+
+// emptyObject marshals as {} (the reference's empty stats block).
+type emptyObject struct{}
+
+func statsJSON(s *Stats) any {
+	if s == nil {
+		return emptyObject{}
+	}
+	return s
+}
+
+// MarshalJSON writes the reference shape: nil statistics as {} (from
+// _summary_or_empty), everything else as tagged. It uses encoding/json, so
+// NaN statistics are an error here; FormatJSON writes them as null.
+func (s CaseSummary) MarshalJSON() ([]byte, error) {
+	type plain CaseSummary
+	return json.Marshal(struct {
+		plain
+		LatencyMS    any `json:"latency_ms"`
+		TTFTms       any `json:"ttft_ms"`
+		GenTPS       any `json:"gen_tps"`
+		ContentChars any `json:"content_chars"`
+	}{plain(s), statsJSON(s.LatencyMS), statsJSON(s.TTFTms), statsJSON(s.GenTPS), statsJSON(s.ContentChars)})
+}
+
+// UnmarshalJSON reads what MarshalJSON (or the reference) writes; an empty
+// object {} (or null) for a statistics block becomes a nil *Stats.
+func (s *CaseSummary) UnmarshalJSON(b []byte) error {
+	type plain CaseSummary
+	var aux struct {
+		*plain
+		LatencyMS    json.RawMessage `json:"latency_ms"`
+		TTFTms       json.RawMessage `json:"ttft_ms"`
+		GenTPS       json.RawMessage `json:"gen_tps"`
+		ContentChars json.RawMessage `json:"content_chars"`
+	}
+	aux.plain = (*plain)(s)
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	var err error
+	if s.LatencyMS, err = decodeOptStats(aux.LatencyMS); err != nil {
+		return err
+	}
+	if s.TTFTms, err = decodeOptStats(aux.TTFTms); err != nil {
+		return err
+	}
+	if s.GenTPS, err = decodeOptStats(aux.GenTPS); err != nil {
+		return err
+	}
+	s.ContentChars, err = decodeOptStats(aux.ContentChars)
+	return err
+}
+
+// MarshalJSON writes the reference shape and key order, with nil
+// statistics as {}; see CaseSummary.MarshalJSON.
+func (s RunSummary) MarshalJSON() ([]byte, error) {
+	type plain RunSummary
+	cs := s.CaseSummaries
+	if cs == nil {
+		cs = map[string]CaseSummary{}
+	}
+	return json.Marshal(struct {
+		plain
+		LatencyMS     any                    `json:"latency_ms"`
+		TTFTms        any                    `json:"ttft_ms"`
+		GenTPS        any                    `json:"gen_tps"`
+		CaseSummaries map[string]CaseSummary `json:"case_summaries"`
+	}{plain(s), statsJSON(s.LatencyMS), statsJSON(s.TTFTms), statsJSON(s.GenTPS), cs})
+}
+
+// UnmarshalJSON reads what MarshalJSON (or the reference) writes; {} (or
+// null) statistics become nil.
+func (s *RunSummary) UnmarshalJSON(b []byte) error {
+	type plain RunSummary
+	var aux struct {
+		*plain
+		LatencyMS json.RawMessage `json:"latency_ms"`
+		TTFTms    json.RawMessage `json:"ttft_ms"`
+		GenTPS    json.RawMessage `json:"gen_tps"`
+	}
+	aux.plain = (*plain)(s)
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	var err error
+	if s.LatencyMS, err = decodeOptStats(aux.LatencyMS); err != nil {
+		return err
+	}
+	if s.TTFTms, err = decodeOptStats(aux.TTFTms); err != nil {
+		return err
+	}
+	s.GenTPS, err = decodeOptStats(aux.GenTPS)
+	return err
+}
+
+func decodeOptStats(raw json.RawMessage) (*Stats, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	var st Stats
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
