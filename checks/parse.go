@@ -1,0 +1,393 @@
+package checks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Check keys understood by ParseSpec (the reference's validate_quality_checks
+// docstring lists the same nine).
+const (
+	KeyFinishReason             = "finish_reason"
+	KeyRequiredRegex            = "required_regex"
+	KeyForbiddenRegex           = "forbidden_regex"
+	KeyMinChars                 = "min_chars"
+	KeyMaxChars                 = "max_chars"
+	KeyJSON                     = "json"
+	KeyToolCallCount            = "tool_call_count"
+	KeyToolCallNames            = "tool_call_names"
+	KeyToolCallArgsRequiredKeys = "tool_call_args_required_keys"
+	KeyNoToolCalls              = "no_tool_calls"
+)
+
+// knownKeys is every check key, sorted.
+var knownKeys = []string{
+	KeyFinishReason, KeyForbiddenRegex, KeyJSON, KeyMaxChars, KeyMinChars,
+	KeyNoToolCalls, KeyRequiredRegex, KeyToolCallArgsRequiredKeys,
+	KeyToolCallCount, KeyToolCallNames,
+}
+
+// KnownKeys returns the check keys ParseSpec accepts, sorted.
+func KnownKeys() []string { return append([]string(nil), knownKeys...) }
+
+// SpecError is one problem ParseSpec found. Field is the path of the value
+// inside the checks object, always starting with "checks." (for example
+// "checks.required_regex[1]" or "checks.tool_call_args_required_keys.f[0]");
+// Err says what is wrong (a *PatternError for bad regexes).
+type SpecError struct {
+	Field string
+	Err   error
+}
+
+// Error returns "Field: Err".
+func (e *SpecError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// ParseSpec validates a merged checks object and compiles its patterns
+// (the reference validates lazily while checking; we fail at load time).
+// raw is what encoding/json decodes an object into: numbers may be float64
+// or json.Number (Go ints are accepted too), lists []any (or []string).
+// A key whose value is JSON null is treated as absent, as the reference's
+// checks.get(...) is None test does. A nil or empty raw gives a Spec that
+// checks nothing (only the basic validation in Evaluate).
+//
+// Accepted shapes: finish_reason a string or list of strings;
+// required_regex, forbidden_regex and tool_call_names lists of strings;
+// min_chars, max_chars and tool_call_count integers >= 0 (integral floats
+// such as 40.0 are accepted); json and no_tool_calls booleans;
+// tool_call_args_required_keys an object mapping function names to lists
+// of key strings.
+//
+// Order of tool_call_args_required_keys: a Go map has none, and the
+// reference reports issues in the order the object was written. Pass the
+// value as json.RawMessage (the object's JSON text) to keep that order;
+// package workload does. A map[string]any value is accepted too and is then
+// ordered by function name. A []RequiredKeys value is used as given.
+//
+// The error joins (errors.Join) one *SpecError per problem, in key order:
+// unknown keys (with a suggestion), wrong types, invalid patterns, and
+// max_chars < min_chars. Spec.Raw is raw itself (not copied).
+func ParseSpec(raw map[string]any) (*Spec, error) {
+	s := &Spec{Raw: raw}
+	var errs []error
+	bad := func(field string, format string, args ...any) {
+		errs = append(errs, &SpecError{Field: "checks." + field, Err: fmt.Errorf(format, args...)})
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		v := raw[key]
+		if v == nil {
+			if !isKnownKey(key) {
+				bad(key, "%s", unknownKeyMessage(key))
+			}
+			continue
+		}
+		switch key {
+		case KeyFinishReason:
+			if str, ok := v.(string); ok {
+				s.FinishReason = []string{str}
+				continue
+			}
+			list, ok := asList(v)
+			if !ok {
+				bad(key, "want a string or a list of strings, got %s", describe(v))
+				continue
+			}
+			s.FinishReason = stringList(list, key, bad)
+		case KeyRequiredRegex, KeyForbiddenRegex:
+			list, ok := asList(v)
+			if !ok {
+				bad(key, "want a list of regex strings, got %s", describe(v))
+				continue
+			}
+			pats := make([]Pattern, 0, len(list))
+			for i, item := range list {
+				src, ok := item.(string)
+				if !ok {
+					bad(fmt.Sprintf("%s[%d]", key, i), "want a string, got %s", describe(item))
+					continue
+				}
+				re, err := CompilePattern(src)
+				if err != nil {
+					errs = append(errs, &SpecError{Field: fmt.Sprintf("checks.%s[%d]", key, i), Err: err})
+					continue
+				}
+				pats = append(pats, Pattern{Source: src, Re: re})
+			}
+			if key == KeyRequiredRegex {
+				s.RequiredRegex = pats
+			} else {
+				s.ForbiddenRegex = pats
+			}
+		case KeyMinChars, KeyMaxChars, KeyToolCallCount:
+			n, ok := asInt(v)
+			if !ok || n < 0 {
+				bad(key, "want an integer >= 0, got %s", describe(v))
+				continue
+			}
+			switch key {
+			case KeyMinChars:
+				s.MinChars = &n
+			case KeyMaxChars:
+				s.MaxChars = &n
+			default:
+				s.ToolCallCount = &n
+			}
+		case KeyJSON, KeyNoToolCalls:
+			b, ok := v.(bool)
+			if !ok {
+				bad(key, "want a boolean, got %s", describe(v))
+				continue
+			}
+			if key == KeyJSON {
+				s.JSON = b
+			} else {
+				s.NoToolCalls = b
+			}
+		case KeyToolCallNames:
+			list, ok := asList(v)
+			if !ok {
+				bad(key, "want a list of strings, got %s", describe(v))
+				continue
+			}
+			s.ToolCallNames = stringList(list, key, bad)
+		case KeyToolCallArgsRequiredKeys:
+			s.ToolCallArgsRequiredKeys = parseRequiredKeys(v, bad)
+		default:
+			bad(key, "%s", unknownKeyMessage(key))
+		}
+	}
+	if s.MinChars != nil && s.MaxChars != nil && *s.MaxChars < *s.MinChars {
+		bad(KeyMaxChars, "max_chars %d is less than min_chars %d, so every response would fail", *s.MaxChars, *s.MinChars)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return s, nil
+}
+
+// Keys returns the keys of the checks this Spec enforces, sorted: a key is
+// listed when its field is set (and, for json and no_tool_calls, true).
+// Handy for naming subtests.
+func (s *Spec) Keys() []string {
+	if s == nil {
+		return nil
+	}
+	var keys []string
+	add := func(set bool, key string) {
+		if set {
+			keys = append(keys, key)
+		}
+	}
+	add(s.FinishReason != nil, KeyFinishReason)
+	add(len(s.ForbiddenRegex) > 0, KeyForbiddenRegex)
+	add(s.JSON, KeyJSON)
+	add(s.MaxChars != nil, KeyMaxChars)
+	add(s.MinChars != nil, KeyMinChars)
+	add(s.NoToolCalls, KeyNoToolCalls)
+	add(len(s.RequiredRegex) > 0, KeyRequiredRegex)
+	add(len(s.ToolCallArgsRequiredKeys) > 0, KeyToolCallArgsRequiredKeys)
+	add(s.ToolCallCount != nil, KeyToolCallCount)
+	add(s.ToolCallNames != nil, KeyToolCallNames)
+	return keys
+}
+
+func isKnownKey(k string) bool {
+	i := sort.SearchStrings(knownKeys, k)
+	return i < len(knownKeys) && knownKeys[i] == k
+}
+
+func unknownKeyMessage(key string) string {
+	if s := Suggest(key, knownKeys); s != "" {
+		return fmt.Sprintf("unknown check (did you mean %q?)", s)
+	}
+	return "unknown check (known checks: " + strings.Join(knownKeys, ", ") + ")"
+}
+
+func stringList(list []any, key string, bad func(string, string, ...any)) []string {
+	out := make([]string, 0, len(list))
+	for i, item := range list {
+		str, ok := item.(string)
+		if !ok {
+			bad(fmt.Sprintf("%s[%d]", key, i), "want a string, got %s", describe(item))
+			continue
+		}
+		out = append(out, str)
+	}
+	return out
+}
+
+func parseRequiredKeys(v any, bad func(string, string, ...any)) []RequiredKeys {
+	const key = KeyToolCallArgsRequiredKeys
+	const want = "want an object mapping function names to lists of argument keys, got %s"
+	var out []RequiredKeys
+	add := func(name string, keys any) {
+		list, ok := asList(keys)
+		if !ok {
+			bad(key+"."+name, "want a list of strings, got %s", describe(keys))
+			return
+		}
+		entry := RequiredKeys{Function: name, Keys: stringList(list, key+"."+name, bad)}
+		for i := range out {
+			if out[i].Function == name { // JSON duplicate: last value, first position
+				out[i] = entry
+				return
+			}
+		}
+		out = append(out, entry)
+	}
+	switch m := v.(type) {
+	case []RequiredKeys:
+		return m
+	case map[string]any:
+		names := make([]string, 0, len(m))
+		for name := range m {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			add(name, m[name])
+		}
+	case json.RawMessage:
+		dec := json.NewDecoder(bytes.NewReader(m))
+		dec.UseNumber()
+		tok, err := dec.Token()
+		if err != nil {
+			bad(key, "invalid JSON: %v", err)
+			return nil
+		}
+		if tok == nil {
+			return nil
+		}
+		if d, ok := tok.(json.Delim); !ok || d != '{' {
+			bad(key, want, describe(m))
+			return nil
+		}
+		for dec.More() {
+			nameTok, err := dec.Token()
+			if err != nil {
+				bad(key, "invalid JSON: %v", err)
+				return nil
+			}
+			var val any
+			if err := dec.Decode(&val); err != nil {
+				bad(key, "invalid JSON: %v", err)
+				return nil
+			}
+			add(nameTok.(string), val)
+		}
+		if out == nil {
+			out = []RequiredKeys{}
+		}
+	default:
+		bad(key, want, describe(v))
+	}
+	return out
+}
+
+// asInt accepts integral numbers as decoded by encoding/json (float64 or
+// json.Number) or written by Go callers.
+func asInt(v any) (int, bool) {
+	var f float64
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case int64:
+		f = float64(n)
+	case float64:
+		f = n
+	case json.Number:
+		if i, err := n.Int64(); err == nil {
+			f = float64(i)
+			break
+		}
+		x, err := n.Float64()
+		if err != nil {
+			return 0, false
+		}
+		f = x
+	default:
+		return 0, false
+	}
+	if f != math.Trunc(f) || math.IsInf(f, 0) || f > math.MaxInt32 || f < math.MinInt32 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// describe renders a value for "got ..." in error messages: its JSON text,
+// shortened to 60 bytes.
+func describe(v any) string {
+	var b []byte
+	switch x := v.(type) {
+	case json.RawMessage:
+		var buf bytes.Buffer
+		if json.Compact(&buf, x) == nil {
+			b = buf.Bytes()
+		} else {
+			b = x
+		}
+	default:
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return fmt.Sprintf("%v", v)
+		}
+	}
+	const limit = 60
+	if len(b) > limit {
+		return string(b[:limit]) + "…"
+	}
+	return string(b)
+}
+
+// Suggest returns the candidate closest to name by edit distance when it is
+// close enough to be a likely typo (distance at most 1 + len(name)/4, or a
+// case-insensitive match), or "" when none is. Used by this package and
+// package workload for "did you mean" hints on unknown keys.
+func Suggest(name string, candidates []string) string {
+	best, bestD := "", math.MaxInt
+	for _, c := range candidates {
+		if strings.EqualFold(c, name) {
+			return c
+		}
+		if d := editDistance(name, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD <= 1+len(name)/4 {
+		return best
+	}
+	return ""
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
