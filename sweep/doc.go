@@ -1,0 +1,13 @@
+// Package sweep runs the prompt sweep of `benchserve` (the reference's
+// `vllm-mlx bench-serve` without --workload): every combination of prompt
+// set × concurrency × enable_thinking × extra body, repeated, each run a
+// closed loop of Concurrency simultaneous streaming requests, aggregated
+// into one results.SweepResult row (reference: run_bench_serve,
+// expand_sweep, load_prompt_set, run_concurrent_requests,
+// count_prompt_tokens).
+//
+// Builtin prompt sets (short, medium, long, thinking) are embedded; any
+// other name is a file path in the flat or multi-message format (see
+// LoadPromptSet). Output formatting is left to package results
+// (FormatSweep, WriteSweepSQLite).
+package sweep

@@ -1,0 +1,613 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/openai"
+	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/scrape"
+	"github.com/benchserve/benchserve/serverinfo"
+	"github.com/benchserve/benchserve/stream"
+)
+
+// Defaults of the reference's run_bench_serve, used for zero Config fields.
+var (
+	DefaultPromptSets    = []string{"short", "medium", "long"}
+	DefaultConcurrencies = []int{1, 4}
+)
+
+const (
+	// DefaultMaxTokens is max_tokens per request when Config.MaxTokens is 0.
+	DefaultMaxTokens = 256
+	// DefaultRepetitions is used when Config.Repetitions is 0.
+	DefaultRepetitions = 3
+	// DefaultRequestTimeout bounds one request when Config.RequestTimeout
+	// is 0 (the reference's httpx.Timeout(300.0)).
+	DefaultRequestTimeout = 300 * time.Second
+)
+
+// ErrInput marks errors in the sweep's inputs (prompt sets, system prompt
+// file, extra bodies, overrides, sizes), found before any request is sent.
+// Test with errors.Is; the CLI exits 2 on it.
+var ErrInput = errors.New("invalid sweep input")
+
+// Config describes a sweep. Only URL is required; every other field's
+// comment gives its default, which is the reference's.
+type Config struct {
+	// URL is the server root, e.g. "http://127.0.0.1:8080".
+	URL string
+	// Model is the model id to request; "" means the first model listed by
+	// /v1/models (an error when there is none).
+	Model string
+	// APIKey, when set, is sent as "Authorization: Bearer <key>".
+	APIKey string
+	// HTTP is the client for completions and scrapes; nil means a client
+	// with RequestTimeout and enough idle connections for the largest
+	// concurrency.
+	HTTP *http.Client
+	// RequestTimeout bounds one request (transport safety); 0 means
+	// DefaultRequestTimeout, negative means none. Ignored when HTTP is set.
+	RequestTimeout time.Duration
+
+	// PromptSets are builtin names or paths; nil means DefaultPromptSets.
+	PromptSets []string
+	// PromptFile is one more prompt set path, run after PromptSets.
+	PromptFile string
+	// SystemPromptFile, when set, is read and prepended as a system message
+	// to every prompt that does not already start with one.
+	SystemPromptFile string
+	// SkipPreflightTokenCount skips the max_tokens=1 request per prompt
+	// set that counts its first prompt's tokens (it warms the prefix
+	// cache). prompt_tokens then comes from the first measured request's
+	// usage. The CLI sets it whenever SystemPromptFile is set, as the
+	// reference's CLI does.
+	SkipPreflightTokenCount bool
+
+	// Concurrencies are the concurrency levels; nil means
+	// DefaultConcurrencies. Each must be >= 1.
+	Concurrencies []int
+	// Thinking are the enable_thinking values; nil means [nil] (not sent).
+	Thinking []*bool
+	// ExtraBodies are JSON object texts merged into each request body; nil
+	// means [""] (none). Each non-empty one must be a JSON object.
+	ExtraBodies []string
+	// MaxTokens is max_tokens per request; 0 means DefaultMaxTokens.
+	MaxTokens int
+	// Repetitions per configuration; 0 means DefaultRepetitions.
+	Repetitions int
+	// Warmup is the number of unmeasured rounds run before the first
+	// repetition of each configuration; 0 means none (the CLI's default
+	// is 1).
+	Warmup int
+	// NoValidate turns off the per-response validation (finish_reason
+	// present and not "length", content not empty); rows then report
+	// validated=true unless every request errored.
+	NoValidate bool
+	// NoScrape turns off the /metrics scrapes around each run; cache
+	// fields are then 0.
+	NoScrape bool
+	// Tag is stored in every row.
+	Tag string
+	// Overrides are applied to every row, in order (see ApplyOverrides).
+	Overrides []Override
+
+	// Progress receives the reference's progress lines; nil discards them.
+	Progress io.Writer
+}
+
+// promptSet is one loaded prompt set.
+type promptSet struct {
+	name    string
+	prompts [][]openai.Message
+}
+
+// plan is a validated sweep, ready to run.
+type plan struct {
+	cfg       Config
+	sets      []promptSet
+	warnings  []string
+	sysNote   string
+	extra     map[string]map[string]any
+	thinking  []*bool
+	bodies    []string
+	conc      []int
+	maxTokens int
+	reps      int
+}
+
+// prepare applies defaults and validates every input, reading prompt sets
+// and the system prompt file. All problems are joined under ErrInput.
+func prepare(cfg Config) (*plan, error) {
+	p := &plan{cfg: cfg, extra: map[string]map[string]any{}}
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if cfg.URL == "" {
+		bad("sweep: no server URL")
+	}
+	p.conc = cfg.Concurrencies
+	if p.conc == nil {
+		p.conc = DefaultConcurrencies
+	}
+	if len(p.conc) == 0 {
+		bad("sweep: no concurrency level given")
+	}
+	for _, c := range p.conc {
+		if c < 1 {
+			bad("sweep: concurrency must be at least 1, got %d", c)
+		}
+	}
+	p.maxTokens = cfg.MaxTokens
+	if p.maxTokens == 0 {
+		p.maxTokens = DefaultMaxTokens
+	}
+	if p.maxTokens < 1 {
+		bad("sweep: max_tokens must be at least 1, got %d", p.maxTokens)
+	}
+	p.reps = cfg.Repetitions
+	if p.reps == 0 {
+		p.reps = DefaultRepetitions
+	}
+	if p.reps < 1 {
+		bad("sweep: repetitions must be at least 1, got %d", p.reps)
+	}
+	if cfg.Warmup < 0 {
+		bad("sweep: warmup must be at least 0, got %d", cfg.Warmup)
+	}
+	p.thinking = cfg.Thinking
+	if p.thinking == nil {
+		p.thinking = []*bool{nil}
+	}
+	if len(p.thinking) == 0 {
+		bad("sweep: no enable_thinking value given")
+	}
+	p.bodies = cfg.ExtraBodies
+	if p.bodies == nil {
+		p.bodies = []string{""}
+	}
+	if len(p.bodies) == 0 {
+		bad("sweep: no extra body given")
+	}
+	for i, eb := range p.bodies {
+		if eb == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(eb), &m); err != nil || m == nil {
+			msg := "want a JSON object"
+			if err != nil {
+				msg += ": " + err.Error()
+			}
+			bad("sweep: extra body %d %q: %s", i, eb, msg)
+			continue
+		}
+		p.extra[eb] = m
+	}
+	if err := CheckOverrides(cfg.Overrides); err != nil {
+		errs = append(errs, err)
+	}
+
+	names := cfg.PromptSets
+	if names == nil {
+		names = DefaultPromptSets
+	}
+	seen := map[string]bool{}
+	load := func(name, what string) {
+		if seen[name] {
+			return // the reference keys prompt sets by name: a repeat replaces, not adds
+		}
+		prompts, err := LoadPromptSet(name)
+		if errors.Is(err, ErrPromptSetNotFound) {
+			p.warnings = append(p.warnings, fmt.Sprintf("Warning: skipping %s '%s': %s", what, name, strings.TrimPrefix(strings.TrimSuffix(err.Error(), ": "+ErrPromptSetNotFound.Error()), "sweep: ")))
+			return
+		}
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		seen[name] = true
+		p.sets = append(p.sets, promptSet{name: name, prompts: prompts})
+	}
+	for _, n := range names {
+		load(n, "prompt set")
+	}
+	if cfg.PromptFile != "" {
+		load(cfg.PromptFile, "prompt file")
+	}
+
+	if cfg.SystemPromptFile != "" {
+		path := expandHome(cfg.SystemPromptFile)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			bad("sweep: --system-prompt-file not found: %s: %w", path, err)
+		} else {
+			content := string(data)
+			sys := openai.Message{"role": "system", "content": content}
+			for i := range p.sets {
+				p.sets[i].prompts = PrependSystem(p.sets[i].prompts, sys)
+			}
+			p.sysNote = fmt.Sprintf("System prompt prepended from %s (%d chars)", path, utf8.RuneCountInString(content))
+		}
+	}
+	if len(errs) == 0 && len(p.sets) == 0 {
+		bad("sweep: no prompt sets could be loaded")
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%w:\n%w", ErrInput, errors.Join(errs...))
+	}
+	return p, nil
+}
+
+// PrependSystem returns prompts with sys prepended to every message list
+// whose first message is not already a system message (reference: the
+// --system-prompt-file step of run_bench_serve). The input is not
+// modified.
+func PrependSystem(prompts [][]openai.Message, sys openai.Message) [][]openai.Message {
+	out := make([][]openai.Message, len(prompts))
+	for i, msgs := range prompts {
+		if len(msgs) > 0 && msgs[0]["role"] == "system" {
+			out[i] = msgs
+			continue
+		}
+		out[i] = append([]openai.Message{sys}, msgs...)
+	}
+	return out
+}
+
+// Validate checks a Config's inputs without contacting the server: it
+// loads the prompt sets and the system prompt file and checks sizes, extra
+// bodies and overrides. The error joins every problem and wraps ErrInput.
+func Validate(cfg Config) error {
+	_, err := prepare(cfg)
+	return err
+}
+
+// Run runs the sweep and returns one row per point of Expand, in its order
+// (reference: run_bench_serve without the output step, which is the
+// caller's: see results.FormatSweep and results.WriteSweepSQLite).
+//
+// Input problems are reported before any request, joined, wrapping
+// ErrInput. A server from which no model id can be determined (and no
+// Config.Model) is an error. Request failures are not errors: a
+// configuration whose requests all failed becomes a row with validated
+// false and zero measurements, as in the reference. When ctx is cancelled
+// Run returns the rows finished so far together with ctx's error.
+//
+// For each point, Run: warms up (Warmup rounds, first repetition only),
+// scrapes /metrics, sends Concurrency streaming requests at once with the
+// prompts chosen round-robin from the set's start (a closed loop: the run
+// ends when the last request does), scrapes /metrics again, reads
+// /v1/status for memory, and aggregates: means of ttft/tpot/e2e/gen_tps/
+// prompt_tps over the requests that did not error; throughput_tps = total
+// completion tokens / slowest e2e (s); requests_per_s = concurrency /
+// slowest e2e (s); cache_hits/misses/tokens_saved = counter deltas, 0 when
+// the server exposes no such counter (the columns are INTEGER, so the
+// null that workload records use cannot be stored); cache_hit_rate =
+// hits/(hits+misses), 0 without events; validated = every non-errored
+// response passed validation.
+func Run(ctx context.Context, cfg Config) ([]results.SweepResult, error) {
+	p, err := prepare(cfg)
+	if err != nil {
+		return nil, err
+	}
+	out := cfg.Progress
+	if out == nil {
+		out = io.Discard
+	}
+	url := strings.TrimRight(cfg.URL, "/")
+	hc := cfg.HTTP
+	if hc == nil {
+		maxConc := 1
+		for _, c := range p.conc {
+			maxConc = max(maxConc, c)
+		}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = maxConc
+		timeout := cfg.RequestTimeout
+		if timeout == 0 {
+			timeout = DefaultRequestTimeout
+		}
+		if timeout < 0 {
+			timeout = 0
+		}
+		hc = &http.Client{Transport: tr, Timeout: timeout}
+		defer tr.CloseIdleConnections()
+	}
+	client := &stream.Client{BaseURL: url, APIKey: cfg.APIKey, HTTP: hc}
+	prober := &serverinfo.Prober{BaseURL: url, APIKey: cfg.APIKey}
+
+	runID := results.NewRunID()
+	stamp := results.ISOTimestamp(time.Now())
+
+	fmt.Fprintf(out, "Connecting to %s...\n", url)
+	rt := prober.Detect(ctx)
+	hw := serverinfo.Hardware()
+	model := cfg.Model
+	if model == "" {
+		model = rt.ModelID
+	}
+	if model == "" {
+		return nil, fmt.Errorf("sweep: could not determine the model id from %s/v1/models; use --model to specify", url)
+	}
+	fmt.Fprintf(out, "Hardware: %s / %.0fGB / %s\n", orDefault(hw.Chip, "unknown"), hw.MemoryGB, hw.OSVersion)
+	fmt.Fprintf(out, "Runtime:  model=%s  engine=%s  cache=%s\n", model, rt.EngineType, rt.CacheType)
+	for _, w := range p.warnings {
+		fmt.Fprintln(out, w)
+	}
+	if p.sysNote != "" {
+		fmt.Fprintln(out, p.sysNote)
+	}
+
+	r := &runner{p: p, cfg: cfg, url: url, hc: hc, client: client, model: model}
+
+	promptTokens := map[string]int{}
+	if !cfg.SkipPreflightTokenCount {
+		for _, s := range p.sets {
+			promptTokens[s.name] = r.countPromptTokens(ctx, s.prompts[0])
+		}
+	}
+
+	names := make([]string, len(p.sets))
+	byName := map[string][][]openai.Message{}
+	for i, s := range p.sets {
+		names[i] = s.name
+		byName[s.name] = s.prompts
+	}
+	points := Expand(names, p.conc, p.thinking, p.bodies, p.reps)
+	note := ""
+	if cfg.Warmup > 0 {
+		note = fmt.Sprintf(" (+ %d warmup per config)", cfg.Warmup)
+	}
+	fmt.Fprintf(out, "Total runs: %d%s\n", len(points), note)
+
+	rows := make([]results.SweepResult, 0, len(points))
+	counted := map[string]bool{}
+	for _, pt := range points {
+		if err := ctx.Err(); err != nil {
+			return rows, fmt.Errorf("sweep: stopped after %d of %d runs: %w", len(rows), len(points), err)
+		}
+		prompts := byName[pt.PromptSet]
+		extra := p.extra[pt.ExtraBody]
+
+		if pt.Repetition == 0 {
+			for range cfg.Warmup {
+				r.concurrent(ctx, prompts, pt.Concurrency, pt.Thinking, extra, false)
+			}
+		}
+		var before, after scrape.Counters
+		if !cfg.NoScrape {
+			before, _ = scrape.Fetch(ctx, hc, url, cfg.APIKey)
+		}
+		reqs := r.concurrent(ctx, prompts, pt.Concurrency, pt.Thinking, extra, !cfg.NoValidate)
+		if !cfg.NoScrape {
+			after, _ = scrape.Fetch(ctx, hc, url, cfg.APIKey)
+		}
+		if ctx.Err() != nil {
+			return rows, fmt.Errorf("sweep: stopped after %d of %d runs: %w", len(rows), len(points), ctx.Err())
+		}
+		metal := results.Metal{MetalActiveGB: rt.MetalActiveGB, MetalPeakGB: rt.MetalPeakGB, MetalCacheGB: rt.MetalCacheGB}
+		if st := prober.Status(ctx); len(st) > 0 {
+			metal = serverinfo.ParseStatus(st)
+		}
+		if cfg.SkipPreflightTokenCount && !counted[pt.PromptSet] && len(reqs) > 0 && reqs[0].err == nil && reqs[0].res.Usage != nil {
+			counted[pt.PromptSet] = true
+			promptTokens[pt.PromptSet] = reqs[0].res.PromptTokens
+		}
+
+		row := results.NewSweepResult()
+		row.RunID, row.Timestamp, row.Tag = runID, stamp, cfg.Tag
+		row.Chip, row.GPUCores, row.MemoryGB, row.BandwidthGBs, row.OSVersion = hw.Chip, hw.GPUCores, hw.MemoryGB, hw.BandwidthGBs, hw.OSVersion
+		row.ModelID, row.ModelType, row.EngineType = model, rt.ModelType, rt.EngineType
+		row.MTPEnabled, row.SpecPrefill, row.KVQuant, row.CacheType = rt.MTPEnabled, rt.SpecPrefill, rt.KVQuant, rt.CacheType
+		row.PromptSet, row.Concurrency, row.MaxTokens = pt.PromptSet, pt.Concurrency, p.maxTokens
+		row.EnableThinking, row.ExtraBody, row.Repetition = pt.Thinking, pt.ExtraBody, pt.Repetition
+		row.PromptTokens = promptTokens[pt.PromptSet]
+
+		label := Label(pt)
+		agg := aggregate(reqs, pt.Concurrency)
+		if agg.valid == 0 {
+			row.Validated = false
+			fmt.Fprintf(out, "  %s: FAIL (all requests errored)\n", label)
+		} else {
+			row.TTFTms, row.TPOTms, row.E2ELms = agg.ttft, agg.tpot, agg.e2e
+			row.GenTPS, row.PromptTPS = agg.genTPS, agg.promptTPS
+			row.ThroughputTPS, row.RequestsPerS = agg.throughput, agg.rps
+			row.MetalActiveGB, row.MetalPeakGB, row.MetalCacheGB = metal.MetalActiveGB, metal.MetalPeakGB, metal.MetalCacheGB
+			hits := deltaInt(before.Hits, after.Hits)
+			misses := deltaInt(before.Misses, after.Misses)
+			row.CacheHits, row.CacheMisses = hits, misses
+			row.TokensSaved = deltaInt(before.TokensSaved, after.TokensSaved)
+			if hits+misses > 0 {
+				row.CacheHitRate = float64(hits) / float64(hits+misses)
+			}
+			row.Validated = agg.validated
+			status := "PASS"
+			if !agg.validated {
+				status = "FAIL"
+			}
+			fmt.Fprintf(out, "  %s: TTFT=%.0fms  TPS=%.1f  %s\n", label, agg.ttft, agg.genTPS, status)
+		}
+		if err := ApplyOverrides(&row, cfg.Overrides); err != nil {
+			return rows, err // unreachable: checked by prepare
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// Label is the progress label of a point, as the reference prints it:
+// "short conc=4 rep=0", plus " think=True" and " eb=<first 20 chars>" when
+// set.
+func Label(pt Point) string {
+	parts := []string{pt.PromptSet, fmt.Sprintf("conc=%d", pt.Concurrency), fmt.Sprintf("rep=%d", pt.Repetition)}
+	if pt.Thinking != nil {
+		parts = append(parts, "think="+pyBool(*pt.Thinking))
+	}
+	if pt.ExtraBody != "" {
+		parts = append(parts, "eb="+truncateRunes(pt.ExtraBody, 20))
+	}
+	return strings.Join(parts, " ")
+}
+
+// deltaInt is scrape.Delta with an unavailable counter as 0.
+func deltaInt(before, after *float64) int {
+	if d := scrape.Delta(before, after); d != nil {
+		return int(*d)
+	}
+	return 0
+}
+
+// reqResult is one request of a concurrent run.
+type reqResult struct {
+	res       *stream.Result
+	err       error
+	validated bool
+}
+
+type runner struct {
+	p      *plan
+	cfg    Config
+	url    string
+	hc     *http.Client
+	client *stream.Client
+	model  string
+}
+
+// concurrent sends n streaming requests at once, prompts chosen
+// round-robin from the first, and waits for all (reference:
+// run_concurrent_requests). Results are in prompt-selection order.
+func (r *runner) concurrent(ctx context.Context, prompts [][]openai.Message, n int, thinking *bool, extra map[string]any, validate bool) []reqResult {
+	out := make([]reqResult, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		msgs := prompts[i%len(prompts)]
+		wg.Go(func() {
+			res, err := r.client.ChatStream(ctx, stream.Request{
+				Model: r.model, Messages: msgs, MaxTokens: r.p.maxTokens,
+				EnableThinking: thinking, ExtraBody: extra,
+			})
+			if res == nil {
+				res = &stream.Result{}
+			}
+			rr := reqResult{res: res, err: err, validated: err == nil}
+			if err == nil && validate {
+				rr.validated, _ = checks.Validate(checks.Response{StatusCode: 200, FinishReason: res.FinishReason, Content: res.Content})
+			}
+			out[i] = rr
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// aggregation is the sweep row's measured part.
+type aggregation struct {
+	valid                              int
+	ttft, tpot, e2e, genTPS, promptTPS float64
+	throughput, rps                    float64
+	validated                          bool
+}
+
+// aggregate combines the non-errored requests of one run (reference: step
+// i of run_bench_serve).
+func aggregate(reqs []reqResult, concurrency int) aggregation {
+	var a aggregation
+	a.validated = true
+	var maxE2E float64
+	total := 0
+	for _, q := range reqs {
+		if q.err != nil {
+			continue
+		}
+		a.valid++
+		a.ttft += q.res.TTFTms
+		a.tpot += q.res.TPOTms
+		a.e2e += q.res.E2ELms
+		a.genTPS += q.res.GenTPS
+		a.promptTPS += q.res.PromptTPS
+		total += q.res.CompletionTokens
+		maxE2E = max(maxE2E, q.res.E2ELms)
+		a.validated = a.validated && q.validated
+	}
+	if a.valid == 0 {
+		return aggregation{}
+	}
+	n := float64(a.valid)
+	a.ttft, a.tpot, a.e2e, a.genTPS, a.promptTPS = a.ttft/n, a.tpot/n, a.e2e/n, a.genTPS/n, a.promptTPS/n
+	if secs := maxE2E / 1000; secs > 0 {
+		a.throughput = float64(total) / secs
+		a.rps = float64(concurrency) / secs
+	}
+	return a
+}
+
+// countPromptTokens sends a non-streaming max_tokens=1 completion and
+// returns usage.prompt_tokens, 0 on any failure (reference:
+// count_prompt_tokens).
+func (r *runner) countPromptTokens(ctx context.Context, msgs []openai.Message) int {
+	body, err := json.Marshal(map[string]any{"model": r.model, "messages": msgs, "max_tokens": 1, "stream": false})
+	if err != nil {
+		return 0
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url+"/v1/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		return 0
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if r.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+r.cfg.APIKey)
+	}
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		return 0
+	}
+	var data struct {
+		Usage *openai.Usage `json:"usage"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&data) != nil || data.Usage == nil {
+		return 0
+	}
+	return data.Usage.PromptTokens
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
+func truncateRunes(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
