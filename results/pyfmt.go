@@ -112,6 +112,11 @@ var (
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
 	jsonNumberType    = reflect.TypeFor[json.Number]()
 	statsPtrType      = reflect.TypeFor[*Stats]()
+	// intishFields are float fields whose reference value is a Python int
+	// (policy_timeout_ms: Optional[int]); integral values print as ints.
+	intishFields = map[reflect.Type]map[string]bool{
+		reflect.TypeFor[Policy](): {"TimeoutMS": true},
+	}
 	ownPkgPath        = reflect.TypeFor[Stats]().PkgPath()
 )
 
@@ -155,7 +160,9 @@ func (e *pyEncoder) sep(item bool) {
 	}
 }
 
-func (e *pyEncoder) encode(v reflect.Value, inIface bool) error {
+// encode writes v; intish prints integral floats as integers (values held
+// in interfaces, and intishFields).
+func (e *pyEncoder) encode(v reflect.Value, intish bool) error {
 	if !v.IsValid() {
 		e.buf.WriteString("null")
 		return nil
@@ -191,7 +198,7 @@ func (e *pyEncoder) encode(v reflect.Value, inIface bool) error {
 			e.buf.WriteString("null")
 			return nil
 		}
-		return e.encode(v.Elem(), t.Kind() == reflect.Interface)
+		return e.encode(v.Elem(), intish || t.Kind() == reflect.Interface)
 	case reflect.Bool:
 		if v.Bool() {
 			e.buf.WriteString("true")
@@ -207,7 +214,7 @@ func (e *pyEncoder) encode(v reflect.Value, inIface bool) error {
 		switch {
 		case math.IsNaN(f) || math.IsInf(f, 0):
 			e.buf.WriteString("null")
-		case inIface && f == math.Trunc(f) && math.Abs(f) < 1e16:
+		case intish && f == math.Trunc(f) && math.Abs(f) < 1e16:
 			e.buf.WriteString(strconv.FormatFloat(f, 'f', 0, 64))
 		default:
 			e.buf.WriteString(pyFloat(f))
@@ -319,7 +326,7 @@ func (e *pyEncoder) structFields(v reflect.Value, n *int) error {
 		*n++
 		writePyString(&e.buf, name)
 		e.sep(false)
-		if err := e.encode(fv, false); err != nil {
+		if err := e.encode(fv, intishFields[t][f.Name]); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}

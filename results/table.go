@@ -122,7 +122,7 @@ func width(s string) int { return utf8.RuneCountInString(s) }
 // separated by two spaces, each at least two wider than its header;
 // numeric columns (int, float) decimal-aligned and right-aligned with
 // right-aligned headers, other columns stripped and left-aligned. Lines are
-// joined by "\n" with no trailing newline; cells are kept on one line
+// right-stripped and joined by "\n" with no trailing newline; cells are kept on one line
 // (tabulate's multi-line cells are not reproduced).
 func tabulateSimple(headers []string, rows [][]any) string {
 	ncol := len(headers)
@@ -174,16 +174,18 @@ func tabulateSimple(headers []string, rows [][]any) string {
 	for c := range ncol {
 		cells[c] = pad(headers[c], widths[c], aligned[c])
 	}
-	lines = append(lines, strings.Join(cells, "  "))
+	// tabulate's _build_simple_row right-strips every line.
+	join := func() string { return strings.TrimRight(strings.Join(cells, "  "), " ") }
+	lines = append(lines, join())
 	for c := range ncol {
 		cells[c] = strings.Repeat("-", widths[c])
 	}
-	lines = append(lines, strings.Join(cells, "  "))
+	lines = append(lines, join())
 	for i := range rows {
 		for c := range ncol {
 			cells[c] = pad(cols[c][i], widths[c], aligned[c])
 		}
-		lines = append(lines, strings.Join(cells, "  "))
+		lines = append(lines, join())
 	}
 	return strings.Join(lines, "\n")
 }
