@@ -1,0 +1,397 @@
+package stream
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/r3labs/sse/v2"
+
+	"github.com/benchserve/benchserve/openai"
+)
+
+// Additional sentinel errors (see also errors.go).
+var (
+	// ErrConnectionLost: the connection failed (reset, closed mid-body)
+	// after the response headers arrived. The underlying network error is
+	// wrapped too.
+	ErrConnectionLost = errors.New("connection lost mid-stream")
+	// ErrEventTooLarge: one SSE event exceeded Client.MaxEventBytes. The
+	// bufio.ErrTooLong from the splitter is wrapped too.
+	ErrEventTooLarge = errors.New("event too large")
+	// ErrMalformed: a data event that is not a JSON chat.completion.chunk
+	// (the reference skipped such events silently).
+	ErrMalformed = errors.New("malformed event")
+)
+
+const (
+	defaultMaxTokens = 256
+	// errorBodyLimit caps the message taken from an error body.
+	errorBodyLimit = 2 << 10
+	// errorBodyRead caps how much of an error body is read to find it.
+	errorBodyRead = 64 << 10
+	// cancelTimeout bounds the best-effort cancel after a policy timeout.
+	cancelTimeout = 2 * time.Second
+	// drainGrace bounds the wait for the end of the body after [DONE], so
+	// the connection can be reused; timings are already taken by then.
+	drainGrace = 100 * time.Millisecond
+	drainMax   = 64 << 10
+)
+
+// errPolicyCause is the cause of the policy-timeout context.
+var errPolicyCause = errors.New("stream: policy timeout fired")
+
+// defaultHTTP is used when Client.HTTP is nil: no overall timeout, and
+// redirects are not followed (a redirected POST would silently become a
+// GET or lose its body), so a 3xx surfaces as an *HTTPError.
+var defaultHTTP = &http.Client{
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
+func (c *Client) httpClient() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	return defaultHTTP
+}
+
+func (c *Client) maxEventBytes() int {
+	if c.MaxEventBytes > 0 {
+		return c.MaxEventBytes
+	}
+	return DefaultMaxEventBytes
+}
+
+func (c *Client) url(path string) string {
+	return strings.TrimRight(c.BaseURL, "/") + path
+}
+
+// BuildBody returns the JSON request body ChatStream sends for req: model,
+// messages, max_tokens (default 256), stream: true, stream_options:
+// {include_usage: true}, enable_thinking when non-nil, then req.ExtraBody
+// keys merged over it (extra wins, as the reference's body.update). Errors
+// come from encoding/json (e.g. a message holding a channel).
+func BuildBody(req Request) ([]byte, error) {
+	maxTokens := req.MaxTokens
+	if maxTokens == 0 {
+		maxTokens = defaultMaxTokens
+	}
+	msgs := req.Messages
+	if msgs == nil {
+		msgs = []openai.Message{}
+	}
+	body := map[string]any{
+		"model":          req.Model,
+		"messages":       msgs,
+		"max_tokens":     maxTokens,
+		"stream":         true,
+		"stream_options": map[string]any{"include_usage": true},
+	}
+	if req.EnableThinking != nil {
+		body["enable_thinking"] = *req.EnableThinking
+	}
+	for k, v := range req.ExtraBody {
+		body[k] = v
+	}
+	return json.Marshal(body)
+}
+
+func (c *Client) setHeaders(h http.Header) {
+	if c.APIKey != "" {
+		h.Set("Authorization", "Bearer "+c.APIKey)
+	}
+}
+
+// ChatStream sends one streamed chat completion and measures it. It ports
+// the reference's stream_chat_completion: POST {BaseURL}/v1/chat/completions
+// with the body from BuildBody, "Accept: text/event-stream" and, when
+// APIKey is set, "Authorization: Bearer <key>".
+//
+// The body is split into events by r3labs/sse's EventStreamReader (CRLF,
+// CR, split reads; events up to MaxEventBytes) and the fields are parsed
+// per the SSE standard (see the package doc). The stream is complete at
+// the [DONE] sentinel; a final event without a trailing blank line counts.
+//
+// It always returns a non-nil *Result; on error it holds what was measured
+// up to the failure (StatusCode, RequestID, partial Content/Reasoning/
+// ToolCalls, TokenChunks, ITLms, Usage if it came, and timings with E2ELms
+// at the failure). Errors:
+//
+//   - *HTTPError for a non-2xx answer (including a 3xx, which is not
+//     followed by the default client; Message says where it pointed);
+//   - *ServerError when the server reports an error inside the stream;
+//   - ErrTruncated when the body ended without [DONE];
+//   - ErrConnectionLost (and the net error) when the connection broke
+//     mid-body; ErrEventTooLarge; ErrMalformed for a non-JSON data event;
+//   - ErrPolicyTimeout when req.Timeout fired: the body is closed, then
+//     Cancel(RequestID) is tried with its own 2 s timeout (when an id is
+//     known) and the message gives the elapsed time;
+//   - ctx.Err() (wrapped) when the caller's ctx ended;
+//   - other send errors (connection refused, …) wrapped.
+//
+// Safe for concurrent use; each call uses one connection from the HTTP
+// client and releases it before returning.
+func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
+	st := &state{res: &Result{}}
+	body, err := BuildBody(req)
+	if err != nil {
+		st.res.StartedAt = time.Now()
+		return st.res, fmt.Errorf("stream: chat: encode request: %w", err)
+	}
+	policyCtx := ctx
+	if req.Timeout > 0 {
+		var cancel context.CancelFunc
+		policyCtx, cancel = context.WithTimeoutCause(ctx, req.Timeout, errPolicyCause)
+		defer cancel()
+	}
+	reqCtx, cancelReq := context.WithCancel(policyCtx)
+	defer cancelReq()
+	hreq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, c.url("/v1/chat/completions"), bytes.NewReader(body))
+	if err != nil {
+		st.res.StartedAt = time.Now()
+		return st.res, fmt.Errorf("stream: chat: build request: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	c.setHeaders(hreq.Header)
+
+	st.start = time.Now()
+	st.res.StartedAt = st.start
+	resp, err := c.httpClient().Do(hreq)
+	if err != nil {
+		st.finish(time.Now())
+		return st.res, c.fail(ctx, policyCtx, req, st, nil, fmt.Errorf("stream: chat: send: %w", err))
+	}
+	defer resp.Body.Close()
+	st.res.StatusCode = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		herr := readHTTPError(resp)
+		st.finish(time.Now())
+		if ctx.Err() != nil || policyCtx.Err() != nil {
+			return st.res, c.fail(ctx, policyCtx, req, st, resp.Body, herr)
+		}
+		return st.res, herr
+	}
+
+	err = st.read(resp.Body, c.maxEventBytes())
+	st.finish(time.Now())
+	if err == nil {
+		drain(resp.Body, cancelReq)
+		return st.res, nil
+	}
+	var serr *ServerError
+	if errors.As(err, &serr) {
+		return st.res, err
+	}
+	return st.res, c.fail(ctx, policyCtx, req, st, resp.Body, err)
+}
+
+// fail turns a transport-level failure into the error ChatStream returns,
+// giving precedence to the caller's cancellation and then to the policy
+// timeout (which also closes the body and asks the server to cancel).
+func (c *Client) fail(ctx, policyCtx context.Context, req Request, st *state, body io.Closer, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("stream: chat: %w", ctx.Err())
+	}
+	if policyCtx.Err() != nil && errors.Is(context.Cause(policyCtx), errPolicyCause) {
+		if body != nil {
+			body.Close()
+		}
+		elapsed := time.Duration(st.res.E2ELms * float64(time.Millisecond)).Round(time.Millisecond)
+		note := ""
+		if id := st.res.RequestID; id != "" {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+			if cerr := c.Cancel(cctx, id); cerr != nil {
+				note = fmt.Sprintf(" (server cancel of %q failed: %v)", id, cerr)
+			}
+			cancel()
+		}
+		return fmt.Errorf("stream: chat: %w after %v (limit %v)%s", ErrPolicyTimeout, elapsed, req.Timeout, note)
+	}
+	return err
+}
+
+// drain reads what is left of the body after [DONE] (normally only the
+// end of the chunked encoding) so the connection can be reused, giving up
+// after drainGrace.
+func drain(body io.Reader, cancel context.CancelFunc) {
+	t := time.AfterFunc(drainGrace, cancel)
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainMax))
+	t.Stop()
+}
+
+// Cancel asks the server to stop generating requestID: POST
+// {BaseURL}/v1/requests/{id}/cancel (id path-escaped), as the reference's
+// _cancel_server_request. It is best effort: servers without the endpoint
+// answer 404, returned as *HTTPError. An empty id is an error.
+func (c *Client) Cancel(ctx context.Context, requestID string) error {
+	if requestID == "" {
+		return errors.New("stream: cancel: empty request id")
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url("/v1/requests/"+url.PathEscape(requestID)+"/cancel"), nil)
+	if err != nil {
+		return fmt.Errorf("stream: cancel: %w", err)
+	}
+	c.setHeaders(hreq.Header)
+	resp, err := c.httpClient().Do(hreq)
+	if err != nil {
+		return fmt.Errorf("stream: cancel: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return readHTTPError(resp)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, drainMax))
+	return nil
+}
+
+// state is the per-request accumulation.
+type state struct {
+	res   *Result
+	start time.Time
+
+	sse     sseParser
+	dec     chunkDecoder
+	chunk   decoded
+	events  int
+	content strings.Builder
+	reason  strings.Builder
+	tools   ToolCallAccumulator
+
+	sawToken, sawOutput   bool
+	first, last, firstOut time.Duration
+}
+
+// read consumes the event stream until [DONE] or an error.
+func (st *state) read(body io.Reader, maxEvent int) error {
+	tr := &trackReader{r: body}
+	rd := sse.NewEventStreamReader(tr, maxEvent)
+	for {
+		block, err := rd.ReadEvent()
+		if tr.err != nil {
+			// The block, if any, is a fragment cut by the failure.
+			return fmt.Errorf("stream: chat: read after %d events: %w: %w", st.events, ErrConnectionLost, tr.err)
+		}
+		if err != nil {
+			if errors.Is(err, bufio.ErrTooLong) {
+				return fmt.Errorf("stream: chat: read after %d events: %w: larger than %d bytes (Client.MaxEventBytes): %w", st.events, ErrEventTooLarge, maxEvent, err)
+			}
+			if err == io.EOF {
+				return fmt.Errorf("stream: chat: body ended after %d events: %w", st.events, ErrTruncated)
+			}
+			return fmt.Errorf("stream: chat: read after %d events: %w: %w", st.events, ErrConnectionLost, err)
+		}
+		for pos := 0; ; {
+			ev, next, ok := st.sse.next(block, pos)
+			if !ok {
+				break
+			}
+			pos = next
+			done, err := st.handle(&ev)
+			if err != nil {
+				if errors.Is(err, ErrMalformed) && tr.eof {
+					// The final event, cut short by the end of the body.
+					return fmt.Errorf("%w (body ended: %w)", err, ErrTruncated)
+				}
+				return err
+			}
+			if done {
+				st.res.Done = true
+				return nil
+			}
+		}
+	}
+}
+
+// handle processes one dispatched event.
+func (st *state) handle(ev *sseEvent) (done bool, err error) {
+	st.events++
+	if ev.hasErr {
+		return false, serverError(ev.errMsg, nil)
+	}
+	data := bytes.TrimSpace(ev.data)
+	if len(data) == 0 {
+		return false, nil // keep-alive
+	}
+	if isDone(data) {
+		return true, nil
+	}
+	if string(ev.typ) == "error" {
+		return false, serverError(data, nil)
+	}
+	ck := &st.chunk
+	if err := st.dec.decode(data, ck); err != nil {
+		return false, fmt.Errorf("stream: chat: event %d: %w: %w: %.200q", st.events, ErrMalformed, err, data)
+	}
+	if len(ck.id) > 0 && string(ck.id) != st.res.RequestID {
+		st.res.RequestID = string(ck.id)
+	}
+	if ck.errRaw != nil {
+		return false, serverError(ck.errRaw, ck.errType)
+	}
+	if ck.usage != nil {
+		st.res.Usage = ck.usage
+	}
+	if len(ck.finish) > 0 && string(ck.finish) != st.res.FinishReason {
+		st.res.FinishReason = string(ck.finish)
+	}
+	output := len(ck.content) > 0 || len(ck.toolCalls) > 0
+	if !output && len(ck.reasoning) == 0 {
+		return false, nil
+	}
+	t := time.Since(st.start)
+	st.res.TokenChunks++
+	if st.sawToken {
+		st.res.ITLms = append(st.res.ITLms, ms(t-st.last))
+	} else {
+		st.sawToken, st.first = true, t
+	}
+	st.last = t
+	if output && !st.sawOutput {
+		st.sawOutput, st.firstOut = true, t
+	}
+	st.content.Write(ck.content)
+	st.reason.Write(ck.reasoning)
+	if len(ck.toolCalls) > 0 {
+		st.tools.Add(ck.toolCalls)
+	}
+	return false, nil
+}
+
+// finish fills the Result's derived fields at time end.
+func (st *state) finish(end time.Time) {
+	r := st.res
+	if st.start.IsZero() {
+		st.start = end
+	}
+	e := end.Sub(st.start)
+	first, last := st.first, st.last
+	if !st.sawToken {
+		first, last = e, e
+	}
+	n := r.TokenChunks
+	r.PromptTokens, r.CompletionTokens = 0, r.TokenChunks
+	if u := r.Usage; u != nil {
+		r.PromptTokens, r.CompletionTokens = u.PromptTokens, u.CompletionTokens
+		if u.CompletionTokens > 0 {
+			n = u.CompletionTokens
+		}
+	}
+	t := ComputeTimings(first, last, e, n, r.PromptTokens)
+	r.TTFTms, r.TPOTms, r.E2ELms, r.GenTPS, r.PromptTPS = t.TTFTms, t.TPOTms, t.E2ELms, t.GenTPS, t.PromptTPS
+	r.HasOutput = st.sawOutput
+	if st.sawOutput {
+		r.TTFOms = ms(st.firstOut)
+	}
+	r.Content = st.content.String()
+	r.Reasoning = st.reason.String()
+	r.ToolCalls = st.tools.Calls()
+}

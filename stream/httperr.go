@@ -1,0 +1,139 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// readHTTPError builds the *HTTPError for a non-2xx response, reading at
+// most errorBodyRead bytes of its body.
+func readHTTPError(resp *http.Response) *HTTPError {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyRead))
+	msg := errorBodyMessage(b)
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		loc := resp.Header.Get("Location")
+		if loc == "" {
+			loc = "(no Location header)"
+		}
+		m := "redirect to " + loc + " not followed (a POST is never redirected silently; fix the base URL)"
+		if msg != "" {
+			m += ": " + msg
+		}
+		msg = m
+	}
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	return &HTTPError{StatusCode: resp.StatusCode, Message: truncateUTF8(msg, errorBodyLimit)}
+}
+
+// errorBodyMessage extracts the server's message from an error body:
+// {"error":{"message":…}}, {"error":"…"}, {"detail":…} (FastAPI; non-string
+// details are shown as JSON), {"message":…}; else the trimmed text.
+func errorBodyMessage(b []byte) string {
+	b = bytes.TrimSpace(b)
+	var v map[string]any
+	if json.Unmarshal(b, &v) == nil {
+		if m, ok := messageFrom(v["error"]); ok {
+			return m
+		}
+		if m, ok := messageFrom(v["detail"]); ok {
+			return m
+		}
+		if m, ok := v["message"].(string); ok && m != "" {
+			return m
+		}
+	}
+	return truncateUTF8(string(b), errorBodyLimit)
+}
+
+// messageFrom reads a message out of an "error" or "detail" value.
+func messageFrom(v any) (string, bool) {
+	switch e := v.(type) {
+	case nil:
+		return "", false
+	case string:
+		return e, e != ""
+	case map[string]any:
+		if m, ok := e["message"].(string); ok && m != "" {
+			return m, true
+		}
+		if m, ok := messageFrom(e["error"]); ok {
+			return m, true
+		}
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return "", false
+	}
+	return string(j), true
+}
+
+// serverError builds a *ServerError from the value of an in-stream error:
+// a JSON string, an object with message/code/type (or a nested "error"), or
+// plain text. errType is TGI's top-level "error_type", used as the code when
+// the object has none.
+func serverError(raw, errType []byte) *ServerError {
+	raw = bytes.TrimSpace(raw)
+	se := &ServerError{Code: string(errType)}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		se.Message = truncateUTF8(string(raw), errorBodyLimit)
+		return se
+	}
+	if obj, ok := v.(map[string]any); ok {
+		if inner, ok := obj["error"]; ok && inner != nil {
+			if _, isObj := inner.(map[string]any); isObj {
+				obj = inner.(map[string]any)
+			} else if s, isStr := inner.(string); isStr {
+				if et, ok := obj["error_type"].(string); ok && se.Code == "" {
+					se.Code = et
+				}
+				se.Message = s
+				return se
+			}
+		}
+		if c := scalarString(obj["code"]); c != "" {
+			se.Code = c
+		} else if t := scalarString(obj["type"]); t != "" && se.Code == "" {
+			se.Code = t
+		}
+		if m, ok := obj["message"].(string); ok && m != "" {
+			se.Message = truncateUTF8(m, errorBodyLimit)
+			return se
+		}
+	}
+	if s, ok := v.(string); ok {
+		se.Message = truncateUTF8(s, errorBodyLimit)
+		return se
+	}
+	se.Message = truncateUTF8(string(raw), errorBodyLimit)
+	return se
+}
+
+func scalarString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64, bool:
+		return fmt.Sprint(x)
+	}
+	return ""
+}
+
+// truncateUTF8 cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.ToValidUTF8(s[:cut], "") + "…"
+}
