@@ -385,4 +385,3 @@ func TestHandler(t *testing.T) {
 	assert.Equal(t, "metrics disabled\n", string(body), "disabled handler body")
 	srv.CloseClientConnections()
 }
-
