@@ -17,9 +17,10 @@ import (
 //
 // Deltas without an index (absent or null, as some servers send): a
 // non-empty id not seen before starts a new call (index = highest so far + 1,
-// or 0 for the first call); an id already seen continues that call; no id
-// continues the call that received the previous delta, or starts call 0
-// when there is none.
+// or 0 for the first call) unless the call that received the previous delta
+// has no id yet, which then takes it; an id already seen continues that
+// call; no id continues the call that received the previous delta, or
+// starts call 0 when there is none.
 //
 // The zero value is ready to use. Not safe for concurrent use.
 type ToolCallAccumulator struct {
@@ -49,6 +50,9 @@ func (a *ToolCallAccumulator) Add(deltas []openai.ToolCallDelta) {
 				pos = a.add(0)
 			case d.ID != "":
 				pos = a.find(func(c *accCall) bool { return c.id == d.ID })
+				if pos < 0 && a.calls[a.last].id == "" {
+					pos = a.last // the call started without an id gets this one
+				}
 				if pos < 0 {
 					pos = a.add(a.maxIndex() + 1)
 				}
