@@ -1,0 +1,40 @@
+package load_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/stream"
+)
+
+// An open-loop run at 50 requests per second against the fixture server,
+// gated by two thresholds.
+func Example() {
+	srv := fixtures.New(fixtures.Options{Responder: func(fixtures.Request) fixtures.Script {
+		return fixtures.Script{Content: []string{"Hello", ",", " world"}, TTFT: 5 * time.Millisecond, TokenDelay: time.Millisecond}
+	}})
+	defer srv.Close()
+	client := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
+	req := stream.Request{Model: "benchserve-fixture", Messages: []map[string]any{{"role": "user", "content": "hi"}}}
+
+	run, err := load.RunOpen(context.Background(), load.StreamFunc(client, func(int) stream.Request { return req }),
+		load.Open{Rate: 50, Seed: 1, Requests: 10, MaxDuration: time.Minute})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	st := run.Stats(load.StatsOptions{Goodput: &load.RequestSLO{TTFTms: 1000}})
+	fmt.Printf("requests=%d succeeded=%d output_tokens=%d errors=%d\n", st.Requests, st.Succeeded, st.OutputTokens, len(st.Errors))
+
+	ths, _ := load.ParseThresholds("ttft_p99_ms <= 1000", "error_rate <= 0")
+	for _, o := range load.Evaluate(st, ths) {
+		fmt.Println(o.Name(), o.Pass)
+	}
+	// Output:
+	// requests=10 succeeded=10 output_tokens=30 errors=0
+	// ttft_p99_ms<=1000 true
+	// error_rate<=0 true
+}

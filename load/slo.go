@@ -1,0 +1,295 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Threshold is one run-level SLO, written metric_stat_unit op value (k6
+// thresholds, in benchserve's names):
+//
+//	ttft_p95_ms <= 500      tpot_mean_ms <= 50     itl_p99.9_ms < 80
+//	e2el_max_s <= 30        gen_tps_p50 >= 20      lag_p99_ms <= 5
+//	error_rate <= 0.01      goodput >= 2           request_throughput >= 1
+//
+// Distribution metrics: ttft, ttfo, tpot, itl, e2el, lag (times: unit ms,
+// s or us required) and gen_tps (tokens per second: no unit). Stats: mean,
+// median, stddev, min, max, count, pN (any percentile, e.g. p99.9).
+// Scalar metrics (no stat, no unit): error_rate, goodput (req/s),
+// request_throughput (req/s), output_throughput (tok/s), output_tokens,
+// requests, succeeded, failed, dropped, unsent, late, peak_in_flight.
+// Operators: <, <=, >, >=, ==, !=.
+type Threshold struct {
+	// Expr is the expression as written.
+	Expr string
+	// Metric is the metric name (ttft, gen_tps, error_rate, …).
+	Metric string
+	// Stat is "mean", "p95", … ("" for scalar metrics).
+	Stat string
+	// Unit is "ms", "s", "us" for time metrics, "" otherwise.
+	Unit string
+	// Op is the comparison operator.
+	Op string
+	// Value is the limit, in Unit.
+	Value float64
+}
+
+var (
+	thresholdRE  = regexp.MustCompile(`^\s*([A-Za-z0-9_.]+)\s*(<=|>=|==|!=|<|>)\s*(\S+)\s*$`)
+	percentileRE = regexp.MustCompile(`^p(\d+(?:\.\d+)?)$`)
+)
+
+var timeMetrics = map[string]bool{"ttft": true, "ttfo": true, "tpot": true, "itl": true, "e2el": true, "lag": true}
+
+var scalarMetrics = map[string]func(Stats) float64{
+	"error_rate":         func(s Stats) float64 { return s.ErrorRate },
+	"goodput":            func(s Stats) float64 { return s.Goodput },
+	"request_throughput": func(s Stats) float64 { return s.RequestThroughput },
+	"output_throughput":  func(s Stats) float64 { return s.OutputThroughput },
+	"output_tokens":      func(s Stats) float64 { return float64(s.OutputTokens) },
+	"requests":           func(s Stats) float64 { return float64(s.Requests) },
+	"succeeded":          func(s Stats) float64 { return float64(s.Succeeded) },
+	"failed":             func(s Stats) float64 { return float64(s.Failed) },
+	"dropped":            func(s Stats) float64 { return float64(s.Dropped) },
+	"unsent":             func(s Stats) float64 { return float64(s.Unsent) },
+	"late":               func(s Stats) float64 { return float64(s.Late) },
+	"peak_in_flight":     func(s Stats) float64 { return float64(s.PeakInFlight) },
+}
+
+// ErrThreshold is wrapped by every ParseThreshold error.
+var ErrThreshold = errors.New("bad threshold")
+
+// ParseThreshold parses one expression (see Threshold). Its errors wrap
+// ErrThreshold and name the expression and what is wrong with it:
+//
+//	load: threshold "ttft_p95 <= 500": ttft is a time: add a unit (_ms, _s or _us): bad threshold
+func ParseThreshold(expr string) (Threshold, error) {
+	bad := func(format string, args ...any) (Threshold, error) {
+		return Threshold{}, fmt.Errorf("load: threshold %q: %s: %w", expr, fmt.Sprintf(format, args...), ErrThreshold)
+	}
+	m := thresholdRE.FindStringSubmatch(expr)
+	if m == nil {
+		return bad("want metric_stat_unit op value, e.g. ttft_p95_ms <= 500")
+	}
+	t := Threshold{Expr: expr, Op: m[2]}
+	v, err := strconv.ParseFloat(m[3], 64)
+	if err != nil || math.IsNaN(v) {
+		return bad("value %q is not a number", m[3])
+	}
+	t.Value = v
+	name := strings.ToLower(m[1])
+	if _, ok := scalarMetrics[name]; ok {
+		t.Metric = name
+		return t, nil
+	}
+	parts := strings.Split(name, "_")
+	if len(parts) >= 2 && parts[0] == "gen" && parts[1] == "tps" {
+		parts = append([]string{"gen_tps"}, parts[2:]...)
+	}
+	t.Metric = parts[0]
+	if !timeMetrics[t.Metric] && t.Metric != "gen_tps" {
+		return bad("unknown metric %q (want ttft, ttfo, tpot, itl, e2el, lag, gen_tps or a scalar such as error_rate)", t.Metric)
+	}
+	if len(parts) < 2 {
+		return bad("%s needs a statistic (mean, median, stddev, min, max, count or pN)", t.Metric)
+	}
+	t.Stat = parts[1]
+	if !validStat(t.Stat) {
+		return bad("unknown statistic %q (want mean, median, stddev, min, max, count or pN such as p95)", t.Stat)
+	}
+	if pm := percentileRE.FindStringSubmatch(t.Stat); pm != nil {
+		if p, _ := strconv.ParseFloat(pm[1], 64); p > 100 {
+			return bad("percentile %s is above 100", pm[1])
+		}
+	}
+	switch {
+	case len(parts) > 3:
+		return bad("unexpected %q after the unit", strings.Join(parts[3:], "_"))
+	case timeMetrics[t.Metric] && t.Stat == "count":
+		if len(parts) == 3 {
+			return bad("count has no unit")
+		}
+	case timeMetrics[t.Metric]:
+		if len(parts) < 3 {
+			return bad("%s is a time: add a unit (_ms, _s or _us)", t.Metric)
+		}
+		t.Unit = parts[2]
+		if unitScale(t.Unit) == 0 {
+			return bad("unknown time unit %q (want ms, s or us)", t.Unit)
+		}
+	case len(parts) == 3:
+		return bad("%s takes no unit, got %q", t.Metric, parts[2])
+	}
+	return t, nil
+}
+
+// ParseThresholds parses every expression and returns all the problems
+// found joined (errors.Join), or the thresholds in order.
+func ParseThresholds(exprs ...string) ([]Threshold, error) {
+	out := make([]Threshold, 0, len(exprs))
+	var errs []error
+	for _, e := range exprs {
+		t, err := ParseThreshold(e)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, t)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+func validStat(s string) bool {
+	switch s {
+	case "mean", "median", "stddev", "min", "max", "count":
+		return true
+	}
+	return percentileRE.MatchString(s)
+}
+
+// unitScale is milliseconds per unit, 0 for an unknown unit.
+func unitScale(u string) float64 {
+	switch u {
+	case "ms":
+		return 1
+	case "s":
+		return 1000
+	case "us":
+		return 0.001
+	}
+	return 0
+}
+
+// Name is the threshold without spaces, for subtest names:
+// "ttft_p95_ms<=500".
+func (t Threshold) Name() string {
+	name := t.Metric
+	if t.Stat != "" {
+		name += "_" + t.Stat
+	}
+	if t.Unit != "" {
+		name += "_" + t.Unit
+	}
+	return name + t.Op + strconv.FormatFloat(t.Value, 'g', -1, 64)
+}
+
+// Measure returns the threshold's metric in its unit; NaN when the
+// distribution has no samples.
+func (t Threshold) Measure(s Stats) float64 {
+	if f, ok := scalarMetrics[t.Metric]; ok {
+		return f(s)
+	}
+	var d Dist
+	switch t.Metric {
+	case "ttft":
+		d = s.TTFT
+	case "ttfo":
+		d = s.TTFO
+	case "tpot":
+		d = s.TPOT
+	case "itl":
+		d = s.ITL
+	case "e2el":
+		d = s.E2EL
+	case "lag":
+		d = s.Lag
+	case "gen_tps":
+		d = s.GenTPS
+	}
+	var v float64
+	switch t.Stat {
+	case "count":
+		return float64(d.Count)
+	case "mean":
+		v = d.Mean
+	case "median":
+		v = d.Median
+	case "stddev":
+		v = d.Stddev
+	case "min":
+		v = d.Min
+	case "max":
+		v = d.Max
+	default:
+		p, _ := strconv.ParseFloat(strings.TrimPrefix(t.Stat, "p"), 64)
+		v = d.Percentile(p)
+	}
+	if t.Unit != "" {
+		v /= unitScale(t.Unit)
+	}
+	return v
+}
+
+// Outcome is a threshold evaluated against a run.
+type Outcome struct {
+	Threshold
+	// Measured is the metric's value in the threshold's unit (NaN when
+	// there were no samples, which fails the threshold).
+	Measured float64
+	// Pass reports whether Measured satisfies the threshold.
+	Pass bool
+}
+
+// String is "ttft_p95_ms = 612.4, want <= 500" (or "…: no samples").
+func (o Outcome) String() string {
+	name := strings.TrimSuffix(o.Name(), o.Op+strconv.FormatFloat(o.Value, 'g', -1, 64))
+	want := fmt.Sprintf("want %s %s", o.Op, strconv.FormatFloat(o.Value, 'g', -1, 64))
+	if math.IsNaN(o.Measured) {
+		return fmt.Sprintf("%s: no samples, %s", name, want)
+	}
+	return fmt.Sprintf("%s = %s, %s", name, formatMeasured(o.Measured), want)
+}
+
+func formatMeasured(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	a := math.Abs(v)
+	switch {
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// Evaluate measures the threshold on s.
+func (t Threshold) Evaluate(s Stats) Outcome {
+	v := t.Measure(s)
+	o := Outcome{Threshold: t, Measured: v}
+	if math.IsNaN(v) {
+		return o
+	}
+	switch t.Op {
+	case "<":
+		o.Pass = v < t.Value
+	case "<=":
+		o.Pass = v <= t.Value
+	case ">":
+		o.Pass = v > t.Value
+	case ">=":
+		o.Pass = v >= t.Value
+	case "==":
+		o.Pass = v == t.Value
+	case "!=":
+		o.Pass = v != t.Value
+	}
+	return o
+}
+
+// Evaluate measures every threshold on s, in order.
+func Evaluate(s Stats, ts []Threshold) []Outcome {
+	out := make([]Outcome, len(ts))
+	for i, t := range ts {
+		out[i] = t.Evaluate(s)
+	}
+	return out
+}
