@@ -24,6 +24,7 @@ type IdentifierError struct {
 	Identifier string
 }
 
+// Error prints the reference message with the package prefix.
 func (e *IdentifierError) Error() string {
 	return fmt.Sprintf("results: invalid SQLite %s identifier: %q", e.Kind, e.Identifier)
 }
@@ -36,11 +37,10 @@ var sqlIdentifierRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 // ValidateIdentifier rejects table or column names that are unsafe to
 // interpolate into SQL (reference: _validate_sql_identifier, pattern
 // ^[a-z_][a-z0-9_]*$). kind ("table", "column") names the identifier in the
-// error, which wraps ErrInvalidIdentifier:
-// `results: invalid SQLite column identifier: "Bad-Name"`.
+// *IdentifierError returned (errors.Is(err, ErrInvalidIdentifier)).
 func ValidateIdentifier(identifier, kind string) error {
 	if !sqlIdentifierRE.MatchString(identifier) {
-		return fmt.Errorf("results: %w: %s %q", ErrInvalidIdentifier, kind, identifier)
+		return &IdentifierError{Kind: kind, Identifier: identifier}
 	}
 	return nil
 }
