@@ -72,7 +72,7 @@ func TestColumnsEqualReference(t *testing.T) {
 
 // TestSweepResultEqualsBenchServeResult compares ResultColumns and the
 // NewSweepResult defaults with the BenchServeResult dataclass signature in
-// the spec ("class BenchServeResult(run_id: str = '', ...)"); RESULT_COLUMNS
+// the spec ("class BenchServeResult(run_id: str = ”, ...)"); RESULT_COLUMNS
 // is defined there as its field names.
 func TestSweepResultEqualsBenchServeResult(t *testing.T) {
 	spec := referenceSpec(t)
