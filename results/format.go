@@ -54,8 +54,9 @@ func FormatJSON(p *Payload) ([]byte, error) {
 // header (reference: format_workload_csv), exactly as Python's
 // csv.DictWriter writes it; see writePyCSV.
 func FormatCSV(p *Payload) []byte {
-	rows := make([][]any, 0, len(p.Results))
-	for _, r := range p.Results {
+	recs := payloadResults(p)
+	rows := make([][]any, 0, len(recs))
+	for _, r := range recs {
 		rows = append(rows, RecordRow(r))
 	}
 	return writePyCSV(WorkloadResultColumns, rows)
@@ -66,8 +67,9 @@ func FormatCSV(p *Payload) []byte {
 // (...);" per record, joined by "\n" (reference: format_workload_sql). Values
 // are escaped by SQLLiteral.
 func FormatSQL(p *Payload) []byte {
-	rows := make([][]any, 0, len(p.Results))
-	for _, r := range p.Results {
+	recs := payloadResults(p)
+	rows := make([][]any, 0, len(recs))
+	for _, r := range recs {
 		rows = append(rows, RecordRow(r))
 	}
 	return formatSQL(WorkloadTable, WorkloadSQLSchema, rows)
@@ -85,6 +87,15 @@ func FormatTable(p *Payload) []byte {
 		rows = append(rows, pick(full, idx))
 	}
 	return []byte(tabulateSimple(WorkloadTableColumns, rows))
+}
+
+// payloadResults returns p.Results, nil for a nil payload (rendered as
+// an empty run).
+func payloadResults(p *Payload) []Record {
+	if p == nil {
+		return nil
+	}
+	return p.Results
 }
 
 // columnIndex returns the positions of want in all.

@@ -177,3 +177,9 @@ func TestTableAlignment(t *testing.T) {
 	assert.Equal(t, strings.ReplaceAll(want, "    \n", "\n"), got, "decimal alignment, header padding and right-strip as tabulate")
 	assert.Equal(t, "a    b\n---  ---", tabulateSimple([]string{"a", "b"}, nil), "no rows: header and rule only")
 }
+
+func TestFormatsOfNilPayloadAreEmptyRuns(t *testing.T) {
+	assert.Equal(t, strings.Join(WorkloadResultColumns, ",")+"\r\n", string(FormatCSV(nil)), "csv of nil payload is the header")
+	assert.Equal(t, "CREATE TABLE IF NOT EXISTS bench_serve_workload ("+WorkloadSQLSchema+");", string(FormatSQL(nil)), "sql of nil payload is the CREATE only")
+	assert.Equal(t, 2, strings.Count(string(FormatTable(nil)), "\n")+1, "table of nil payload is header and rule")
+}
