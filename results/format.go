@@ -81,8 +81,9 @@ func FormatSQL(p *Payload) []byte {
 // columns; numbers right-aligned on the decimal point, text left-aligned.
 func FormatTable(p *Payload) []byte {
 	idx := columnIndex(WorkloadResultColumns, WorkloadTableColumns)
-	rows := make([][]any, 0, len(p.Results))
-	for _, r := range p.Results {
+	recs := payloadResults(p)
+	rows := make([][]any, 0, len(recs))
+	for _, r := range recs {
 		full := RecordRow(r)
 		rows = append(rows, pick(full, idx))
 	}

@@ -50,8 +50,8 @@ func ValidateIdentifier(identifier, kind string) error {
 // write_workload_sqlite), creating the file and the table
 // (WorkloadSQLSchema) when missing. See WriteRows for the guarantees.
 func WriteSQLite(p *Payload, path string) error {
-	rows := make([][]any, 0, len(p.Results))
-	for _, r := range p.Results {
+	rows := make([][]any, 0, len(payloadResults(p)))
+	for _, r := range payloadResults(p) {
 		rows = append(rows, RecordRow(r))
 	}
 	return WriteRows(context.Background(), path, WorkloadTable, WorkloadSQLSchema, WorkloadResultColumns, rows)
