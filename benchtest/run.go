@@ -1,0 +1,306 @@
+package benchtest
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/runner"
+	"github.com/benchserve/benchserve/workload"
+)
+
+// RunWorkload loads the workload file at path and runs every case as a
+// subtest of t named by its case id (case_id/rep=N with more than one
+// repetition; conc=N/case_id when running N cases at once). Each subtest
+// streams the case's chat completion, logs its measurements (ttft_ms,
+// tpot_ms, e2e_latency_ms, gen_tps, …) and fails with one assertion per
+// failed quality check, whose message names the file, the case, the check
+// and what was wrong:
+//
+//	workloads/chat.json: case "greet": min_chars: content shorter than min_chars=40
+//
+// With no URL (option or $BENCHSERVE_URL) it starts the embedded fixture
+// server. A workload that does not load fails t at once with every problem
+// found. The returned payload holds every record (the reference's JSON
+// contract); with an output file it is also written there, even when a
+// subtest failed or the test was stopped early.
+func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
+	t.Helper()
+	cfg, err := resolve(opts)
+	require.NoError(t, err, "benchtest: configuration")
+	w, err := workload.Load(path)
+	require.NoError(t, err, "benchtest: workload did not load")
+
+	url := cfg.URL
+	if url == "" {
+		srv := fixtures.Start(t, fixtures.Options{})
+		url = srv.URL
+	}
+	ctx := t.Context()
+	r, err := runner.New(ctx, runner.Config{
+		URL:            url,
+		Model:          cfg.Model,
+		APIKey:         cfg.APIKey,
+		RequestTimeout: cfg.RequestTimeout,
+		NoScrape:       cfg.NoScrape,
+		IncludeContent: cfg.IncludeContent,
+	})
+	require.NoError(t, err, "benchtest: server at %s", url)
+	policy, err := runner.ResolveCachePolicy(cfg.CachePolicy, w)
+	require.NoError(t, err, "benchtest: %s: cache policy", path)
+	cases := w.Select(cfg.Tags)
+	require.NotEmpty(t, cases, "benchtest: %s: no case has any of the tags %v", path, cfg.Tags)
+
+	t.Attr("workload", w.Name)
+	t.Attr("model", r.Model())
+	t.Attr("server", url)
+	if rt := r.Runtime().Server; rt != "" {
+		t.Attr("runtime", rt)
+	}
+
+	run := &workloadRun{r: r, w: w, cfg: cfg, file: displayPath(path), policy: policy}
+	run.payload = r.NewPayload(w, cfg.Repetitions, policy)
+	// Registered before any case runs, so results already measured are
+	// written even if a subtest panics or the test is stopped.
+	t.Cleanup(func() { run.finish(t) })
+
+	if policy == "before-run" {
+		ev := r.ClearCache(ctx)
+		run.payload.CachePolicy.Events = append(run.payload.CachePolicy.Events, results.CacheEvent{Scope: "before-run", Event: ev})
+	}
+	if cfg.Concurrency > 1 {
+		t.Run(fmt.Sprintf("conc=%d", cfg.Concurrency), func(t *testing.T) { run.concurrent(t, cases) })
+	} else {
+		for _, c := range cases {
+			t.Run(c.ID, func(t *testing.T) {
+				if cfg.Repetitions == 1 {
+					run.report(t, run.execute(t.Context(), c, 0))
+					return
+				}
+				for rep := range cfg.Repetitions {
+					t.Run(fmt.Sprintf("rep=%d", rep), func(t *testing.T) {
+						run.report(t, run.execute(t.Context(), c, rep))
+					})
+				}
+			})
+		}
+	}
+	return run.snapshot()
+}
+
+// workloadRun is the state of one RunWorkload call.
+type workloadRun struct {
+	r      *runner.Runner
+	w      *workload.Workload
+	cfg    Config
+	file   string
+	policy string
+
+	mu       sync.Mutex
+	payload  *results.Payload
+	finished bool
+}
+
+// execute runs one case repetition, applying a before-case cache reset,
+// and records the outcome.
+func (run *workloadRun) execute(ctx context.Context, c workload.Case, rep int) runner.Outcome {
+	var reset *results.CacheReset
+	if run.policy == "before-case" {
+		ev := run.r.ClearCache(ctx)
+		reset = &ev
+		id, rp := c.ID, rep
+		run.mu.Lock()
+		run.payload.CachePolicy.Events = append(run.payload.CachePolicy.Events,
+			results.CacheEvent{Scope: "before-case", CaseID: &id, Repetition: &rp, Event: ev})
+		run.mu.Unlock()
+	}
+	out := run.r.RunCase(ctx, run.w, c, rep, reset)
+	run.mu.Lock()
+	run.payload.Results = append(run.payload.Results, out.Record)
+	run.mu.Unlock()
+	return out
+}
+
+// concurrent runs the cases (× repetitions) with at most cfg.Concurrency
+// requests in flight, then reports each as its own subtest. The requests
+// run in plain goroutines, not t.Parallel subtests, so the concurrency is
+// exactly the one asked for whatever go test's -parallel is.
+func (run *workloadRun) concurrent(t *testing.T, cases []workload.Case) {
+	type job struct {
+		c    workload.Case
+		rep  int
+		done chan runner.Outcome
+	}
+	var jobs []job
+	for _, c := range cases {
+		for rep := range run.cfg.Repetitions {
+			jobs = append(jobs, job{c: c, rep: rep, done: make(chan runner.Outcome, 1)})
+		}
+	}
+	ctx := t.Context()
+	sem := make(chan struct{}, run.cfg.Concurrency)
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			j.done <- run.execute(ctx, j.c, j.rep)
+		}()
+	}
+	defer wg.Wait()
+	for _, j := range jobs {
+		name := j.c.ID
+		if run.cfg.Repetitions > 1 {
+			name = fmt.Sprintf("%s/rep=%d", j.c.ID, j.rep)
+		}
+		t.Run(name, func(t *testing.T) { run.report(t, <-j.done) })
+	}
+}
+
+// report logs one outcome's measurements and turns every failed check
+// and the request error into an assertion failure on t.
+func (run *workloadRun) report(t *testing.T, out runner.Outcome) {
+	t.Helper()
+	rec := out.Record
+	m := rec.Metrics
+	t.Logf("ttft_ms=%.1f tpot_ms=%.2f e2e_latency_ms=%.1f gen_tps=%.1f prompt_tokens=%d completion_tokens=%d finish_reason=%s cache_hits=%s tokens_saved=%s",
+		m.TTFTms, m.TPOTms, m.E2ELms, m.GenTPS, m.PromptTokens, m.CompletionTokens,
+		strOrNone(rec.Quality.FinishReason), intOrNA(m.CacheHits), intOrNA(m.TokensSaved))
+	t.Attr("ttft_ms", fmt.Sprintf("%.3f", m.TTFTms))
+	t.Attr("e2e_latency_ms", fmt.Sprintf("%.3f", m.E2ELms))
+	prefix := fmt.Sprintf("%s: case %q", run.file, rec.CaseID)
+	for _, is := range out.Issues {
+		assert.Fail(t, prefix+": "+describeIssue(is, out))
+	}
+	if out.Err != nil {
+		assert.Fail(t, fmt.Sprintf("%s: request error: %v", prefix, out.Err))
+	}
+}
+
+// snapshot returns a copy of the payload with its summary computed.
+func (run *workloadRun) snapshot() *results.Payload {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	p := *run.payload
+	p.Results = append([]results.Record(nil), run.payload.Results...)
+	run.r.Finish(&p)
+	return &p
+}
+
+// finish writes the output file once, with whatever was measured.
+func (run *workloadRun) finish(t *testing.T) {
+	run.mu.Lock()
+	if run.finished {
+		run.mu.Unlock()
+		return
+	}
+	run.finished = true
+	run.mu.Unlock()
+	if run.cfg.Output == "" {
+		return
+	}
+	if err := WriteResults(run.snapshot(), run.cfg.Output); err != nil {
+		t.Errorf("benchtest: %v", err)
+		return
+	}
+	t.Logf("benchtest: results written to %s", run.cfg.Output)
+}
+
+// WriteResults writes p to path in the format its extension names: .csv,
+// .sql, .txt (table), .db/.sqlite/.sqlite3 (SQLite, appended to the
+// bench_serve_workload table), anything else JSON. Text files are written
+// atomically (temporary file and rename), so an earlier file is never
+// left truncated.
+func WriteResults(p *results.Payload, path string) error {
+	format := "json"
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv":
+		format = "csv"
+	case ".sql":
+		format = "sql"
+	case ".txt", ".table":
+		format = "table"
+	case ".db", ".sqlite", ".sqlite3":
+		return results.WriteSQLite(p, path)
+	}
+	data, err := results.Format(p, format)
+	if err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(path, data, 0o644)
+}
+
+func displayPath(path string) string {
+	if filepath.IsAbs(path) {
+		if wd, err := filepath.Abs("."); err == nil {
+			if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+				return rel
+			}
+		}
+	}
+	return path
+}
+
+func strOrNone(s *string) string {
+	if s == nil {
+		return "none"
+	}
+	return *s
+}
+
+func intOrNA(v *int64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprint(*v)
+}
+
+// describeIssue renders a failed check for a test failure: the check's
+// field path, the reference's issue text, and the measured value that
+// the text leaves out (content length, the start of the content).
+func describeIssue(is checks.Issue, out runner.Outcome) string {
+	label := "checks." + is.Check
+	if is.Check == "response" {
+		label = "response"
+	}
+	msg := is.Message
+	if rest, ok := strings.CutPrefix(msg, is.Check); ok && is.Check != "response" {
+		msg = label + rest
+	} else {
+		msg = label + ": " + msg
+	}
+	content := ""
+	if out.Result != nil {
+		content = out.Result.Content
+	}
+	switch is.Check {
+	case "min_chars", "max_chars":
+		msg += fmt.Sprintf(" (content has %d chars)", out.Record.Quality.ContentChars)
+	case "required_regex", "forbidden_regex", "json":
+		msg += fmt.Sprintf(" (content starts %q)", preview(content, 80))
+	}
+	return msg
+}
+
+// preview is the first n code points of s, with "…" when cut.
+func preview(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos] + "…"
+		}
+		i++
+	}
+	return s
+}

@@ -1,0 +1,40 @@
+package benchserve_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/benchserve/benchserve/benchtest"
+)
+
+// TestWorkloadSmoke is how a user qualifies a server: one line per
+// workload. Without BENCHSERVE_URL it runs against the embedded fixture
+// server; with BENCHSERVE_URL=http://host:port it runs against that
+// server. Each case is a subtest: go test -run 'WorkloadSmoke/greet' -v.
+func TestWorkloadSmoke(t *testing.T) {
+	benchtest.RunWorkload(t, "workloads/smoke.json")
+}
+
+// TestWorkloadExamples runs every example workload shipped in workloads/.
+func TestWorkloadExamples(t *testing.T) {
+	files, err := filepath.Glob("workloads/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example workloads found in workloads/: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			benchtest.RunWorkload(t, f)
+		})
+	}
+}
+
+// TestWorkloadRealdata runs the reference project's own example workload,
+// unchanged, to show benchserve reads the same files.
+func TestWorkloadRealdata(t *testing.T) {
+	path := filepath.Join("..", "shared", "realdata", "quality-contract-smoke.json")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("reference workload not available at %s (the ../shared/realdata folder is absent): %v", path, err)
+	}
+	benchtest.RunWorkload(t, path)
+}

@@ -1,0 +1,309 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/scrape"
+	"github.com/benchserve/benchserve/serverinfo"
+	"github.com/benchserve/benchserve/stream"
+	"github.com/benchserve/benchserve/workload"
+)
+
+// PreviewChars is the length of quality.content_preview in code points,
+// as in the reference.
+const PreviewChars = 240
+
+// Config says where and how to run. The zero value is not usable: URL is
+// required.
+type Config struct {
+	// URL is the server root, e.g. "http://127.0.0.1:8080".
+	URL string
+	// Model is the model id to request; "" means the first model listed by
+	// /v1/models (an error when there is none).
+	Model string
+	// APIKey, when set, is sent as a Bearer token on every request.
+	APIKey string
+	// HTTP is the client for all requests; nil means a fresh client whose
+	// only timeout is RequestTimeout.
+	HTTP *http.Client
+	// RequestTimeout is the transport safety timeout of one request
+	// (reference --request-timeout-s, default 300 s); 0 means none.
+	RequestTimeout time.Duration
+	// NoScrape disables the /metrics scrapes around each case.
+	NoScrape bool
+	// IncludeContent stores the whole content in each record.
+	IncludeContent bool
+	// MaxContentChars bounds the content kept per record with
+	// IncludeContent (code points); 0 means 1,000,000.
+	MaxContentChars int
+}
+
+// Runner runs cases of one workload against one server. Create it with
+// New; it is safe for concurrent use by several goroutines running
+// different cases.
+type Runner struct {
+	cfg      Config
+	client   *stream.Client
+	prober   *serverinfo.Prober
+	hc       *http.Client
+	model    string
+	runtime  results.Runtime
+	hardware results.Hardware
+	runID    string
+	stamp    string
+}
+
+// New probes the server (runtime detection, model resolution) and returns
+// a Runner. It fails when URL is empty or no model can be determined.
+func New(ctx context.Context, cfg Config) (*Runner, error) {
+	if cfg.URL == "" {
+		return nil, errors.New("runner: no server URL")
+	}
+	cfg.URL = strings.TrimRight(cfg.URL, "/")
+	hc := cfg.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: cfg.RequestTimeout}
+	}
+	r := &Runner{
+		cfg:      cfg,
+		hc:       hc,
+		client:   &stream.Client{BaseURL: cfg.URL, APIKey: cfg.APIKey, HTTP: hc},
+		prober:   &serverinfo.Prober{BaseURL: cfg.URL, APIKey: cfg.APIKey},
+		hardware: serverinfo.Hardware(),
+		runID:    NewRunID(),
+		stamp:    time.Now().UTC().Format("2006-01-02T15:04:05.000000+00:00"),
+	}
+	r.runtime = r.prober.Detect(ctx)
+	r.model = cfg.Model
+	if r.model == "" {
+		r.model = r.runtime.ModelID
+	}
+	if r.model == "" {
+		return nil, fmt.Errorf("runner: could not determine the model id from %s/v1/models; pass one (--model or BENCHSERVE_MODEL)", cfg.URL)
+	}
+	return r, nil
+}
+
+// Model is the model id requests are sent for.
+func (r *Runner) Model() string { return r.model }
+
+// Runtime is the detected server runtime.
+func (r *Runner) Runtime() results.Runtime { return r.runtime }
+
+// RunID is this run's 8-hex-digit id.
+func (r *Runner) RunID() string { return r.runID }
+
+// Timestamp is the run's start time, ISO 8601 in UTC.
+func (r *Runner) Timestamp() string { return r.stamp }
+
+// Prober gives access to the metadata probes (cache reset, status).
+func (r *Runner) Prober() *serverinfo.Prober { return r.prober }
+
+// Client is the streaming client the runner uses.
+func (r *Runner) Client() *stream.Client { return r.client }
+
+// ClearCache resets the server's caches (DELETE /v1/cache) and returns the
+// event to record.
+func (r *Runner) ClearCache(ctx context.Context) results.CacheReset {
+	return r.prober.ClearCache(ctx)
+}
+
+// Outcome is a Record together with the raw measurement it came from.
+type Outcome struct {
+	Record results.Record
+	// Result is the stream measurement (partial when Err is set).
+	Result *stream.Result
+	// Issues are the failed checks, in the order of Record.Quality.Issues
+	// (without the trailing "request error" issue, which Err carries).
+	Issues []checks.Issue
+	// Err is the request error, nil when the request succeeded.
+	Err error
+}
+
+// RunCase runs one case once (repetition rep, 0-based) and returns its
+// outcome (reference: run_workload_case). cacheReset is the before-case
+// reset event to record, or nil. It never returns an error: failures are
+// recorded in the outcome, so no measurement is lost.
+func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.Case, rep int, cacheReset *results.CacheReset) Outcome {
+	var before, after scrape.Counters
+	if !r.cfg.NoScrape {
+		before, _ = scrape.Fetch(ctx, r.hc, r.cfg.URL, r.cfg.APIKey)
+	}
+	req := stream.Request{
+		Model:          r.model,
+		Messages:       c.Messages,
+		MaxTokens:      c.EffectiveMaxTokens(),
+		EnableThinking: c.EnableThinking,
+		ExtraBody:      c.ExtraBody,
+	}
+	if c.PolicyTimeoutMS != nil && *c.PolicyTimeoutMS > 0 {
+		req.Timeout = time.Duration(*c.PolicyTimeoutMS * float64(time.Millisecond))
+	}
+	res, err := r.client.ChatStream(ctx, req)
+	if res == nil {
+		res = &stream.Result{StartedAt: time.Now()}
+	}
+	if !r.cfg.NoScrape {
+		after, _ = scrape.Fetch(ctx, r.hc, r.cfg.URL, r.cfg.APIKey)
+	}
+	status := r.prober.Status(ctx)
+
+	statusCode := 200
+	if err != nil {
+		statusCode = 500
+		var he *stream.HTTPError
+		if errors.As(err, &he) {
+			statusCode = he.StatusCode
+		}
+	}
+	issues := checks.Evaluate(c.Checks, checks.Response{
+		StatusCode:   statusCode,
+		FinishReason: res.FinishReason,
+		Content:      res.Content,
+		ToolCalls:    res.ToolCalls,
+	})
+	issueText := make([]string, 0, len(issues)+1)
+	for _, is := range issues {
+		issueText = append(issueText, is.Message)
+	}
+	errText := ""
+	if err != nil {
+		errText = err.Error()
+		issueText = append(issueText, "request error: "+errText)
+	}
+	ok := len(issueText) == 0
+
+	rec := results.Record{
+		RunID:      r.runID,
+		Timestamp:  r.stamp,
+		StartedAt:  res.StartedAt.UTC().Format("2006-01-02T15:04:05.000000+00:00"),
+		Workload:   w.Name,
+		CaseID:     c.ID,
+		Repetition: rep,
+		Tags:       append([]string{}, c.Tags...),
+		ModelID:    r.model,
+		Runtime:    r.runtime,
+		Hardware:   r.hardware,
+		Request: results.RequestInfo{
+			MaxTokens:      c.EffectiveMaxTokens(),
+			EnableThinking: c.EnableThinking,
+			ExtraBody:      c.ExtraBody,
+			MessageCount:   len(c.Messages),
+		},
+		Policy:     policy(c.PolicyTimeoutMS, err != nil, res.E2ELms),
+		CacheReset: results.CacheReset{Attempted: false},
+		Metrics: results.Metrics{
+			TTFTms:           res.TTFTms,
+			TPOTms:           res.TPOTms,
+			E2ELms:           res.E2ELms,
+			GenTPS:           res.GenTPS,
+			PromptTPS:        res.PromptTPS,
+			PromptTokens:     res.PromptTokens,
+			CompletionTokens: res.CompletionTokens,
+			CacheHits:        scrape.Delta(before.Hits, after.Hits),
+			CacheMisses:      scrape.Delta(before.Misses, after.Misses),
+			TokensSaved:      scrape.Delta(before.TokensSaved, after.TokensSaved),
+			Metal:            serverinfo.ParseStatus(status),
+			ITLms:            res.ITLms,
+			UsagePresent:     res.Usage != nil,
+			TokenChunks:      res.TokenChunks,
+			CacheDialect:     after.Dialect,
+		},
+		Quality: results.Quality{
+			OK:             ok,
+			Issues:         issueText,
+			ContentChars:   utf8.RuneCountInString(res.Content),
+			ContentPreview: truncateRunes(res.Content, PreviewChars),
+		},
+		ToolCalls: toolSummary(res),
+		OK:        ok,
+		Error:     errText,
+	}
+	if rec.Request.ExtraBody == nil {
+		rec.Request.ExtraBody = map[string]any{}
+	}
+	if c.RequestPath != "" {
+		p := c.RequestPath
+		rec.Request.RequestPath = &p
+	}
+	if res.FinishReason != "" {
+		fr := res.FinishReason
+		rec.Quality.FinishReason = &fr
+	}
+	if res.HasOutput {
+		ttfo := res.TTFOms
+		rec.Metrics.TTFOms = &ttfo
+	}
+	if cacheReset != nil {
+		rec.CacheReset = *cacheReset
+	}
+	if r.cfg.IncludeContent {
+		limit := r.cfg.MaxContentChars
+		if limit <= 0 {
+			limit = 1_000_000
+		}
+		content := truncateRunes(res.Content, limit)
+		rec.Quality.Content = &content
+	}
+	return Outcome{Record: rec, Result: res, Issues: issues, Err: err}
+}
+
+// policy resolves the record's policy block (reference:
+// _compute_within_policy_timeout): within_timeout is nil without a
+// timeout, false when the request errored, else e2e <= timeout.
+func policy(timeoutMS *float64, errored bool, e2eMS float64) results.Policy {
+	p := results.Policy{TimeoutMS: timeoutMS}
+	if timeoutMS == nil {
+		return p
+	}
+	within := !errored && e2eMS <= *timeoutMS
+	p.WithinTimeout = &within
+	return p
+}
+
+// toolSummary builds the record's tool_calls block (reference:
+// _build_tool_calls_summary); nil when no tool call was streamed.
+func toolSummary(res *stream.Result) *results.ToolCallsSummary {
+	if len(res.ToolCalls) == 0 {
+		return nil
+	}
+	names := make([]string, len(res.ToolCalls))
+	for i, tc := range res.ToolCalls {
+		names[i] = tc.Function.Name
+	}
+	sort.Strings(names)
+	return &results.ToolCallsSummary{Count: len(res.ToolCalls), Names: names, Raw: res.ToolCalls}
+}
+
+// truncateRunes keeps the first n code points of s (Python's s[:n]).
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+// NewRunID returns a random 8-hex-digit run id (the reference's
+// str(uuid4())[:8]).
+func NewRunID() string {
+	var b [4]byte
+	_, _ = io.ReadFull(randReader, b[:])
+	return fmt.Sprintf("%08x", uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]))
+}
