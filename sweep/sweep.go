@@ -326,7 +326,7 @@ func Run(ctx context.Context, cfg Config) ([]results.SweepResult, error) {
 		defer tr.CloseIdleConnections()
 	}
 	client := &stream.Client{BaseURL: url, APIKey: cfg.APIKey, HTTP: hc}
-	prober := &serverinfo.Prober{BaseURL: url, APIKey: cfg.APIKey}
+	prober := &serverinfo.Prober{BaseURL: url, APIKey: cfg.APIKey, HTTP: hc}
 
 	runID := results.NewRunID()
 	stamp := results.ISOTimestamp(time.Now())

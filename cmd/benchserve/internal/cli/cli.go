@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+)
+
+// Exit statuses of Main.
+const (
+	// ExitOK: every case passed its checks (every sweep row validated).
+	ExitOK = 0
+	// ExitFailed: the run completed but a case failed its checks or a
+	// sweep row is not validated (or the run was interrupted).
+	ExitFailed = 1
+	// ExitUsage: bad flags or inputs (workload, prompt sets, …), or no
+	// server to run against; nothing was measured.
+	ExitUsage = 2
+)
+
+// Main runs benchserve with args (without the program name) and returns
+// the exit status (ExitOK, ExitFailed or ExitUsage). Progress and
+// diagnostics go to stderr, results to stdout unless --output is given.
+// SIGINT and SIGTERM cancel the run: what was measured is still written.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv})
+}
+
+// run dispatches to a subcommand; a first argument that names none (or a
+// flag) selects the default command.
+func run(ctx context.Context, args []string, e *env) int {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		if c := lookup(args[0]); c != nil {
+			return c.run(ctx, e, args[1:])
+		}
+		if args[0] == "help" {
+			return runBench(ctx, e, []string{"--help"})
+		}
+		fmt.Fprintf(e.stderr, "benchserve: unknown command %q (commands: %s)\n", args[0], commandNames())
+		return ExitUsage
+	}
+	return lookup(defaultCommand).run(ctx, e, args)
+}
+
+func commandNames() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// Version is the benchserve version: the main module's version from the
+// build information ("(devel)" for a source build), unless set at link
+// time with -ldflags "-X github.com/benchserve/benchserve/cmd/benchserve/internal/cli.Version=v1.2.3".
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+func runVersion(_ context.Context, e *env, args []string) int {
+	if len(args) > 0 {
+		fmt.Fprintln(e.stderr, "benchserve: version takes no arguments")
+		return ExitUsage
+	}
+	goVersion := "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		goVersion = bi.GoVersion
+	}
+	fmt.Fprintf(e.stdout, "benchserve %s (%s)\n", version(), goVersion)
+	return ExitOK
+}

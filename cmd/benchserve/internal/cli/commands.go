@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"context"
+	"io"
+)
+
+// env is what a command may touch besides its arguments.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// command is one subcommand of benchserve.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) int
+}
+
+// defaultCommand runs when the first argument is not a subcommand name
+// (benchserve --workload x.json, benchserve --prompts short, …).
+const defaultCommand = "bench-serve"
+
+// commands is the subcommand table. To add one (for example `report`),
+// append an entry whose run parses its own flags from args (the arguments
+// after the subcommand name) and returns the exit status.
+var commands = []command{
+	{name: "bench-serve", summary: "benchmark a running server (the default command)", run: runBench},
+	{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture},
+	{name: "version", summary: "print the benchserve version", run: runVersion},
+}
+
+func lookup(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/benchserve/benchserve/fixtures"
+)
+
+// runFixture serves the fixture server on --addr until ctx is done
+// (SIGINT/SIGTERM from Main).
+func runFixture(ctx context.Context, e *env, args []string) int {
+	fs := flag.NewFlagSet("benchserve fixture", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	addr := fs.String("addr", defaultAddr, "host:port to listen on")
+	model := fs.String("model", fixtures.DefaultModel, "model id the fixture reports")
+	apiKey := fs.String("api-key", "", "require this Bearer token on /v1/ requests (default: none)")
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "Usage: benchserve fixture [--addr %s] [--model NAME] [--api-key KEY]\n\n"+
+			"Serves the embedded deterministic OpenAI-compatible fixture server until\n"+
+			"interrupted (Ctrl-C). Point benchserve at it with --url.\n\n", defaultAddr)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "benchserve fixture: unexpected arguments: %v\n", fs.Args())
+		return ExitUsage
+	}
+	err := fixtures.ListenAndServe(ctx, *addr, fixtures.Options{Model: *model, APIKey: *apiKey}, func(s *fixtures.Server) {
+		fmt.Fprintf(e.stdout, "benchserve fixture: serving model %q on %s (Ctrl-C to stop)\n", *model, s.URL)
+	})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve fixture: %v\n", err)
+		return ExitUsage
+	}
+	fmt.Fprintln(e.stdout, "benchserve fixture: stopped")
+	return ExitOK
+}
