@@ -191,6 +191,11 @@ func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
 	if errors.As(err, &serr) {
 		return st.res, err
 	}
+	if st.events == 0 && errors.Is(err, ErrTruncated) {
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+			err = fmt.Errorf("%w (Content-Type %q: the server did not stream)", err, ct)
+		}
+	}
 	return st.res, c.fail(ctx, policyCtx, req, st, resp.Body, err)
 }
 
