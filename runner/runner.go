@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -80,8 +79,8 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		client:   &stream.Client{BaseURL: cfg.URL, APIKey: cfg.APIKey, HTTP: hc},
 		prober:   &serverinfo.Prober{BaseURL: cfg.URL, APIKey: cfg.APIKey},
 		hardware: serverinfo.Hardware(),
-		runID:    NewRunID(),
-		stamp:    time.Now().UTC().Format("2006-01-02T15:04:05.000000+00:00"),
+		runID:    results.NewRunID(),
+		stamp:    results.ISOTimestamp(time.Now()),
 	}
 	r.runtime = r.prober.Detect(ctx)
 	r.model = cfg.Model
@@ -186,7 +185,7 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 	rec := results.Record{
 		RunID:      r.runID,
 		Timestamp:  r.stamp,
-		StartedAt:  res.StartedAt.UTC().Format("2006-01-02T15:04:05.000000+00:00"),
+		StartedAt:  results.ISOTimestamp(res.StartedAt),
 		Workload:   w.Name,
 		CaseID:     c.ID,
 		Repetition: rep,
@@ -298,12 +297,4 @@ func truncateRunes(s string, n int) string {
 		i++
 	}
 	return s
-}
-
-// NewRunID returns a random 8-hex-digit run id (the reference's
-// str(uuid4())[:8]).
-func NewRunID() string {
-	var b [4]byte
-	_, _ = io.ReadFull(randReader, b[:])
-	return fmt.Sprintf("%08x", uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]))
 }
