@@ -102,4 +102,3 @@ func TestOllamaTranscriptReplay(t *testing.T) {
 		assert.Contains(t, err.Error(), `Content-Type "application/json": the server did not stream`, "the message says why")
 	})
 }
-
