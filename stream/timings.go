@@ -5,8 +5,16 @@ import "time"
 // Timings are the per-request latency and throughput figures of one
 // streamed completion. Durations are milliseconds, rates tokens/second.
 type Timings struct {
-	TTFTms, TPOTms, E2ELms float64
-	GenTPS, PromptTPS      float64
+	// TTFTms is the time to the first token-bearing chunk.
+	TTFTms float64
+	// TPOTms is the time per output token after the first.
+	TPOTms float64
+	// E2ELms is the time to the end of the stream.
+	E2ELms float64
+	// GenTPS is completion tokens per second between first and last token.
+	GenTPS float64
+	// PromptTPS is prompt tokens per second of TTFT.
+	PromptTPS float64
 }
 
 // ComputeTimings ports the reference's compute_request_metrics, with one
