@@ -1,0 +1,149 @@
+package benchtest_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/benchserve/benchserve/benchtest"
+	"github.com/benchserve/benchserve/results"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// innerEnv marks a re-executed test binary: the Inner tests run only
+// there, so that a test can fail on purpose and be inspected from outside.
+const innerEnv = "BENCHTEST_INNER"
+
+func TestInnerMixed(t *testing.T) {
+	if os.Getenv(innerEnv) == "" {
+		t.Skip("runs only inside TestRunWorkload* (re-executed test binary)")
+	}
+	benchtest.RunWorkload(t, "testdata/mixed.json")
+}
+
+func TestInnerBroken(t *testing.T) {
+	if os.Getenv(innerEnv) == "" {
+		t.Skip("runs only inside TestRunWorkload* (re-executed test binary)")
+	}
+	benchtest.RunWorkload(t, "testdata/broken.json")
+}
+
+// runInner re-executes this test binary for one Inner test with extra
+// environment, returning its verbose output and whether it passed.
+func runInner(t *testing.T, test string, env ...string) (string, bool) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), append([]string{innerEnv + "=1", "BENCHSERVE_URL="}, env...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "inner test binary failed to run: %s", out)
+	}
+	return string(out), err == nil
+}
+
+func TestRunWorkloadOneSubtestPerCaseWithPreciseFailures(t *testing.T) {
+	out, ok := runInner(t, "TestInnerMixed")
+	assert.False(t, ok, "a failing check fails the test")
+	assert.Contains(t, out, "--- PASS: TestInnerMixed/passes", "one subtest per case, named by case id")
+	assert.Contains(t, out, "--- FAIL: TestInnerMixed/too-short")
+	assert.Contains(t, out, `testdata/mixed.json: case "too-short": checks.min_chars: content shorter than min_chars=100000 (content has `,
+		"the failure names file, case and check, with the measured value")
+	assert.Contains(t, out, "ttft_ms=", "measurements are logged per case")
+	assert.NotContains(t, out, `case "passes"`, "the passing case reports no failure")
+}
+
+func TestRunWorkloadRepetitionsAndTags(t *testing.T) {
+	out, _ := runInner(t, "TestInnerMixed", "BENCHSERVE_REPETITIONS=2", "BENCHSERVE_TAGS=good")
+	assert.Contains(t, out, "--- PASS: TestInnerMixed/passes/rep=0")
+	assert.Contains(t, out, "--- PASS: TestInnerMixed/passes/rep=1")
+	assert.NotContains(t, out, "too-short", "the tag filter drops the untagged case")
+}
+
+func TestRunWorkloadConcurrency(t *testing.T) {
+	out, ok := runInner(t, "TestInnerMixed", "BENCHSERVE_CONCURRENCY=2", "BENCHSERVE_TAGS=good", "BENCHSERVE_REPETITIONS=3")
+	assert.True(t, ok, "all passing: %s", out)
+	for _, rep := range []string{"0", "1", "2"} {
+		assert.Contains(t, out, "--- PASS: TestInnerMixed/conc=2/passes/rep="+rep)
+	}
+}
+
+func TestRunWorkloadWritesOutputEvenWhenCasesFail(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	_, ok := runInner(t, "TestInnerMixed", "BENCHSERVE_OUTPUT="+path)
+	assert.False(t, ok)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err, "the results file is written despite the failure")
+	var p struct {
+		Summary struct {
+			CaseCount    int  `json:"case_count"`
+			FailureCount int  `json:"failure_count"`
+			Passed       bool `json:"passed"`
+		} `json:"summary"`
+		Results []struct {
+			CaseID string `json:"case_id"`
+			OK     bool   `json:"ok"`
+		} `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal(data, &p))
+	assert.Equal(t, 2, p.Summary.CaseCount)
+	assert.Equal(t, 1, p.Summary.FailureCount)
+	assert.False(t, p.Summary.Passed)
+	require.Len(t, p.Results, 2)
+	assert.Equal(t, "passes", p.Results[0].CaseID)
+	assert.True(t, p.Results[0].OK)
+	assert.False(t, p.Results[1].OK)
+}
+
+func TestRunWorkloadCSVAndSQLiteOutput(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "out.csv")
+	runInner(t, "TestInnerMixed", "BENCHSERVE_OUTPUT="+csvPath)
+	data, err := os.ReadFile(csvPath)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	assert.Len(t, lines, 3, "header and two rows")
+	assert.True(t, strings.HasPrefix(lines[0], "run_id,timestamp,workload,case_id,"), "reference column order")
+
+	db := filepath.Join(dir, "runs.db")
+	runInner(t, "TestInnerMixed", "BENCHSERVE_OUTPUT="+db)
+	runInner(t, "TestInnerMixed", "BENCHSERVE_OUTPUT="+db)
+	rows, err := results.ReadRows(context.Background(), db, results.WorkloadTable)
+	require.NoError(t, err, "SQLite file written")
+	assert.Len(t, rows, 4, "two runs of two cases, appended")
+}
+
+func TestRunWorkloadLoadErrorNamesEveryProblem(t *testing.T) {
+	out, ok := runInner(t, "TestInnerBroken")
+	assert.False(t, ok)
+	assert.Contains(t, out, "benchtest: workload did not load")
+	assert.Contains(t, out, `case "a"`, "names the case")
+	assert.Contains(t, out, "max_token", "names the unknown field")
+	assert.Contains(t, out, "min_chars", "and the second case's bad check")
+}
+
+func TestRunWorkloadBadEnvironment(t *testing.T) {
+	out, ok := runInner(t, "TestInnerMixed", "BENCHSERVE_REPETITIONS=two")
+	assert.False(t, ok)
+	assert.Contains(t, out, `$BENCHSERVE_REPETITIONS="two": want a positive integer`)
+}
+
+func TestRunWorkloadReturnsPayload(t *testing.T) {
+	p := benchtest.RunWorkload(t, "../workloads/tools.json", benchtest.WithURL(""), benchtest.WithTags("tools"))
+	require.Len(t, p.Results, 2)
+	assert.True(t, p.Summary.Passed)
+	tc := p.Results[0].ToolCalls
+	require.NotNil(t, tc, "the weather case streamed a tool call")
+	assert.Equal(t, []string{"get_weather"}, tc.Names)
+	assert.Equal(t, "tools", p.Workload.Name)
+}
