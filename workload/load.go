@@ -371,6 +371,10 @@ func (p *parser) loadRequest(where at, rp string) map[string]any {
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(filepath.Dir(expandHome(p.file)), full)
 	}
+	if fi, err := os.Stat(full); err == nil && !fi.Mode().IsRegular() {
+		p.add(where, "request_path", "%s: not a regular file", full)
+		return nil
+	}
 	data, err := os.ReadFile(full)
 	if err != nil {
 		p.addErr(where, "request_path", err)

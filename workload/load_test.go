@@ -350,7 +350,8 @@ func TestRequestPathErrors(t *testing.T) {
 			{"id": "broken", "request_path": "broken.json"},
 			{"id": "types", "request_path": "types.json"},
 			{"id": "msgs", "request_path": "msgs.json"},
-			{"id": "notstr", "request_path": 3, "messages": ` + userMsg + `}
+			{"id": "notstr", "request_path": 3, "messages": ` + userMsg + `},
+			{"id": "dir", "request_path": ".", "messages": ` + userMsg + `}
 		]}`,
 		"list.json":   `[]`,
 		"broken.json": "{\n\"messages\": }",
@@ -372,6 +373,7 @@ func TestRequestPathErrors(t *testing.T) {
 		rel(`DIR/w.json: case "types": request_path: types.json: enable_thinking: want true or false, got "yes"`),
 		rel(`DIR/w.json: case "msgs": request_path: msgs.json: messages[0]: missing "content"`),
 		rel(`DIR/w.json: case "notstr": request_path: want a string, got 3`),
+		rel(`DIR/w.json: case "dir": request_path: DIR: not a regular file`),
 	}, got, "request file problems name the case and the file")
 	var pe *fs.PathError
 	assert.True(t, errors.As(err, &pe), "the missing request file's *fs.PathError is reachable")
