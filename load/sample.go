@@ -30,6 +30,10 @@ const (
 	KindCanceled ErrorKind = "canceled"
 	// KindTransport: anything else (connection refused, reset, bad JSON…).
 	KindTransport ErrorKind = "transport"
+	// KindQuality: the request streamed without error but its answer
+	// failed a quality check (set by callers that check answers, such as
+	// package benchtest).
+	KindQuality ErrorKind = "quality"
 	// KindDropped: an open-loop request never sent because MaxInFlight
 	// requests were already in flight (OverflowDrop).
 	KindDropped ErrorKind = "dropped"

@@ -244,8 +244,13 @@ func (o Outcome) String() string {
 	if math.IsNaN(o.Measured) {
 		return fmt.Sprintf("%s: no samples, %s", name, want)
 	}
-	return fmt.Sprintf("%s = %s, %s", name, formatMeasured(o.Measured), want)
+	return fmt.Sprintf("%s = %s, %s", name, o.MeasuredString(), want)
 }
+
+// MeasuredString formats Measured as String does: integers exactly,
+// values >= 100 with one decimal, >= 1 with three, smaller ones with four
+// significant digits; "NaN" when there were no samples.
+func (o Outcome) MeasuredString() string { return formatMeasured(o.Measured) }
 
 func formatMeasured(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {

@@ -1,0 +1,383 @@
+package benchtest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/serverinfo"
+	"github.com/benchserve/benchserve/stream"
+	"github.com/benchserve/benchserve/sweep"
+	"github.com/benchserve/benchserve/workload"
+)
+
+// benchSettings are the settings only benchmarks (and CheckSLOs users)
+// read. Config has no field for them, so the options below record them
+// through settingsOf (see benchSettingsFrom) and are no-ops for
+// RunWorkload.
+type benchSettings struct {
+	levels  []int
+	slos    []string
+	fixture *fixtures.Options
+	goodput *load.RequestSLO
+	extraP  []float64
+}
+
+var (
+	settingsMu sync.Mutex
+	settingsOf = map[*Config]*benchSettings{}
+)
+
+// benchOption returns an Option that changes the bench settings of the
+// Config it is applied to, when that Config is being read by
+// benchSettingsFrom; applied to any other Config it does nothing.
+func benchOption(f func(*benchSettings)) Option {
+	return func(c *Config) {
+		settingsMu.Lock()
+		s := settingsOf[c]
+		settingsMu.Unlock()
+		if s != nil {
+			f(s)
+		}
+	}
+}
+
+// benchSettingsFrom applies opts to a scratch Config registered in
+// settingsOf and returns the bench settings they set.
+func benchSettingsFrom(opts []Option) benchSettings {
+	var scratch Config
+	s := &benchSettings{}
+	settingsMu.Lock()
+	settingsOf[&scratch] = s
+	settingsMu.Unlock()
+	defer func() {
+		settingsMu.Lock()
+		delete(settingsOf, &scratch)
+		settingsMu.Unlock()
+	}()
+	for _, o := range opts {
+		o(&scratch)
+	}
+	return *s
+}
+
+// WithConcurrencyLevels makes BenchWorkload run every case at each of
+// these concurrency levels, as sub-benchmarks conc=N (default: the
+// configured concurrency, WithConcurrency or $BENCHSERVE_CONCURRENCY).
+// Levels below 1 are ignored. RunWorkload ignores it.
+func WithConcurrencyLevels(levels ...int) Option {
+	return benchOption(func(s *benchSettings) {
+		s.levels = nil
+		for _, n := range levels {
+			if n >= 1 {
+				s.levels = append(s.levels, n)
+			}
+		}
+	})
+}
+
+// WithSLO adds run-level thresholds (load.ParseThreshold syntax, e.g.
+// "ttft_p95_ms <= 500", "error_rate <= 0.01") that BenchWorkload and
+// BenchSweep check after each sub-benchmark, failing it with the measured
+// value ("ttft_p95_ms = 612.4, want <= 500"). A threshold that does not
+// parse fails the benchmark before anything runs. For tests, pass
+// thresholds to CheckSLOs. RunWorkload ignores it.
+func WithSLO(thresholds ...string) Option {
+	return benchOption(func(s *benchSettings) { s.slos = append(s.slos, thresholds...) })
+}
+
+// WithGoodput makes BenchWorkload and BenchSweep also report goodput
+// (goodput-req/s: requests per second that succeeded and met every limit
+// of slo, DistServe's definition). RunWorkload ignores it.
+func WithGoodput(slo load.RequestSLO) Option {
+	return benchOption(func(s *benchSettings) { s.goodput = &slo })
+}
+
+// WithFixture sets the options of the fixture server BenchWorkload and
+// BenchSweep start when no URL is configured (default: fixtures.Options{},
+// the default responder at fixtures.DefaultTiming). RunWorkload ignores it.
+func WithFixture(opts fixtures.Options) Option {
+	return benchOption(func(s *benchSettings) { s.fixture = &opts })
+}
+
+// WithPercentiles adds percentiles (e.g. 99.9) for thresholds to use
+// besides the p50/p90/p95/p99 every distribution has; any percentile can
+// be named in a threshold, this only precomputes them. RunWorkload
+// ignores it.
+func WithPercentiles(ps ...float64) Option {
+	return benchOption(func(s *benchSettings) { s.extraP = append(s.extraP, ps...) })
+}
+
+// BenchWorkload loads the workload at path and benchmarks every case (of
+// the configured tags) at every concurrency level, as sub-benchmarks
+// case=<id>/conc=<n>. Each b.Loop iteration is one round of n concurrent
+// streams of the case's request (closed loop, load.RunClosed), so Go's
+// ns/op is the wall time of a round. After the loop it reports, with
+// b.ReportMetric, in units benchstat reads (times in ns, so benchstat
+// shows them as times):
+//
+//	ttft-ns/op ttft-p50-ns/op ttft-p95-ns/op ttft-p99-ns/op   time to first token (mean, percentiles)
+//	ttfo-…  tpot-…  itl-…  e2el-…                             likewise: first output, per output token, chunk gaps (pooled), end to end
+//	gen-tok/s                                                 mean per-request generation speed
+//	out-tok/s                                                 output tokens per second across the concurrent streams
+//	req/s                                                     succeeded requests per second
+//	failures                                                  failed requests (errors and failed quality checks), a count
+//	goodput-req/s                                             with WithGoodput
+//
+// A distribution with no samples (no request had two tokens, say) is not
+// reported. Failed requests are left out of the latency figures and
+// counted in failures; the first few are logged. Configuration comes from
+// the options and environment as for RunWorkload (no URL: the fixture
+// server, see WithFixture); WithSLO thresholds are checked per
+// sub-benchmark. A workload that does not load, or a server whose model
+// cannot be determined, fails b at once.
+func BenchWorkload(b *testing.B, path string, opts ...Option) {
+	b.Helper()
+	env := newBenchEnv(b, opts)
+	w, err := workload.Load(path)
+	if err != nil {
+		b.Fatalf("benchtest: %v", err)
+	}
+	cases := w.Select(env.cfg.Tags)
+	if len(cases) == 0 {
+		b.Fatalf("benchtest: %s: no case has any of the tags %v", displayPath(path), env.cfg.Tags)
+	}
+	for _, c := range cases {
+		req := stream.Request{
+			Model:          env.model,
+			Messages:       c.Messages,
+			MaxTokens:      c.EffectiveMaxTokens(),
+			EnableThinking: c.EnableThinking,
+			ExtraBody:      c.ExtraBody,
+		}
+		if c.PolicyTimeoutMS != nil && *c.PolicyTimeoutMS > 0 {
+			req.Timeout = time.Duration(*c.PolicyTimeoutMS * float64(time.Millisecond))
+		}
+		check := func(res *stream.Result) string {
+			issues := checks.Evaluate(c.Checks, checks.Response{StatusCode: 200,
+				FinishReason: res.FinishReason, Content: res.Content, ToolCalls: res.ToolCalls})
+			if len(issues) == 0 {
+				return ""
+			}
+			return issues[0].Check + ": " + issues[0].Message
+		}
+		b.Run("case="+c.ID, func(b *testing.B) {
+			for _, n := range env.levels {
+				b.Run(fmt.Sprintf("conc=%d", n), func(b *testing.B) {
+					env.bench(b, n, func(int) stream.Request { return req }, check)
+				})
+			}
+		})
+	}
+}
+
+// BenchSweep benchmarks prompt sets (sweep.LoadPromptSet names, such as
+// "short", or files) at concurrency levels, as sub-benchmarks
+// prompts=<set>/conc=<n> (a file is named by its base name without
+// extension). Each b.Loop iteration is one round of n concurrent streams
+// whose prompts are the set's first n entries taken round-robin (the
+// reference's run_concurrent_requests), with max_tokens 256, validated
+// like the reference's validate_response. It reports the same metrics as
+// BenchWorkload. A prompt set that does not load fails b at once.
+func BenchSweep(b *testing.B, promptSets []string, concurrencies []int, opts ...Option) {
+	b.Helper()
+	env := newBenchEnv(b, opts)
+	levels := make([]int, 0, len(concurrencies))
+	for _, n := range concurrencies {
+		if n >= 1 {
+			levels = append(levels, n)
+		}
+	}
+	if len(levels) == 0 {
+		levels = env.levels
+	}
+	check := func(res *stream.Result) string {
+		if ok, msg := checks.Validate(checks.Response{StatusCode: 200, FinishReason: res.FinishReason, Content: res.Content}); !ok {
+			return msg
+		}
+		return ""
+	}
+	for _, set := range promptSets {
+		prompts, err := sweep.LoadPromptSet(set)
+		if err != nil {
+			b.Fatalf("benchtest: %v", err)
+		}
+		reqs := make([]stream.Request, len(prompts))
+		for i, msgs := range prompts {
+			reqs[i] = stream.Request{Model: env.model, Messages: msgs}
+		}
+		b.Run("prompts="+setName(set), func(b *testing.B) {
+			for _, n := range levels {
+				b.Run(fmt.Sprintf("conc=%d", n), func(b *testing.B) {
+					env.bench(b, n, func(i int) stream.Request { return reqs[i%len(reqs)] }, check)
+				})
+			}
+		})
+	}
+}
+
+// setName names a prompt set in a benchmark name: a builtin name as is, a
+// file by its base name without extension.
+func setName(set string) string {
+	if !strings.ContainsAny(set, `/\`) && filepath.Ext(set) == "" {
+		return set
+	}
+	return strings.TrimSuffix(filepath.Base(set), filepath.Ext(set))
+}
+
+// benchEnv is the server, client and settings shared by one
+// BenchWorkload or BenchSweep call.
+type benchEnv struct {
+	cfg        Config
+	settings   benchSettings
+	levels     []int
+	thresholds []load.Threshold
+	client     *stream.Client
+	model      string
+}
+
+func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
+	b.Helper()
+	cfg, err := resolve(opts)
+	if err != nil {
+		b.Fatalf("benchtest: configuration: %v", err)
+	}
+	env := &benchEnv{cfg: cfg, settings: benchSettingsFrom(opts)}
+	env.levels = env.settings.levels
+	if len(env.levels) == 0 {
+		env.levels = []int{cfg.Concurrency}
+	}
+	if env.thresholds, err = load.ParseThresholds(env.settings.slos...); err != nil {
+		b.Fatalf("benchtest: %v", err)
+	}
+	url := cfg.URL
+	if url == "" {
+		fo := fixtures.Options{}
+		if env.settings.fixture != nil {
+			fo = *env.settings.fixture
+		}
+		url = fixtures.Start(b, fo).URL
+	}
+	url = strings.TrimRight(url, "/")
+	conns := 0
+	for _, n := range env.levels {
+		conns = max(conns, n)
+	}
+	hc := newHTTPClient(conns, cfg.RequestTimeout)
+	b.Cleanup(hc.CloseIdleConnections)
+	env.client = &stream.Client{BaseURL: url, APIKey: cfg.APIKey, HTTP: hc}
+	env.model = cfg.Model
+	if env.model == "" {
+		env.model = (&serverinfo.Prober{BaseURL: url, APIKey: cfg.APIKey}).Detect(b.Context()).ModelID
+	}
+	if env.model == "" {
+		b.Fatalf("benchtest: could not determine the model id from %s/v1/models; set %s", url, EnvModel)
+	}
+	b.Attr("server", url)
+	b.Attr("model", env.model)
+	return env
+}
+
+// newHTTPClient returns a client that keeps up to conns idle connections
+// to the server, so a round of conns streams reuses the previous round's
+// connections instead of dialling (net/http keeps only 2 per host by
+// default), and does not follow redirects (see stream's default client).
+func newHTTPClient(conns int, timeout time.Duration) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = max(conns, 100)
+	tr.MaxIdleConnsPerHost = max(conns, 2)
+	return &http.Client{
+		Transport:     tr,
+		Timeout:       timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// maxLoggedFailures bounds the failures logged per sub-benchmark.
+const maxLoggedFailures = 3
+
+// bench runs the b.Loop of one sub-benchmark: rounds of n concurrent
+// requests, then the metrics and the thresholds.
+func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request, check func(*stream.Result) string) {
+	b.Helper()
+	ctx := b.Context()
+	fn := func(ctx context.Context, i int) load.Sample {
+		res, err := env.client.ChatStream(ctx, pick(i))
+		s := load.SampleOf(res, err)
+		if err == nil && res != nil {
+			if msg := check(res); msg != "" {
+				s.Kind, s.Err = load.KindQuality, fmt.Errorf("quality check: %s", msg)
+			}
+		}
+		return s
+	}
+	var (
+		samples []load.Sample
+		elapsed time.Duration
+		peak    int
+	)
+	for b.Loop() {
+		run, err := load.RunClosed(ctx, fn, load.Closed{Concurrency: n, Requests: n})
+		if err != nil {
+			b.Fatalf("benchtest: %v", err)
+		}
+		samples = append(samples, run.Samples...)
+		elapsed += run.Duration
+		peak = max(peak, run.PeakInFlight)
+	}
+	st := load.Summarize(samples, elapsed, load.StatsOptions{Percentiles: env.settings.extraP, Goodput: env.settings.goodput})
+	st.PeakInFlight = peak
+	logged := 0
+	for _, s := range samples {
+		if !s.OK() && logged < maxLoggedFailures {
+			b.Logf("benchtest: request %d failed (%s): %v", s.Index, s.Kind, s.Err)
+			logged++
+		}
+	}
+	ReportStats(b, st)
+	for _, o := range load.Evaluate(st, env.thresholds) {
+		if !o.Pass {
+			b.Errorf("benchtest: SLO %s: %s", o.Expr, o)
+		}
+	}
+}
+
+// ReportStats reports st on b with b.ReportMetric in the units
+// BenchWorkload documents (ttft-ns/op, ttft-p50-ns/op, …, gen-tok/s,
+// out-tok/s, req/s, failures, goodput-req/s when st has a GoodputSLO).
+// Use it to report a load.RunClosed or load.RunOpen run from your own
+// benchmark. Distributions without samples are not reported.
+func ReportStats(b *testing.B, st load.Stats) {
+	b.Helper()
+	for _, m := range []struct {
+		name string
+		d    load.Dist
+	}{{"ttft", st.TTFT}, {"ttfo", st.TTFO}, {"tpot", st.TPOT}, {"itl", st.ITL}, {"e2el", st.E2EL}} {
+		if m.d.Count == 0 {
+			continue
+		}
+		b.ReportMetric(msToNs(m.d.Mean), m.name+"-ns/op")
+		b.ReportMetric(msToNs(m.d.P50), m.name+"-p50-ns/op")
+		b.ReportMetric(msToNs(m.d.P95), m.name+"-p95-ns/op")
+		b.ReportMetric(msToNs(m.d.P99), m.name+"-p99-ns/op")
+	}
+	if st.GenTPS.Count > 0 {
+		b.ReportMetric(st.GenTPS.Mean, "gen-tok/s")
+	}
+	b.ReportMetric(st.OutputThroughput, "out-tok/s")
+	b.ReportMetric(st.RequestThroughput, "req/s")
+	b.ReportMetric(float64(st.Failed+st.Dropped), "failures")
+	if st.GoodputSLO != nil {
+		b.ReportMetric(st.Goodput, "goodput-req/s")
+	}
+}
+
+func msToNs(ms float64) float64 { return ms * float64(time.Millisecond) }
