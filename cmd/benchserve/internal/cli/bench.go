@@ -16,9 +16,12 @@ import (
 	"github.com/benchserve/benchserve/workload"
 )
 
+// defaultURL is --url's default (a variable so tests can point it at a
+// port where nothing listens).
+var defaultURL = "http://127.0.0.1:8080"
+
 // Reference defaults (create_parser, bench-serve).
 const (
-	defaultURL         = "http://127.0.0.1:8080"
 	defaultAddr        = "127.0.0.1:8080"
 	defaultPrompts     = "short,medium,long"
 	defaultConcurrency = "1,4"
