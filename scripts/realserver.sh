@@ -152,7 +152,8 @@ TEMPLATE """{{- range .Messages }}<|{{ .Role }}|>
 {{ .Content }}
 {{ end }}<|assistant|>
 """
-PARAMETER num_ctx 2048
+PARAMETER num_ctx 8192
+PARAMETER num_thread 1
 EOF
 	OLLAMA_HOST=${HOSTPORT} "${bin}" create "${MODEL}" -f "${DIR}/Modelfile" </dev/null >"${DIR}/create.log" 2>&1 ||
 		{

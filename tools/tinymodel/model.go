@@ -25,7 +25,7 @@ const (
 	HeadCount = 4
 	// ContextLength is the trained context length advertised
 	// (llama.context_length); the Modelfile's num_ctx may be smaller.
-	ContextLength = 4096
+	ContextLength = 16384
 )
 
 // Token ids of the special tokens, in the SentencePiece "llama" layout.
