@@ -96,7 +96,7 @@ func TestMultiTokenChunksUseUsageForTPOT(t *testing.T) {
 	assert.InDelta(t, span/8, res.TPOTms, 1e-9, "TPOT = span/(N-1) with N = 9 usage tokens, not the mean chunk gap")
 	assert.InDelta(t, 9/(span/1000), res.GenTPS, 1e-6, "GenTPS = N / span seconds")
 	assert.InDelta(t, 20/(res.TTFTms/1000), res.PromptTPS, 1e-6, "PromptTPS = prompt tokens / TTFT seconds")
-	assert.GreaterOrEqual(t, span, 75.0, "the span covers the scripted 80 ms (minus scheduling slack)")
+	assert.GreaterOrEqual(t, span, 40.0, "the span reflects the scripted 80 ms (a stalled reader can only compress it)")
 }
 
 func TestScriptedTimings(t *testing.T) {
@@ -111,7 +111,7 @@ func TestScriptedTimings(t *testing.T) {
 	assert.Equal(t, 5, res.TokenChunks, "the role chunk with empty content is not a token")
 	assert.GreaterOrEqual(t, res.TTFTms, 214.0, "TTFT is measured at the first content chunk (scripted at 214 ms), not the role chunk")
 	assert.LessOrEqual(t, res.TTFTms, 214.0+150, "TTFT within scheduling tolerance")
-	assert.InDelta(t, 120.0, sum(res.ITLms), 100, "4 gaps of 30 ms")
+	assert.LessOrEqual(t, sum(res.ITLms), 120.0+150, "4 gaps of 30 ms, within tolerance")
 	for i, g := range res.ITLms {
 		assert.GreaterOrEqual(t, g, 0.0, "ITL[%d] non-negative", i)
 	}
@@ -135,7 +135,8 @@ func TestReasoningBeforeContent(t *testing.T) {
 			assert.Equal(t, 3, res.TokenChunks, "reasoning chunks are tokens")
 			assert.True(t, res.HasOutput, "content arrived")
 			assert.GreaterOrEqual(t, res.TTFTms, 50.0, "TTFT at the first reasoning chunk (50 ms)")
-			assert.Less(t, res.TTFTms, 200.0, "TTFT must not wait for content")
+			assert.LessOrEqual(t, res.TTFTms, 50.0+150, "TTFT within tolerance")
+			assert.Less(t, res.TTFTms, res.TTFOms, "TTFT must not wait for content")
 			assert.GreaterOrEqual(t, res.TTFOms, 200.0, "TTFO at the first content chunk (200 ms)")
 			assert.LessOrEqual(t, res.TTFOms, 200.0+150, "TTFO within tolerance")
 			assert.Equal(t, 0, res.CompletionTokens-3, "without usage CompletionTokens counts token chunks")
