@@ -55,6 +55,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 		IncludeContent: cfg.IncludeContent,
 	})
 	require.NoError(t, err, "benchtest: server at %s", url)
+	t.Cleanup(r.Close)
 	policy, err := runner.ResolveCachePolicy(cfg.CachePolicy, w)
 	require.NoError(t, err, "benchtest: %s: cache policy", path)
 	cases := w.Select(cfg.Tags)

@@ -69,7 +69,7 @@ type Delta struct {
 
 // ToolCallDelta is one streamed fragment of a tool call. Index is a
 // pointer because some servers omit it or send null; see
-// stream.MergeToolCalls for how such fragments are merged.
+// stream.ToolCallAccumulator for how such fragments are merged.
 type ToolCallDelta struct {
 	Index    *int               `json:"index,omitempty"`
 	ID       string             `json:"id,omitempty"`

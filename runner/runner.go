@@ -60,6 +60,16 @@ type Runner struct {
 	hardware results.Hardware
 	runID    string
 	stamp    string
+	owned    bool
+}
+
+// Close releases the idle connections of the HTTP client the Runner
+// created (not of a client passed in Config.HTTP). The Runner must not be
+// used afterwards.
+func (r *Runner) Close() {
+	if r.owned {
+		r.hc.CloseIdleConnections()
+	}
 }
 
 // New probes the server (runtime detection, model resolution) and returns
@@ -70,14 +80,19 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	}
 	cfg.URL = strings.TrimRight(cfg.URL, "/")
 	hc := cfg.HTTP
+	owned := false
 	if hc == nil {
-		hc = &http.Client{Timeout: cfg.RequestTimeout}
+		// An own transport, so Close can release its idle connections
+		// without touching http.DefaultTransport's.
+		hc = &http.Client{Timeout: cfg.RequestTimeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		owned = true
 	}
 	r := &Runner{
 		cfg:      cfg,
 		hc:       hc,
 		client:   &stream.Client{BaseURL: cfg.URL, APIKey: cfg.APIKey, HTTP: hc},
-		prober:   &serverinfo.Prober{BaseURL: cfg.URL, APIKey: cfg.APIKey},
+		prober:   &serverinfo.Prober{BaseURL: cfg.URL, APIKey: cfg.APIKey, HTTP: hc},
+		owned:    owned,
 		hardware: serverinfo.Hardware(),
 		runID:    results.NewRunID(),
 		stamp:    results.ISOTimestamp(time.Now()),

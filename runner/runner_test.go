@@ -34,6 +34,7 @@ func newRunner(t *testing.T, srv *fixtures.Server) *runner.Runner {
 	t.Helper()
 	r, err := runner.New(context.Background(), runner.Config{URL: srv.URL, RequestTimeout: 30 * time.Second})
 	require.NoError(t, err, "runner against the fixture")
+	t.Cleanup(r.Close)
 	return r
 }
 

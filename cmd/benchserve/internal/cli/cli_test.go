@@ -32,9 +32,6 @@ func invoke(t *testing.T, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := Main(args, strings.NewReader(""), &out, &errb)
-	// The runner's metadata prober uses http.DefaultTransport; drop its
-	// idle connections so goleak sees no reader goroutines.
-	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 	t.Logf("benchserve %s -> %d\nstderr:\n%s", strings.Join(args, " "), code, errb.String())
 	return result{code, out.String(), errb.String()}
 }
