@@ -118,6 +118,10 @@ cmd_start() {
 	if running && answers; then
 		log "server already running (pid $(cat "${PIDFILE}")) at ${URL}"
 	else
+		if running; then
+			log "pid $(cat "${PIDFILE}") is alive but does not answer; restarting it"
+			cmd_stop
+		fi
 		if answers; then
 			die "something else already answers on ${URL}; set REALSERVER_PORT"
 		fi
