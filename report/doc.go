@@ -1,0 +1,22 @@
+// Package report renders benchserve results as one self-contained HTML
+// page: per run a summary header (model, server runtime, hardware,
+// pass/fail counts, policy-timeout outcomes, run id, timestamp), a per-case
+// table with the failing checks' messages, TTFT/TPOT/E2EL distributions per
+// case (box plot plus points), a request timeline colored by outcome, and
+// for prompt sweeps throughput and TTFT against concurrency with one line
+// per prompt set. Given two or more runs of the same workload it compares
+// every later run with the first, case by case (p50 TTFT, E2EL and gen_tps
+// deltas marked better/worse, pass→fail changes highlighted): the
+// model-promotion question.
+//
+// Charts are drawn with gonum.org/v1/plot and inlined as SVG; the page
+// loads nothing from the network (no scripts, fonts or CDNs) and opens
+// from disk. The numbers behind every chart are embedded as JSON in
+// <script type="application/json" id="benchserve-data">, which is what
+// tests snapshot. Every string from the inputs is escaped by html/template.
+//
+// Inputs: Run values built with FromPayload (workload payloads) and
+// FromSweep (prompt-sweep rows), or files read by Load (payload JSON,
+// sweep JSON arrays, SQLite files written by benchserve or the reference).
+// Main implements the `benchserve report` command line.
+package report

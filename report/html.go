@@ -1,0 +1,229 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/benchserve/benchserve/results"
+)
+
+//go:embed report.html.tmpl
+var pageSource string
+
+//go:embed report.css
+var pageCSS string
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"num":     formatNum,
+	"nump":    formatNumPtr,
+	"pct":     formatPct,
+	"gb":      func(v float64) string { return fmt.Sprintf("%.1f GB", v) },
+	"join":    strings.Join,
+	"plural":  plural,
+	"outcome": func(s string) string { return strings.ReplaceAll(s, "-", " ") },
+	"colors":  outcomeKey,
+	"slice3":  func(a, b, c *delta) []*delta { return []*delta{a, b, c} },
+}).Parse(pageSource))
+
+// Options tune a report; the zero value is the default.
+type Options struct {
+	// Title is the page title (default "benchserve report").
+	Title string
+}
+
+// Write renders runs as one self-contained HTML page to w: per run a
+// summary header, the per-case table with the failing checks' messages,
+// TTFT/TPOT/E2EL distributions per case, a request timeline and, for
+// sweeps, throughput and TTFT against concurrency; when two or more runs
+// of one workload are given, every later run is compared case by case
+// with the first (p50 TTFT, E2EL and gen_tps deltas, pass→fail changes).
+// Charts are inline SVG drawn by gonum.org/v1/plot, the numbers behind
+// them are in a <script type="application/json" id="benchserve-data">
+// block, every string from the inputs is escaped (html/template), and
+// nothing is loaded from the network. The output is deterministic for
+// given runs. Errors: no runs, a Run with neither payload nor sweep rows,
+// a chart that cannot be drawn, or w failing.
+func Write(w io.Writer, runs ...Run) error {
+	return WriteWith(w, Options{}, runs...)
+}
+
+// WriteWith is Write with Options.
+func WriteWith(w io.Writer, opts Options, runs ...Run) error {
+	b, err := render(opts, runs)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("report: write: %w", err)
+	}
+	return nil
+}
+
+// WriteFile renders runs as Write does and replaces path with the page
+// atomically (results.WriteFileAtomic, mode 0644): readers see the old file
+// or the new one, never half a report. Errors are Write's or the
+// "results: write <path>: …" of the atomic write.
+func WriteFile(path string, runs ...Run) error {
+	return WriteFileWith(path, Options{}, runs...)
+}
+
+// WriteFileWith is WriteFile with Options.
+func WriteFileWith(path string, opts Options, runs ...Run) error {
+	b, err := render(opts, runs)
+	if err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(path, b, 0o644)
+}
+
+// figure is one chart in the page.
+type figure struct {
+	ID      string
+	Title   string
+	Caption string
+	SVG     template.HTML
+	Key     bool // show the outcome color key under it
+}
+
+type runView struct {
+	*runData
+	Distributions []figure
+	Timeline      *figure
+	SweepFigures  []figure
+	Passed        bool
+}
+
+type pageView struct {
+	Title       string
+	CSS         template.CSS
+	Runs        []runView
+	Comparisons []comparisonData
+	Data        template.JS
+	Threshold   string
+}
+
+func render(opts Options, runs []Run) ([]byte, error) {
+	title := opts.Title
+	if title == "" {
+		title = "benchserve report"
+	}
+	data, rds, err := buildData(title, runs)
+	if err != nil {
+		return nil, err
+	}
+	view := pageView{Title: title, CSS: template.CSS(pageCSS), Comparisons: data.Comparisons,
+		Threshold: fmt.Sprintf("%g%%", noiseThreshold*100)}
+	for _, rd := range rds {
+		rv := runView{runData: rd}
+		switch rd.Kind {
+		case "workload":
+			rv.Passed = rd.Counts.Failed == 0 && rd.Counts.PolicyOver == 0
+			if len(rd.Cases) > 0 {
+				for _, m := range []struct{ key, title, unit, caption string }{
+					{"ttft", "Time to first token", "TTFT (ms)", "Time from sending the request to the first content token."},
+					{"tpot", "Time per output token", "TPOT (ms)", "Mean time between output tokens after the first."},
+					{"e2el", "End-to-end latency", "E2EL (ms)", "Time from sending the request to the last byte of the answer."},
+				} {
+					svg, err := distributionChart(rd, m.key, m.title, m.unit)
+					if err != nil {
+						return nil, err
+					}
+					f := figure{ID: rd.ID + "-" + m.key, Title: m.title, Caption: m.caption + " Box: quartiles and median; points: requests.", SVG: template.HTML(svg), Key: true}
+					rv.Distributions = append(rv.Distributions, f)
+					data.Figures = append(data.Figures, figureData{ID: f.ID, Run: rd.ID, Kind: "distribution", Title: f.Title})
+				}
+			}
+			if len(rd.Timeline) > 0 {
+				svg, err := timelineChart(rd)
+				if err != nil {
+					return nil, err
+				}
+				rv.Timeline = &figure{ID: rd.ID + "-timeline", Title: "Request timeline",
+					Caption: "Each row is a request: grey from its start to the first token, then colored by outcome until its end.", SVG: template.HTML(svg), Key: true}
+				data.Figures = append(data.Figures, figureData{ID: rv.Timeline.ID, Run: rd.ID, Kind: "timeline", Title: rv.Timeline.Title})
+			}
+		case "sweep":
+			rv.Passed = true
+			for _, pt := range rd.Sweep {
+				rv.Passed = rv.Passed && pt.Validated
+			}
+			if len(rd.Sweep) > 0 {
+				for _, m := range []struct{ key, title, unit, caption string }{
+					{"throughput", "Throughput vs concurrency", "output tokens/s (all requests)", "Aggregate output tokens per second; one line per prompt set, mean over repetitions."},
+					{"ttft", "TTFT vs concurrency", "TTFT (ms)", "Mean time to first token; one line per prompt set, mean over repetitions."},
+				} {
+					svg, err := sweepChart(rd, m.key, m.title, m.unit)
+					if err != nil {
+						return nil, err
+					}
+					f := figure{ID: rd.ID + "-" + m.key, Title: m.title, Caption: m.caption, SVG: template.HTML(svg)}
+					rv.SweepFigures = append(rv.SweepFigures, f)
+					data.Figures = append(data.Figures, figureData{ID: f.ID, Run: rd.ID, Kind: "sweep", Title: f.Title})
+				}
+			}
+		}
+		view.Runs = append(view.Runs, rv)
+	}
+	js, err := json.MarshalIndent(data, "", " ") // escapes <, > and & as \u003c…
+	if err != nil {
+		return nil, fmt.Errorf("report: write: data: %w", err)
+	}
+	view.Data = template.JS(js)
+	var buf bytes.Buffer
+	if err := page.Execute(&buf, view); err != nil {
+		return nil, fmt.Errorf("report: write: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// formatNum prints a measurement with about three significant digits.
+func formatNum(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a < 10:
+		return fmt.Sprintf("%.2f", v)
+	case a < 1000:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func formatNumPtr(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return formatNum(*v)
+}
+
+func formatPct(v float64) string {
+	if v > 0 {
+		return fmt.Sprintf("+%.1f%%", v)
+	}
+	return fmt.Sprintf("%.1f%%", v)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+type keyEntry struct{ Name, Color string }
+
+// outcomeKey is the color key under outcome-colored charts, best first.
+func outcomeKey() []keyEntry {
+	out := make([]keyEntry, 0, 4)
+	for _, o := range []string{outcomePass, outcomeTimeout, outcomeFail, outcomeError} {
+		out = append(out, keyEntry{Name: o, Color: outcomeColors[o]})
+	}
+	return out
+}

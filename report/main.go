@@ -1,0 +1,74 @@
+package report
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+const usage = `usage: benchserve report [--output report.html] [--title TITLE] RESULTS...
+
+Writes one self-contained HTML report (opens from disk, no network) for
+RESULTS: workload payload JSON files, sweep JSON files (arrays of sweep
+rows) and SQLite files written by benchserve or the reference
+(tables bench_serve_workload and bench_serve). Two or more runs of the same
+workload are compared case by case with the first one given.
+
+flags:
+`
+
+// Main runs `benchserve report RESULTS... --output report.html` with args
+// (the arguments after "report"; flags may come before or after the
+// files) and returns the exit code: 0 when the report was written, 1 when
+// writing it failed, 2 for usage errors and bad inputs (the message names
+// the file). It prints "wrote PATH (N runs)" to stdout and errors to
+// stderr. -h/--help prints usage and returns 0.
+func Main(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("benchserve report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	output := fs.String("output", "report.html", "write the report to this `file` (replaced atomically)")
+	fs.StringVar(output, "o", "report.html", "shorthand for --output")
+	title := fs.String("title", "", "page `title` (default \"benchserve report\")")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	// The standard flag package stops at the first file name; keep
+	// parsing after each one so `report a.json --output r.html` works.
+	var files []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "benchserve report: no results files given")
+		fs.Usage()
+		return 2
+	}
+	var runs []Run
+	for _, f := range files {
+		rs, err := Load(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "benchserve report: %v\n", err)
+			return 2
+		}
+		runs = append(runs, rs...)
+	}
+	if err := WriteFileWith(*output, Options{Title: *title}, runs...); err != nil {
+		fmt.Fprintf(stderr, "benchserve report: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %s (%s)\n", *output, plural(len(runs), "run", "runs"))
+	return 0
+}

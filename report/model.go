@@ -1,0 +1,534 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/benchserve/benchserve/results"
+)
+
+// Run is one input of a report: a workload run (Payload set) or a prompt
+// sweep (Sweep set, the rows of one sweep run). Label names it in headings
+// and in the comparison table; build Runs with FromPayload and FromSweep.
+type Run struct {
+	// Label names the run in the report ("smoke ecd7b4f4", a file name).
+	Label string
+	// Payload is a workload run's results; nil for a sweep.
+	Payload *results.Payload
+	// Sweep holds a prompt sweep's rows (one per prompt set × concurrency
+	// × repetition); nil for a workload run.
+	Sweep []results.SweepResult
+}
+
+// FromPayload wraps a workload payload (from benchtest.RunWorkload, the
+// CLI's --output JSON or the reference's bench-serve) as a Run. An empty
+// label becomes "<workload name> <run id>". p is not copied; do not change
+// it until the report is written.
+func FromPayload(p *results.Payload, label string) Run {
+	if label == "" && p != nil {
+		label = strings.TrimSpace(p.Workload.Name + " " + p.RunID)
+	}
+	return Run{Label: label, Payload: p}
+}
+
+// FromSweep wraps prompt-sweep rows (results.SweepResult, as written by
+// FormatSweepJSON or the bench_serve SQLite table) as a Run. An empty label
+// becomes "sweep <run id of the first row>".
+func FromSweep(rows []results.SweepResult, label string) Run {
+	if label == "" {
+		label = "sweep"
+		if len(rows) > 0 && rows[0].RunID != "" {
+			label += " " + rows[0].RunID
+		}
+	}
+	return Run{Label: label, Sweep: rows}
+}
+
+// Outcomes of one request, worst first; the colors in the charts and the
+// "outcome" values in the data section.
+const (
+	outcomeError   = "error"        // the request failed (Record.Error)
+	outcomeFail    = "fail"         // a quality check failed
+	outcomeTimeout = "over-timeout" // answered, but over the case's policy timeout
+	outcomePass    = "pass"
+)
+
+// noiseThreshold is the relative change of a p50 below which the
+// comparison calls two runs the same (5%).
+const noiseThreshold = 0.05
+
+// reportData is everything the charts and tables show; it is embedded in
+// the HTML as JSON (id "benchserve-data") and is what the snapshot guards.
+type reportData struct {
+	Generator   string           `json:"generator"`
+	Title       string           `json:"title"`
+	Runs        []runData        `json:"runs"`
+	Comparisons []comparisonData `json:"comparisons"`
+	Figures     []figureData     `json:"figures"`
+}
+
+// figureData lists one chart: its element id and what it shows.
+type figureData struct {
+	ID    string `json:"id"`
+	Run   string `json:"run"`
+	Kind  string `json:"kind"`
+	Title string `json:"title"`
+}
+
+type runData struct {
+	ID        string            `json:"id"`
+	Label     string            `json:"label"`
+	Kind      string            `json:"kind"` // "workload" or "sweep"
+	RunID     string            `json:"run_id"`
+	Timestamp string            `json:"timestamp"`
+	Workload  string            `json:"workload,omitempty"`
+	Model     string            `json:"model"`
+	Runtime   results.Runtime   `json:"runtime"`
+	Hardware  results.Hardware  `json:"hardware"`
+	Counts    *countsData       `json:"counts,omitempty"`
+	Cases     []caseData        `json:"cases,omitempty"`
+	Timeline  []timelineEntry   `json:"timeline,omitempty"`
+	Sweep     []sweepPoint      `json:"sweep,omitempty"`
+	Notes     []string          `json:"notes,omitempty"`
+	payload   *results.Payload  // for the templates, not the JSON
+	caseIndex map[string]int    // case id → index in Cases
+	sweepRows []results.SweepResult
+}
+
+// countsData is the summary header's tally over requests (case ×
+// repetition records).
+type countsData struct {
+	Requests int `json:"requests"`
+	Cases    int `json:"cases"`
+	// Passed and Failed count requests by their quality checks (as the
+	// payload summary does); Errored counts failed requests among them.
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Errored int `json:"errored"`
+	// Policy timeouts: requests whose case set one, and how many ran over
+	// (or errored, which the reference counts as over).
+	PolicyChecked int `json:"policy_checked"`
+	PolicyOver    int `json:"policy_over"`
+}
+
+// requestData is one record, reduced to what the report shows.
+type requestData struct {
+	Repetition int      `json:"repetition"`
+	Outcome    string   `json:"outcome"`
+	TTFTms     float64  `json:"ttft_ms"`
+	TPOTms     float64  `json:"tpot_ms"`
+	E2ELms     float64  `json:"e2e_latency_ms"`
+	GenTPS     float64  `json:"gen_tps"`
+	Issues     []string `json:"issues,omitempty"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// p50s are a case's medians over requests that did not error (nil when
+// there is none).
+type p50s struct {
+	TTFTms *float64 `json:"ttft_ms"`
+	E2ELms *float64 `json:"e2e_latency_ms"`
+	GenTPS *float64 `json:"gen_tps"`
+}
+
+type caseData struct {
+	CaseID     string        `json:"case_id"`
+	Tags       []string      `json:"tags"`
+	Passed     bool          `json:"passed"`
+	Failures   int           `json:"failures"`
+	PolicyOver int           `json:"policy_over"`
+	P50        p50s          `json:"p50"`
+	Requests   []requestData `json:"requests"`
+}
+
+// timelineEntry is one request on the run's time axis, in ms since the
+// earliest request start. FirstTokenMS is nil when no token arrived.
+type timelineEntry struct {
+	CaseID       string   `json:"case_id"`
+	Repetition   int      `json:"repetition"`
+	StartMS      float64  `json:"start_ms"`
+	FirstTokenMS *float64 `json:"first_token_ms"`
+	EndMS        float64  `json:"end_ms"`
+	Outcome      string   `json:"outcome"`
+}
+
+// sweepPoint is the mean over repetitions of one prompt set × concurrency.
+type sweepPoint struct {
+	PromptSet     string  `json:"prompt_set"`
+	Concurrency   int     `json:"concurrency"`
+	Samples       int     `json:"samples"`
+	ThroughputTPS float64 `json:"throughput_tps"`
+	RequestsPerS  float64 `json:"requests_per_s"`
+	TTFTms        float64 `json:"ttft_ms"`
+	E2ELms        float64 `json:"e2e_latency_ms"`
+	GenTPS        float64 `json:"gen_tps"`
+	Validated     bool    `json:"validated"`
+}
+
+// comparisonData compares a candidate run with the baseline (the first
+// run given of the same workload).
+type comparisonData struct {
+	Workload    string      `json:"workload"`
+	Baseline    string      `json:"baseline"`
+	Candidate   string      `json:"candidate"`
+	BaselineID  string      `json:"baseline_id"`
+	CandidateID string      `json:"candidate_id"`
+	Regressions int         `json:"regressions"` // pass→fail cases
+	Fixes       int         `json:"fixes"`       // fail→pass cases
+	Worse       int         `json:"worse"`       // cases with any metric worse
+	Better      int         `json:"better"`      // cases with any metric better and none worse
+	Cases       []caseDelta `json:"cases"`
+}
+
+type caseDelta struct {
+	CaseID string `json:"case_id"`
+	// Status: "pass", "fail", "pass→fail", "fail→pass", "only baseline",
+	// "only candidate".
+	Status string `json:"status"`
+	TTFT   *delta `json:"ttft_ms"`
+	E2EL   *delta `json:"e2e_latency_ms"`
+	GenTPS *delta `json:"gen_tps"`
+}
+
+// delta is a p50 change; Verdict is "better", "worse" or "same" (within
+// noiseThreshold), judged lower-is-better for times, higher for rates.
+type delta struct {
+	Baseline  float64 `json:"baseline"`
+	Candidate float64 `json:"candidate"`
+	Change    float64 `json:"change"`
+	Pct       float64 `json:"pct"`
+	Verdict   string  `json:"verdict"`
+}
+
+// round rounds to n decimals so the data section is readable and stable.
+func round(v float64, n int) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	p := math.Pow(10, float64(n))
+	return math.Round(v*p) / p
+}
+
+func outcomeOf(r results.Record) string {
+	switch {
+	case r.Error != "":
+		return outcomeError
+	case !r.Quality.OK:
+		return outcomeFail
+	case r.Policy.WithinTimeout != nil && !*r.Policy.WithinTimeout:
+		return outcomeTimeout
+	}
+	return outcomePass
+}
+
+func median(vs []float64) *float64 {
+	st, err := results.ComputeStats(vs)
+	if err != nil {
+		return nil
+	}
+	v := round(st.P50, 3)
+	return &v
+}
+
+// buildData turns runs into the report's data. Runs get ids run-1, run-2….
+func buildData(title string, runs []Run) (*reportData, []*runData, error) {
+	if len(runs) == 0 {
+		return nil, nil, fmt.Errorf("report: write: no runs given")
+	}
+	d := &reportData{Generator: "benchserve report", Title: title, Runs: []runData{}, Comparisons: []comparisonData{}, Figures: []figureData{}}
+	out := make([]*runData, 0, len(runs))
+	for i, r := range runs {
+		id := fmt.Sprintf("run-%d", i+1)
+		var rd *runData
+		switch {
+		case r.Payload != nil:
+			rd = workloadData(id, r)
+		case r.Sweep != nil:
+			rd = sweepData(id, r)
+		default:
+			return nil, nil, fmt.Errorf("report: write: run %d (%q): neither a payload nor sweep rows", i+1, r.Label)
+		}
+		out = append(out, rd)
+	}
+	d.Comparisons = compare(out)
+	for _, rd := range out {
+		d.Runs = append(d.Runs, *rd)
+	}
+	return d, out, nil
+}
+
+func workloadData(id string, r Run) *runData {
+	p := r.Payload
+	rd := &runData{ID: id, Label: r.Label, Kind: "workload", RunID: p.RunID, Timestamp: p.Timestamp,
+		Workload: p.Workload.Name, payload: p, caseIndex: map[string]int{}, Cases: []caseData{}}
+	c := &countsData{}
+	for _, rec := range p.Results {
+		if rd.Model == "" {
+			rd.Model = cmp.Or(rec.ModelID, rec.Runtime.ModelID)
+			rd.Runtime, rd.Hardware = rec.Runtime, rec.Hardware
+		}
+		if rd.Workload == "" {
+			rd.Workload = rec.Workload
+		}
+		out := outcomeOf(rec)
+		c.Requests++
+		if out == outcomeError {
+			c.Errored++
+		}
+		if rec.Quality.OK {
+			c.Passed++
+		} else {
+			c.Failed++
+		}
+		over := false
+		if rec.Policy.WithinTimeout != nil {
+			c.PolicyChecked++
+			if !*rec.Policy.WithinTimeout {
+				c.PolicyOver++
+				over = true
+			}
+		}
+		ci, ok := rd.caseIndex[rec.CaseID]
+		if !ok {
+			ci = len(rd.Cases)
+			rd.caseIndex[rec.CaseID] = ci
+			tags := rec.Tags
+			if tags == nil {
+				tags = []string{}
+			}
+			rd.Cases = append(rd.Cases, caseData{CaseID: rec.CaseID, Tags: tags, Passed: true})
+		}
+		cs := &rd.Cases[ci]
+		if !rec.Quality.OK {
+			cs.Passed = false
+			cs.Failures++
+		}
+		if over {
+			cs.PolicyOver++
+		}
+		cs.Requests = append(cs.Requests, requestData{
+			Repetition: rec.Repetition, Outcome: out,
+			TTFTms: round(rec.Metrics.TTFTms, 3), TPOTms: round(rec.Metrics.TPOTms, 3),
+			E2ELms: round(rec.Metrics.E2ELms, 3), GenTPS: round(rec.Metrics.GenTPS, 3),
+			Issues: rec.Quality.Issues, Error: rec.Error,
+		})
+	}
+	c.Cases = len(rd.Cases)
+	rd.Counts = c
+	for i := range rd.Cases {
+		cs := &rd.Cases[i]
+		var ttft, e2el, tps []float64
+		for _, q := range cs.Requests {
+			if q.Outcome == outcomeError {
+				continue
+			}
+			ttft, e2el, tps = append(ttft, q.TTFTms), append(e2el, q.E2ELms), append(tps, q.GenTPS)
+		}
+		cs.P50 = p50s{TTFTms: median(ttft), E2ELms: median(e2el), GenTPS: median(tps)}
+	}
+	rd.Timeline, rd.Notes = timeline(p.Results)
+	return rd
+}
+
+// parseTime reads the payload's ISO timestamps (Python isoformat, with or
+// without an offset).
+func parseTime(s string) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+func timeline(recs []results.Record) ([]timelineEntry, []string) {
+	var t0 time.Time
+	starts := make([]time.Time, len(recs))
+	missing := 0
+	for i, r := range recs {
+		t, ok := parseTime(r.StartedAt)
+		if !ok {
+			missing++
+			continue
+		}
+		starts[i] = t
+		if t0.IsZero() || t.Before(t0) {
+			t0 = t
+		}
+	}
+	var notes []string
+	if missing > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d requests have no start time (started_at; SQLite rows do not store it) and are not on the timeline", missing, len(recs)))
+	}
+	var out []timelineEntry
+	for i, r := range recs {
+		if starts[i].IsZero() {
+			continue
+		}
+		start := float64(starts[i].Sub(t0).Microseconds()) / 1000
+		e := timelineEntry{CaseID: r.CaseID, Repetition: r.Repetition, StartMS: round(start, 3),
+			EndMS: round(start+max(r.Metrics.E2ELms, 0), 3), Outcome: outcomeOf(r)}
+		if r.Error == "" && r.Metrics.TTFTms > 0 {
+			ft := round(start+r.Metrics.TTFTms, 3)
+			e.FirstTokenMS = &ft
+		}
+		out = append(out, e)
+	}
+	return out, notes
+}
+
+func sweepData(id string, r Run) *runData {
+	rd := &runData{ID: id, Label: r.Label, Kind: "sweep", sweepRows: r.Sweep, Sweep: []sweepPoint{}}
+	type key struct {
+		set  string
+		conc int
+	}
+	acc := map[key]*sweepPoint{}
+	var order []key
+	for _, row := range r.Sweep {
+		if rd.RunID == "" {
+			rd.RunID, rd.Timestamp, rd.Model = row.RunID, row.Timestamp, row.ModelID
+			rd.Runtime = results.Runtime{ModelID: row.ModelID, ModelType: row.ModelType, EngineType: row.EngineType,
+				MTPEnabled: row.MTPEnabled, SpecPrefill: row.SpecPrefill, KVQuant: row.KVQuant, CacheType: row.CacheType,
+				MetalActiveGB: row.MetalActiveGB, MetalPeakGB: row.MetalPeakGB, MetalCacheGB: row.MetalCacheGB}
+			rd.Hardware = results.Hardware{Chip: row.Chip, GPUCores: row.GPUCores, MemoryGB: row.MemoryGB,
+				BandwidthGBs: row.BandwidthGBs, OSVersion: row.OSVersion}
+		}
+		k := key{row.PromptSet, row.Concurrency}
+		pt, ok := acc[k]
+		if !ok {
+			pt = &sweepPoint{PromptSet: row.PromptSet, Concurrency: row.Concurrency, Validated: true}
+			acc[k] = pt
+			order = append(order, k)
+		}
+		pt.Samples++
+		pt.ThroughputTPS += row.ThroughputTPS
+		pt.RequestsPerS += row.RequestsPerS
+		pt.TTFTms += row.TTFTms
+		pt.E2ELms += row.E2ELms
+		pt.GenTPS += row.GenTPS
+		pt.Validated = pt.Validated && row.Validated
+	}
+	for _, k := range order {
+		pt := acc[k]
+		n := float64(pt.Samples)
+		pt.ThroughputTPS = round(pt.ThroughputTPS/n, 3)
+		pt.RequestsPerS = round(pt.RequestsPerS/n, 3)
+		pt.TTFTms = round(pt.TTFTms/n, 3)
+		pt.E2ELms = round(pt.E2ELms/n, 3)
+		pt.GenTPS = round(pt.GenTPS/n, 3)
+		rd.Sweep = append(rd.Sweep, *pt)
+	}
+	// Prompt sets in first-seen order, concurrency ascending within each.
+	setOrder := map[string]int{}
+	for _, k := range order {
+		if _, ok := setOrder[k.set]; !ok {
+			setOrder[k.set] = len(setOrder)
+		}
+	}
+	slices.SortStableFunc(rd.Sweep, func(a, b sweepPoint) int {
+		return cmp.Or(cmp.Compare(setOrder[a.PromptSet], setOrder[b.PromptSet]), cmp.Compare(a.Concurrency, b.Concurrency))
+	})
+	return rd
+}
+
+// compare pairs every workload run with the first run of the same
+// workload given before it.
+func compare(runs []*runData) []comparisonData {
+	out := []comparisonData{}
+	first := map[string]*runData{}
+	for _, rd := range runs {
+		if rd.Kind != "workload" {
+			continue
+		}
+		base, ok := first[rd.Workload]
+		if !ok {
+			first[rd.Workload] = rd
+			continue
+		}
+		out = append(out, compareRuns(base, rd))
+	}
+	return out
+}
+
+func compareRuns(base, cand *runData) comparisonData {
+	c := comparisonData{Workload: base.Workload, Baseline: base.Label, Candidate: cand.Label,
+		BaselineID: base.ID, CandidateID: cand.ID, Cases: []caseDelta{}}
+	ids := make([]string, 0, len(base.Cases)+len(cand.Cases))
+	for _, cs := range base.Cases {
+		ids = append(ids, cs.CaseID)
+	}
+	for _, cs := range cand.Cases {
+		if _, ok := base.caseIndex[cs.CaseID]; !ok {
+			ids = append(ids, cs.CaseID)
+		}
+	}
+	for _, id := range ids {
+		bi, inBase := base.caseIndex[id]
+		ci, inCand := cand.caseIndex[id]
+		cd := caseDelta{CaseID: id}
+		switch {
+		case !inCand:
+			cd.Status = "only baseline"
+		case !inBase:
+			cd.Status = "only candidate"
+		default:
+			b, k := base.Cases[bi], cand.Cases[ci]
+			switch {
+			case b.Passed && !k.Passed:
+				cd.Status = "pass→fail"
+				c.Regressions++
+			case !b.Passed && k.Passed:
+				cd.Status = "fail→pass"
+				c.Fixes++
+			case k.Passed:
+				cd.Status = "pass"
+			default:
+				cd.Status = "fail"
+			}
+			cd.TTFT = newDelta(b.P50.TTFTms, k.P50.TTFTms, false)
+			cd.E2EL = newDelta(b.P50.E2ELms, k.P50.E2ELms, false)
+			cd.GenTPS = newDelta(b.P50.GenTPS, k.P50.GenTPS, true)
+			worse, better := false, false
+			for _, d := range []*delta{cd.TTFT, cd.E2EL, cd.GenTPS} {
+				if d != nil {
+					worse = worse || d.Verdict == "worse"
+					better = better || d.Verdict == "better"
+				}
+			}
+			if worse {
+				c.Worse++
+			} else if better {
+				c.Better++
+			}
+		}
+		c.Cases = append(c.Cases, cd)
+	}
+	return c
+}
+
+func newDelta(base, cand *float64, higherBetter bool) *delta {
+	if base == nil || cand == nil {
+		return nil
+	}
+	d := &delta{Baseline: *base, Candidate: *cand, Change: round(*cand-*base, 3), Verdict: "same"}
+	rel := 0.0
+	if *base != 0 {
+		rel = (*cand - *base) / math.Abs(*base)
+	} else if *cand != 0 {
+		rel = math.Copysign(1, *cand)
+	}
+	d.Pct = round(rel*100, 1)
+	if math.Abs(rel) >= noiseThreshold {
+		if (rel > 0) == higherBetter {
+			d.Verdict = "better"
+		} else {
+			d.Verdict = "worse"
+		}
+	}
+	return d
+}

@@ -1,0 +1,188 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gkampitakis/go-snaps/snaps"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/report"
+	"github.com/benchserve/benchserve/results"
+)
+
+var dataBlock = regexp.MustCompile(`(?s)<script type="application/json" id="benchserve-data">(.*?)</script>`)
+
+func render(t *testing.T, runs ...report.Run) string {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, report.Write(&buf, runs...), "report.Write must succeed for valid runs")
+	return buf.String()
+}
+
+// dataOf returns the report's embedded data section, decoded.
+func dataOf(t *testing.T, page string) (raw string, data map[string]any) {
+	t.Helper()
+	m := dataBlock.FindStringSubmatch(page)
+	require.NotNil(t, m, "the report must embed a benchserve-data JSON block")
+	require.NoError(t, json.Unmarshal([]byte(m[1]), &data), "the data block must be valid JSON")
+	return m[1], data
+}
+
+func TestDataSnapshot(t *testing.T) {
+	raw, _ := dataOf(t, render(t, fixedRuns()...))
+	snaps.MatchJSON(t, raw)
+}
+
+func TestComparison(t *testing.T) {
+	_, data := dataOf(t, render(t, fixedRuns()...))
+	comps := data["comparisons"].([]any)
+	require.Len(t, comps, 1, "two runs of one workload give one comparison; the sweep is not compared")
+	c := comps[0].(map[string]any)
+	assert.Equal(t, "baseline qwen3-8b-4bit", c["baseline"], "the first run given is the baseline")
+	assert.Equal(t, "candidate qwen3-8b-mtp", c["candidate"], "the later run is the candidate")
+	assert.EqualValues(t, 2, c["regressions"], "json-object (a check) and long-summary (a request error) went from pass to fail")
+	assert.EqualValues(t, 1, c["fixes"], "explain-tides went from fail to pass")
+	byCase := map[string]map[string]any{}
+	for _, cd := range c["cases"].([]any) {
+		m := cd.(map[string]any)
+		byCase[m["case_id"].(string)] = m
+	}
+	assert.Equal(t, "pass→fail", byCase["json-object"]["status"], "json-object regressed")
+	assert.Equal(t, "fail→pass", byCase["explain-tides"]["status"], "explain-tides was fixed")
+	assert.Equal(t, "pass→fail", byCase["long-summary"]["status"], "an errored request fails its case")
+
+	greetTTFT := byCase["greet"]["ttft_ms"].(map[string]any)
+	assert.EqualValues(t, 115, greetTTFT["baseline"], "baseline p50 TTFT of greet is the median of 120 and 110")
+	assert.EqualValues(t, 79, greetTTFT["candidate"], "candidate p50 TTFT of greet is the median of 80 and 78")
+	assert.EqualValues(t, -31.3, greetTTFT["pct"], "TTFT change in percent, one decimal")
+	assert.Equal(t, "better", greetTTFT["verdict"], "a lower TTFT is better")
+
+	jsonTTFT := byCase["json-object"]["ttft_ms"].(map[string]any)
+	assert.Equal(t, "worse", jsonTTFT["verdict"], "TTFT 137.5 → 187.5 ms is worse")
+	tides := byCase["explain-tides"]["ttft_ms"].(map[string]any)
+	assert.Equal(t, "same", tides["verdict"], "TTFT 155 → 150.5 ms (-2.9%%) is within the 5%% noise threshold")
+	tps := byCase["greet"]["gen_tps"].(map[string]any)
+	assert.Equal(t, "better", tps["verdict"], "a higher gen_tps is better")
+
+	long := byCase["long-summary"]["e2e_latency_ms"].(map[string]any)
+	assert.EqualValues(t, 2100, long["candidate"], "the errored request is left out of the candidate's long-summary p50")
+}
+
+func TestPageShowsEachPart(t *testing.T) {
+	page := render(t, fixedRuns()...)
+	for _, want := range []string{
+		`<h2>Comparison with the baseline</h2>`,
+		`<span class="status s-regression">pass→fail</span>`,
+		`<span class="status s-fixed">fail→pass</span>`,
+		`<dt>model</dt><dd>qwen3-8b-4bit</dd>`,
+		`vllm-mlx · batched engine · prefix_cache`,
+		`Apple M3 Max · 40 GPU cores · 128.0 GB · macOS-15.3-arm64`,
+		`<code>base0001</code>`,
+		`2025-03-04T10:00:00&#43;00:00`,
+		`over policy timeout (of 2)`,
+		`<span class="status s-timeout">1 over</span>`,
+		`<span class="delta better">▲ &#43;41.0% better</span>`,
+		`<span class="delta worse">▲ &#43;36.4% worse</span>`,
+		`<span class="delta same">≈ -2.9% same</span>`,
+		`2 cases went from pass to fail`,
+		`<span class="msg">content shorter than min_chars=400 (got 212)</span>`,
+		`<span class="err">stream: read body: unexpected EOF</span>`,
+		`<h3>Latency distributions</h3>`,
+		`<h3>Request timeline</h3>`,
+		`<h3>Sweep</h3>`,
+		`id="run-3-throughput"`,
+	} {
+		assert.True(t, strings.Contains(page, want), "the report should show %q", want)
+	}
+}
+
+var figureRE = regexp.MustCompile(`(?s)<figure class="chart" id="([^"]+)">\s*<svg class="plot"[^>]*>(.*?)</svg>`)
+
+func TestEveryFigureHasAChart(t *testing.T) {
+	page := render(t, fixedRuns()...)
+	_, data := dataOf(t, page)
+	var want []string
+	for _, f := range data["figures"].([]any) {
+		want = append(want, f.(map[string]any)["id"].(string))
+	}
+	var got []string
+	for _, m := range figureRE.FindAllStringSubmatch(page, -1) {
+		got = append(got, m[1])
+		assert.Contains(t, m[2], "<path", "figure %s: the SVG must draw something", m[1])
+	}
+	assert.Equal(t, []string{
+		"run-1-ttft", "run-1-tpot", "run-1-e2el", "run-1-timeline",
+		"run-2-ttft", "run-2-tpot", "run-2-e2el", "run-2-timeline",
+		"run-3-throughput", "run-3-ttft",
+	}, want, "data section lists every figure")
+	assert.Equal(t, want, got, "every listed figure is in the page with an inline SVG")
+}
+
+func TestDeterministic(t *testing.T) {
+	a := render(t, fixedRuns()...)
+	b := render(t, fixedRuns()...)
+	assert.True(t, a == b, "the same runs must give byte-identical reports (no random ids, no clock)")
+	assert.NotContains(t, a, "<?xml", "inline SVGs carry no XML prolog")
+}
+
+func TestNoNetwork(t *testing.T) {
+	page := render(t, fixedRuns()...)
+	for _, u := range regexp.MustCompile(`(?i)(?:https?:)?//[a-z0-9.-]+[^\s"'<>)]*`).FindAllString(page, -1) {
+		assert.Contains(t, []string{"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}, u,
+			"the only URLs allowed are SVG namespace names, which are never fetched; found %q", u)
+	}
+	for _, bad := range []string{"<script src", "<link rel=\"stylesheet\"", "@import", "@font-face", "url("} {
+		assert.NotContains(t, page, bad, "the report must not load anything (%s)", bad)
+	}
+}
+
+func TestEscaping(t *testing.T) {
+	evil := `<script>alert("x")</script>`
+	p := baselinePayload()
+	p.Results[0].CaseID = evil
+	p.Results[1].Quality.Issues = []string{`</script><img src=x onerror=alert(1)>`}
+	p.Results[2].ModelID = `"><b>model</b>`
+	page := render(t, report.FromPayload(p, `<i>label</i>`))
+	for _, raw := range []string{`<script>alert`, `<img src=x`, `<b>model</b>`, `<i>label</i>`} {
+		assert.NotContains(t, page, raw, "payload strings must be escaped, found raw %q", raw)
+	}
+	assert.Contains(t, page, `&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;`, "case id escaped in the table")
+	assert.Contains(t, page, `&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; #0`, "case id escaped in the SVG tick labels")
+	assert.Equal(t, 1, strings.Count(page, "</script>"), "only the data block closes a script element")
+	_, data := dataOf(t, page)
+	cases := data["runs"].([]any)[0].(map[string]any)["cases"].([]any)
+	assert.Equal(t, evil, cases[0].(map[string]any)["case_id"], "the data section keeps the original string")
+}
+
+func TestWriteErrors(t *testing.T) {
+	var buf bytes.Buffer
+	assert.ErrorContains(t, report.Write(&buf), "no runs", "a report needs at least one run")
+	assert.ErrorContains(t, report.Write(&buf, report.Run{Label: "x"}), `run 1 ("x"): neither a payload nor sweep rows`, "an empty Run is an error naming it")
+	assert.Zero(t, buf.Len(), "nothing is written on error")
+}
+
+func TestWriteFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.html")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644), "setup: an old report")
+	require.NoError(t, report.WriteFile(path, report.FromPayload(baselinePayload(), "")), "WriteFile replaces the old report")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err, "read the report back")
+	assert.True(t, strings.HasPrefix(string(b), "<!DOCTYPE html>"), "the file is the new HTML page")
+	assert.Contains(t, string(b), "promotion base0001", "an empty label becomes workload name and run id")
+	err = report.WriteFile(filepath.Join(t.TempDir(), "missing", "r.html"), report.FromPayload(baselinePayload(), ""))
+	assert.ErrorContains(t, err, "results: write", "a missing directory fails the atomic write")
+}
+
+func TestEmptyPayload(t *testing.T) {
+	p := results.BuildPayload(results.PayloadInput{RunID: "empty001", Workload: results.WorkloadInfo{Name: "w"}})
+	page := render(t, report.FromPayload(p, ""))
+	assert.Contains(t, page, "w empty001", "an empty run still gets its section")
+	assert.NotContains(t, page, `<figure class="chart"`, "no requests, no charts")
+}
