@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/r3labs/sse/v2"
 
@@ -52,15 +53,27 @@ var errPolicyCause = errors.New("stream: policy timeout fired")
 // defaultHTTP is used when Client.HTTP is nil: no overall timeout, and
 // redirects are not followed (a redirected POST would silently become a
 // GET or lose its body), so a 3xx surfaces as an *HTTPError.
-var defaultHTTP = &http.Client{
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-}
+var defaultHTTP = &http.Client{CheckRedirect: noRedirect}
 
+// noRedirect stops at the first redirect response.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// httpClient returns the client for POSTs. A caller's client without a
+// redirect policy of its own gets a shallow copy that does not follow
+// redirects either: Go's default policy turns a 301/302 POST into a GET
+// without body and resends 307/308 silently, so a mistyped base URL would
+// be measured against whatever the redirect points at. A caller's explicit
+// CheckRedirect is respected.
 func (c *Client) httpClient() *http.Client {
-	if c.HTTP != nil {
+	if c.HTTP == nil {
+		return defaultHTTP
+	}
+	if c.HTTP.CheckRedirect != nil {
 		return c.HTTP
 	}
-	return defaultHTTP
+	hc := *c.HTTP
+	hc.CheckRedirect = noRedirect
+	return &hc
 }
 
 func (c *Client) maxEventBytes() int {
@@ -68,6 +81,16 @@ func (c *Client) maxEventBytes() int {
 		return c.MaxEventBytes
 	}
 	return DefaultMaxEventBytes
+}
+
+func (c *Client) maxContentBytes() int {
+	switch {
+	case c.MaxContentBytes > 0:
+		return c.MaxContentBytes
+	case c.MaxContentBytes < 0:
+		return int(^uint(0) >> 1)
+	}
+	return DefaultMaxContentBytes
 }
 
 func (c *Client) url(path string) string {
@@ -140,7 +163,7 @@ func (c *Client) setHeaders(h http.Header) {
 // Safe for concurrent use; each call uses one connection from the HTTP
 // client and releases it before returning.
 func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
-	st := &state{res: &Result{}}
+	st := &state{res: &Result{}, maxText: c.maxContentBytes()}
 	body, err := BuildBody(req)
 	if err != nil {
 		st.res.StartedAt = time.Now()
@@ -270,6 +293,9 @@ type state struct {
 	content strings.Builder
 	reason  strings.Builder
 	tools   ToolCallAccumulator
+	// maxText bounds content and reason (Client.MaxContentBytes).
+	maxText               int
+	cutContent, cutReason bool
 
 	sawToken, sawOutput   bool
 	first, last, firstOut time.Duration
@@ -363,8 +389,8 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	if output && !st.sawOutput {
 		st.sawOutput, st.firstOut = true, t
 	}
-	st.content.Write(ck.content)
-	st.reason.Write(ck.reasoning)
+	st.cutContent = appendBounded(&st.content, ck.content, st.maxText) || st.cutContent
+	st.cutReason = appendBounded(&st.reason, ck.reasoning, st.maxText) || st.cutReason
 	if len(ck.toolCalls) > 0 {
 		st.tools.Add(ck.toolCalls)
 	}
@@ -398,5 +424,26 @@ func (st *state) finish(end time.Time) {
 	}
 	r.Content = st.content.String()
 	r.Reasoning = st.reason.String()
+	r.ContentTruncated, r.ReasoningTruncated = st.cutContent, st.cutReason
 	r.ToolCalls = st.tools.Calls()
+}
+
+// appendBounded appends p to b while b stays within limit bytes, cutting
+// on a rune boundary; it reports whether anything was dropped. A zero
+// limit (a state built without a Client) means no limit.
+func appendBounded(b *strings.Builder, p []byte, limit int) bool {
+	if limit <= 0 || b.Len()+len(p) <= limit {
+		b.Write(p)
+		return false
+	}
+	room := limit - b.Len()
+	if room <= 0 {
+		return len(p) > 0
+	}
+	cut := room
+	for cut > 0 && !utf8.RuneStart(p[cut]) {
+		cut--
+	}
+	b.Write(p[:cut])
+	return true
 }

@@ -381,7 +381,9 @@ func TestHTTPErrors(t *testing.T) {
 		{"fastapi detail list", "application/json", `{"detail":[{"loc":["body","messages"],"msg":"field required"}]}`, 422, `[{"loc":["body","messages"],"msg":"field required"}]`},
 		{"message key", "application/json", `{"message":"engine is sleeping"}`, 503, "engine is sleeping"},
 		{"plain text", "text/plain", "upstream connect error\n", 502, "upstream connect error"},
-		{"html", "text/html", "<html><body>Bad Gateway</body></html>", 502, "<html><body>Bad Gateway</body></html>"},
+		{"html without title", "text/html", "<html><body>Bad Gateway</body></html>", 502, "Bad Gateway"},
+		{"html title", "text/html; charset=utf-8", "<!DOCTYPE html><html><head><title>503 Service Temporarily Unavailable</title><style>b{}</style></head><body><h1>503 Service Temporarily Unavailable</h1><hr><center>nginx</center></body></html>", 503, "503 Service Temporarily Unavailable"},
+		{"html sniffed, entities", "", "<html><body><p>Tom &amp; Jerry\n  are   down</p><script>x()</script></body></html>", 500, "Tom & Jerry are down"},
 		{"empty", "text/plain", "", 500, "Internal Server Error"},
 	}
 	for _, tc := range tests {

@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Sentinel errors returned (wrapped) by Client.ChatStream. Test them with
@@ -16,11 +17,20 @@ var (
 )
 
 // HTTPError is returned for a non-2xx answer. Message is the server's own
-// error message when the body is OpenAI-style JSON, else the body text
-// (at most 2 KiB).
+// error message when the body is OpenAI-style JSON, the <title> (else the
+// tag-stripped text) of an HTML page, else the body text (at most 2 KiB),
+// followed by what the headers below add.
 type HTTPError struct {
 	StatusCode int
 	Message    string
+	// Location is the Location header of a 3xx answer (never followed).
+	Location string
+	// RetryAfter is the Retry-After header of a 429 or 503 (delay-seconds
+	// or an HTTP-date, turned into a wait from now); 0 when absent or
+	// unreadable.
+	RetryAfter time.Duration
+	// Authenticate is the WWW-Authenticate challenge of a 401, "" if none.
+	Authenticate string
 }
 
 func (e *HTTPError) Error() string {

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -14,9 +18,16 @@ import (
 // most errorBodyRead bytes of its body.
 func readHTTPError(resp *http.Response) *HTTPError {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyRead))
-	msg := errorBodyMessage(b)
+	he := &HTTPError{StatusCode: resp.StatusCode}
+	msg := ""
+	if isHTML(resp.Header.Get("Content-Type"), b) {
+		msg = htmlMessage(b)
+	} else {
+		msg = errorBodyMessage(b)
+	}
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
-		loc := resp.Header.Get("Location")
+		he.Location = resp.Header.Get("Location")
+		loc := he.Location
 		if loc == "" {
 			loc = "(no Location header)"
 		}
@@ -29,8 +40,66 @@ func readHTTPError(resp *http.Response) *HTTPError {
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
 	}
-	return &HTTPError{StatusCode: resp.StatusCode, Message: truncateUTF8(msg, errorBodyLimit)}
+	msg = truncateUTF8(msg, errorBodyLimit)
+	if resp.StatusCode == http.StatusUnauthorized {
+		if a := resp.Header.Get("WWW-Authenticate"); a != "" {
+			he.Authenticate = a
+			msg += " (WWW-Authenticate: " + truncateUTF8(a, 256) + ")"
+		}
+	}
+	if ra := resp.Header.Get("Retry-After"); ra != "" {
+		he.RetryAfter = parseRetryAfter(ra, time.Now())
+		msg += " (Retry-After: " + truncateUTF8(ra, 64) + ")"
+	}
+	he.Message = msg
+	return he
 }
+
+// parseRetryAfter reads a Retry-After value: delay-seconds or an HTTP-date
+// (RFC 9110 10.2.3), as a wait from now; 0 when unreadable or past.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n <= 0 || n > 1<<31 {
+			return 0
+		}
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+var (
+	htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+	htmlDrop  = regexp.MustCompile(`(?is)<(script|style)[^>]*>.*?</(script|style)>|<!--.*?-->`)
+	htmlTag   = regexp.MustCompile(`(?s)<[^>]*>`)
+)
+
+// isHTML reports whether an error body is an HTML page (a proxy's or load
+// balancer's error page rather than the server's JSON).
+func isHTML(ctype string, b []byte) bool {
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(ctype)), "text/html") {
+		return true
+	}
+	t := bytes.ToLower(bytes.TrimSpace(b[:min(len(b), 64)]))
+	return bytes.HasPrefix(t, []byte("<!doctype html")) || bytes.HasPrefix(t, []byte("<html"))
+}
+
+// htmlMessage reduces an HTML error page to one line: its <title>, else
+// its text without tags, whitespace collapsed, entities unescaped.
+func htmlMessage(b []byte) string {
+	if m := htmlTitle.FindSubmatch(b); m != nil {
+		if s := collapse(html.UnescapeString(string(htmlTag.ReplaceAll(m[1], nil)))); s != "" {
+			return s
+		}
+	}
+	text := htmlTag.ReplaceAll(htmlDrop.ReplaceAll(b, []byte(" ")), []byte(" "))
+	return collapse(html.UnescapeString(string(text)))
+}
+
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // errorBodyMessage extracts the server's message from an error body:
 // {"error":{"message":…}}, {"error":"…"}, {"detail":…} (FastAPI; non-string

@@ -17,10 +17,26 @@ type Client struct {
 	APIKey string
 	// HTTP is the client used for requests; nil means a client with no
 	// overall timeout (policy timeouts are per request, see Request.Timeout).
+	// Redirects are never followed unless HTTP sets its own CheckRedirect:
+	// a 3xx answer to the POST is returned as an *HTTPError naming the
+	// Location.
 	HTTP *http.Client
 	// MaxEventBytes caps one SSE event; 0 means DefaultMaxEventBytes.
 	MaxEventBytes int
+	// MaxContentBytes caps how much of the streamed text a Result keeps:
+	// Content and Reasoning each hold at most this many bytes (cut on a
+	// rune boundary) and the rest is dropped, with ContentTruncated /
+	// ReasoningTruncated set. Tokens, chunks and timings are still counted
+	// to the end of the stream, so a server that streams forever (cut by
+	// the policy timeout) cannot grow the client's memory without bound.
+	// 0 means DefaultMaxContentBytes; a negative value means no limit.
+	MaxContentBytes int
 }
+
+// DefaultMaxContentBytes is the text kept per Result by default: 8 MiB of
+// Content and 8 MiB of Reasoning, far above any answer a benchmark checks
+// (the record's preview is 240 characters) yet a hard bound on memory.
+const DefaultMaxContentBytes = 8 << 20
 
 // DefaultMaxEventBytes is the largest SSE event accepted by default: 16 MiB,
 // far above r3labs/sse's 64 KiB default, since one chunk may carry a whole
@@ -87,10 +103,16 @@ type Result struct {
 
 	// FinishReason is the last non-empty finish_reason seen, "" if none.
 	FinishReason string
-	// Content is the concatenated content deltas.
+	// Content is the concatenated content deltas, at most
+	// Client.MaxContentBytes bytes (see ContentTruncated).
 	Content string
-	// Reasoning is the concatenated reasoning deltas.
+	// Reasoning is the concatenated reasoning deltas, bounded like Content.
 	Reasoning string
+	// ContentTruncated and ReasoningTruncated report that Content or
+	// Reasoning reached Client.MaxContentBytes and later text was dropped
+	// (it was still counted in TokenChunks, timings and, without usage,
+	// CompletionTokens).
+	ContentTruncated, ReasoningTruncated bool
 	// ToolCalls are the merged tool calls in stream order.
 	ToolCalls []openai.ToolCall
 	// HasOutput reports whether any content or tool-call token arrived.
