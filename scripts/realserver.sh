@@ -16,7 +16,8 @@
 # `start` prints exactly two lines on stdout (everything else goes to stderr):
 #   BENCHSERVE_URL=http://127.0.0.1:11435
 #   BENCHSERVE_MODEL=tiny
-# so   env $(scripts/realserver.sh start) go test ./integration/ -v   works.
+# so   env $(scripts/realserver.sh start) go test ./integration/ -v   works
+# (the same lines are written to $REALSERVER_DIR/env, for `set -a; . FILE`).
 #
 # Environment (all optional):
 #   REALSERVER_PORT   loopback port (default 11435; Ollama's own default 11434 is left alone)
@@ -215,7 +216,7 @@ status)
 	fi
 	;;
 *)
-	sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,/^set -euo/{/^set -euo/d;p;}' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 	;;
 esac
