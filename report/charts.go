@@ -71,7 +71,7 @@ func newPlot(xLabel, yLabel string) *plot.Plot {
 		ax.Tick.Color = inkColor
 	}
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
-	p.Legend.TextStyle.Font = font.From(sansFont, 10)
+	p.Legend.TextStyle.Font = font.From(sansFont, 11)
 	p.Legend.TextStyle.Color = inkColor
 	return p
 }
@@ -184,11 +184,7 @@ func distributionChart(rd *runData, metric, title, unit string) (string, error) 
 	}
 	p.NominalY(names...)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
-	p.X.Min = 0
-	if p.X.Max <= 0 {
-		p.X.Max = 1
-	}
-	p.X.Max *= 1.05
+	padRange(&p.X)
 	return renderSVG(p, halfWidth, vg.Length(50+26*max(n, 2)), title)
 }
 
@@ -257,6 +253,7 @@ func timelineChart(rd *runData) (string, error) {
 	}
 	p.Y.Min, p.Y.Max = -0.7, float64(n)-0.3
 	p.X.Min = 0
+	p.X.Max *= 1.02
 	return renderSVG(p, fullWidth, h, title)
 }
 
@@ -312,4 +309,22 @@ func sweepChart(rd *runData, metric, title, yLabel string) (string, error) {
 	}
 	p.Y.Max *= 1.15 // headroom for the legend
 	return renderSVG(p, halfWidth, 300, title)
+}
+
+// padRange widens an axis fitted to the data by 8% of its span on each
+// side (at least 5% of the value, or 1, when every value is the same), so
+// distributions fill the chart without touching its edges; it never goes
+// below 0 for data that is all non-negative.
+func padRange(ax *plot.Axis) {
+	lo, hi := ax.Min, ax.Max
+	span := hi - lo
+	if span <= 0 {
+		span = math.Max(math.Abs(hi)*0.05, 1) / 0.08
+	}
+	pad := span * 0.08
+	nonNeg := lo >= 0
+	ax.Min, ax.Max = lo-pad, hi+pad
+	if nonNeg && ax.Min < 0 {
+		ax.Min = 0
+	}
 }

@@ -127,7 +127,7 @@ func sweepRows() []results.SweepResult {
 				r.TTFTms = set.ttft*(1+0.35*(f-1)) + float64(rep)*4
 				r.TPOTms = 11 + 1.5*(f-1)
 				r.GenTPS = 1000 / r.TPOTms
-				r.ThroughputTPS = r.GenTPS*f*0.92 + float64(rep)
+				r.ThroughputTPS = r.GenTPS*f*0.92*(1-float64(set.tokens)/4096) + float64(rep)
 				r.RequestsPerS = r.ThroughputTPS / 256
 				r.E2ELms = r.TTFTms + 255*r.TPOTms
 				r.Validated = !(set.name == "long" && c == 8 && rep == 1)

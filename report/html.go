@@ -23,7 +23,6 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"num":     formatNum,
 	"nump":    formatNumPtr,
 	"pct":     formatPct,
-	"gb":      func(v float64) string { return fmt.Sprintf("%.1f GB", v) },
 	"join":    strings.Join,
 	"plural":  plural,
 	"outcome": func(s string) string { return strings.ReplaceAll(s, "-", " ") },
@@ -226,4 +225,49 @@ func outcomeKey() []keyEntry {
 		out = append(out, keyEntry{Name: o, Color: outcomeColors[o]})
 	}
 	return out
+}
+
+// RuntimeText is the summary header's server runtime line:
+// "vllm-mlx · batched engine · prefix_cache · MTP", "–" when unknown.
+func (rv runView) RuntimeText() string {
+	r := rv.Runtime
+	var parts []string
+	add := func(ok bool, s string) {
+		if ok {
+			parts = append(parts, s)
+		}
+	}
+	add(r.Server != "", r.Server)
+	add(r.EngineType != "", r.EngineType+" engine")
+	add(r.CacheType != "", r.CacheType)
+	add(r.KVQuant != "", "kv "+r.KVQuant)
+	add(r.MTPEnabled, "MTP")
+	add(r.SpecPrefill, "spec-prefill")
+	if len(parts) == 0 {
+		return "–"
+	}
+	return strings.Join(parts, " · ")
+}
+
+// HardwareText is the summary header's hardware line:
+// "Apple M3 Max · 40 GPU cores · 128 GB · macOS-15.3-arm64", "–" when unknown.
+func (rv runView) HardwareText() string {
+	h := rv.Hardware
+	var parts []string
+	if h.Chip != "" {
+		parts = append(parts, h.Chip)
+	}
+	if h.GPUCores > 0 {
+		parts = append(parts, fmt.Sprintf("%d GPU cores", h.GPUCores))
+	}
+	if h.MemoryGB > 0 {
+		parts = append(parts, fmt.Sprintf("%.3g GB", h.MemoryGB))
+	}
+	if h.OSVersion != "" {
+		parts = append(parts, h.OSVersion)
+	}
+	if len(parts) == 0 {
+		return "–"
+	}
+	return strings.Join(parts, " · ")
 }

@@ -80,22 +80,22 @@ type figureData struct {
 }
 
 type runData struct {
-	ID        string            `json:"id"`
-	Label     string            `json:"label"`
-	Kind      string            `json:"kind"` // "workload" or "sweep"
-	RunID     string            `json:"run_id"`
-	Timestamp string            `json:"timestamp"`
-	Workload  string            `json:"workload,omitempty"`
-	Model     string            `json:"model"`
-	Runtime   results.Runtime   `json:"runtime"`
-	Hardware  results.Hardware  `json:"hardware"`
-	Counts    *countsData       `json:"counts,omitempty"`
-	Cases     []caseData        `json:"cases,omitempty"`
-	Timeline  []timelineEntry   `json:"timeline,omitempty"`
-	Sweep     []sweepPoint      `json:"sweep,omitempty"`
-	Notes     []string          `json:"notes,omitempty"`
-	payload   *results.Payload  // for the templates, not the JSON
-	caseIndex map[string]int    // case id → index in Cases
+	ID        string           `json:"id"`
+	Label     string           `json:"label"`
+	Kind      string           `json:"kind"` // "workload" or "sweep"
+	RunID     string           `json:"run_id"`
+	Timestamp string           `json:"timestamp"`
+	Workload  string           `json:"workload,omitempty"`
+	Model     string           `json:"model"`
+	Runtime   results.Runtime  `json:"runtime"`
+	Hardware  results.Hardware `json:"hardware"`
+	Counts    *countsData      `json:"counts,omitempty"`
+	Cases     []caseData       `json:"cases,omitempty"`
+	Timeline  []timelineEntry  `json:"timeline,omitempty"`
+	Sweep     []sweepPoint     `json:"sweep,omitempty"`
+	Notes     []string         `json:"notes,omitempty"`
+	payload   *results.Payload // for the templates, not the JSON
+	caseIndex map[string]int   // case id → index in Cases
 	sweepRows []results.SweepResult
 }
 
@@ -136,13 +136,16 @@ type p50s struct {
 }
 
 type caseData struct {
-	CaseID     string        `json:"case_id"`
-	Tags       []string      `json:"tags"`
-	Passed     bool          `json:"passed"`
-	Failures   int           `json:"failures"`
-	PolicyOver int           `json:"policy_over"`
-	P50        p50s          `json:"p50"`
-	Requests   []requestData `json:"requests"`
+	CaseID   string   `json:"case_id"`
+	Tags     []string `json:"tags"`
+	Passed   bool     `json:"passed"`
+	Failures int      `json:"failures"`
+	// PolicyChecked counts requests with a policy timeout, PolicyOver
+	// those that ran over it (or errored).
+	PolicyChecked int           `json:"policy_checked"`
+	PolicyOver    int           `json:"policy_over"`
+	P50           p50s          `json:"p50"`
+	Requests      []requestData `json:"requests"`
 }
 
 // timelineEntry is one request on the run's time axis, in ms since the
@@ -306,6 +309,9 @@ func workloadData(id string, r Run) *runData {
 		if !rec.Quality.OK {
 			cs.Passed = false
 			cs.Failures++
+		}
+		if rec.Policy.WithinTimeout != nil {
+			cs.PolicyChecked++
 		}
 		if over {
 			cs.PolicyOver++
