@@ -145,3 +145,25 @@ func TestEvaluateHandBuiltSpecCompilesLazily(t *testing.T) {
 func TestIssueString(t *testing.T) {
 	assert.Equal(t, "content shorter than min_chars=80", Issue{Check: "min_chars", Message: "content shorter than min_chars=80"}.String(), "String is the message")
 }
+
+// TestEvaluateExplicitLengthIsNotTruncation: a workload that lists
+// "length" among the allowed finish reasons accepts capped answers; the
+// reference would still report "Truncated", making such a check
+// unpassable. Other basic failures still count.
+func TestEvaluateExplicitLengthIsNotTruncation(t *testing.T) {
+	allowLength := mustSpec(t, map[string]any{"finish_reason": []any{"stop", "length"}})
+	capped := Response{StatusCode: 200, FinishReason: "length", Content: "a capped answer"}
+	assert.Nil(t, Evaluate(allowLength, capped), "length explicitly allowed: no issue")
+
+	stopOnly := mustSpec(t, map[string]any{"finish_reason": "stop"})
+	assert.Equal(t, []Issue{
+		{Check: CheckResponse, Message: "Truncated (finish_reason=length)"},
+		{Check: KeyFinishReason, Message: "finish_reason 'length' not in allowed set ['stop']"},
+	}, Evaluate(stopOnly, capped), "not allowed: reference behaviour")
+	assert.Equal(t, []Issue{{Check: CheckResponse, Message: "Truncated (finish_reason=length)"}},
+		Evaluate(mustSpec(t, map[string]any{"min_chars": 1.0}), capped), "no finish_reason check: reference behaviour")
+
+	empty := Response{StatusCode: 200, FinishReason: "length"}
+	assert.Equal(t, []Issue{{Check: CheckResponse, Message: "Empty response content"}}, Evaluate(allowLength, empty),
+		"an empty capped answer is still empty")
+}
