@@ -20,6 +20,7 @@ type decoded struct {
 	usage              *openai.Usage
 	errRaw             []byte // value of "error" unless null
 	errType            []byte // TGI's top-level "error_type"
+	objError           bool   // "object": "error" (vLLM's ErrorResponse)
 }
 
 // chunkDecoder decodes chunks. Its fast path walks the JSON once without
@@ -59,6 +60,7 @@ func (d *chunkDecoder) slow(data []byte, out *decoded) error {
 		return err
 	}
 	c := &d.chunk
+	out.objError = c.Object == "error"
 	if c.ID != "" {
 		out.id = []byte(c.ID)
 	}
@@ -167,7 +169,11 @@ func (d *chunkDecoder) fast(b []byte, out *decoded) bool {
 				out.id = s
 			}
 			return end, true
-		case kObject, kModel:
+		case kObject:
+			s, end, ok := d.str(b, v)
+			out.objError = string(s) == "error"
+			return end, ok
+		case kModel:
 			_, end, ok := d.str(b, v)
 			return end, ok
 		case kCreated:

@@ -368,6 +368,11 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	if ck.errRaw != nil {
 		return false, serverError(ck.errRaw, ck.errType)
 	}
+	if ck.objError {
+		// vLLM's ErrorResponse sent as a data event:
+		// {"object":"error","message":…,"type":…,"code":400}.
+		return false, serverError(data, nil)
+	}
 	if ck.usage != nil {
 		st.res.Usage = ck.usage
 	}

@@ -25,11 +25,15 @@
 // "reasoning") or tool-call deltas; role-only and empty chunks are not
 // tokens. The chunk "id" becomes Result.RequestID; usage is taken from any
 // chunk carrying it; the last non-empty finish_reason wins. An "error" key
-// (object or string, with TGI's "error_type") fails the request with a
-// *ServerError. Timing formulas are in ComputeTimings.
+// (object or string, with TGI's "error_type") or "object": "error" (vLLM's
+// bare ErrorResponse) fails the request with a *ServerError. Timing formulas are in ComputeTimings.
 //
 // # Failures
 //
 // ChatStream always returns a *Result holding what was measured up to the
-// failure; the error tells what happened (see ChatStream).
+// failure; the error tells what happened (see ChatStream). Redirects are
+// never followed (unless the caller's http.Client sets CheckRedirect), and
+// the text kept per Result is bounded by Client.MaxContentBytes.
+//
+// docs/streams.md lists what real servers send and how each case is read.
 package stream

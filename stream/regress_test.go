@@ -127,3 +127,19 @@ func TestHTTPErrorHeaders(t *testing.T) {
 	assert.Equal(t, time.Duration(0), parseRetryAfter("soon", now), "garbage")
 	assert.Equal(t, time.Duration(0), parseRetryAfter("-3", now), "negative")
 }
+
+func TestVLLMErrorResponseInStream(t *testing.T) {
+	// vLLM (before its {"error":{…}} envelope) streamed its ErrorResponse
+	// as a bare data event; the client used to decode it as a chunk with
+	// no choices and carry on to [DONE]: a success with 0 tokens.
+	srv, _ := scriptServer(t, whole(content("v", "par"),
+		ev(`{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.","type":"BadRequestError","param":null,"code":400}`),
+		done)...)
+	res, err := run(t, srv, Request{})
+	var se *ServerError
+	require.ErrorAs(t, err, &se, `an "object":"error" event is a ServerError`)
+	assert.Equal(t, "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.", se.Message, "server message")
+	assert.Equal(t, "400", se.Code, "code")
+	assert.Equal(t, "par", res.Content, "partial content kept")
+	assert.False(t, res.Done, "not a completed stream")
+}

@@ -139,6 +139,8 @@ var chunkSamples = []string{
 	`null`,
 	`[]`,
 	"{\"choices\":[{\"delta\":{\"content\":\"bad \xff utf8\"}}]}",
+	`{"object":"error","message":"too long","type":"BadRequestError","param":null,"code":400}`,
+	`{"object":"chat.completion.chunk","choices":[]}`,
 }
 
 func TestFastDecoderAgreesWithEncodingJSON(t *testing.T) {
