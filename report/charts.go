@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -71,6 +72,7 @@ func newPlot(xLabel, yLabel string) *plot.Plot {
 		ax.Tick.Color = inkColor
 	}
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
+	p.X.Tick.Marker, p.Y.Tick.Marker = trimTicks{}, trimTicks{}
 	p.Legend.TextStyle.Font = font.From(sansFont, 11)
 	p.Legend.TextStyle.Color = inkColor
 	return p
@@ -327,4 +329,19 @@ func padRange(ax *plot.Axis) {
 	if nonNeg && ax.Min < 0 {
 		ax.Min = 0
 	}
+}
+
+// trimTicks are gonum's default ticks with trailing zeros cut from the
+// labels ("125.00" → "125", "0.50" → "0.5").
+type trimTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (trimTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i, t := range ts {
+		if strings.Contains(t.Label, ".") && !strings.ContainsAny(t.Label, "eE") {
+			ts[i].Label = strings.TrimRight(strings.TrimRight(t.Label, "0"), ".")
+		}
+	}
+	return ts
 }
