@@ -23,6 +23,9 @@ const (
 	// picks the format: .json (default), .csv, .sql, .txt (table),
 	// .db/.sqlite/.sqlite3 (SQLite, appended).
 	EnvOutput = "BENCHSERVE_OUTPUT"
+	// EnvReport is an HTML report path written after the run (see
+	// package report): self-contained, opens from disk.
+	EnvReport = "BENCHSERVE_REPORT"
 	// EnvRepetitions is how many times every case runs.
 	EnvRepetitions = "BENCHSERVE_REPETITIONS"
 	// EnvCachePolicy is preserve, before-run or before-case.
@@ -49,6 +52,8 @@ type Config struct {
 	CachePolicy string
 	// Output is a results file path (default: $BENCHSERVE_OUTPUT).
 	Output string
+	// Report is an HTML report path (default: $BENCHSERVE_REPORT).
+	Report string
 	// Concurrency is how many cases run at once; 0 means 1
 	// (default: $BENCHSERVE_CONCURRENCY).
 	Concurrency int
@@ -86,6 +91,9 @@ func WithCachePolicy(p string) Option { return func(c *Config) { c.CachePolicy =
 // WithOutput writes the results payload to path after the run.
 func WithOutput(path string) Option { return func(c *Config) { c.Output = path } }
 
+// WithReport writes a self-contained HTML report to path after the run.
+func WithReport(path string) Option { return func(c *Config) { c.Report = path } }
+
 // WithConcurrency runs up to n cases at once (closed loop).
 func WithConcurrency(n int) Option { return func(c *Config) { c.Concurrency = n } }
 
@@ -111,6 +119,7 @@ func resolve(opts []Option) (Config, error) {
 	env.APIKey = os.Getenv(EnvAPIKey)
 	env.CachePolicy = os.Getenv(EnvCachePolicy)
 	env.Output = os.Getenv(EnvOutput)
+	env.Report = os.Getenv(EnvReport)
 	if v := os.Getenv(EnvTags); v != "" {
 		for _, t := range strings.Split(v, ",") {
 			if t = strings.TrimSpace(t); t != "" {
@@ -135,6 +144,7 @@ func resolve(opts []Option) (Config, error) {
 	fill(&cfg.APIKey, env.APIKey)
 	fill(&cfg.CachePolicy, env.CachePolicy)
 	fill(&cfg.Output, env.Output)
+	fill(&cfg.Report, env.Report)
 	if cfg.Tags == nil {
 		cfg.Tags = env.Tags
 	}

@@ -3,6 +3,7 @@ package benchtest
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/workload"
@@ -208,19 +210,28 @@ func (run *workloadRun) finish(t *testing.T) {
 	}
 	run.finished = true
 	run.mu.Unlock()
-	if run.cfg.Output == "" {
-		return
+	p := run.snapshot()
+	if run.cfg.Output != "" {
+		if err := WriteResults(p, run.cfg.Output); err != nil {
+			t.Errorf("benchtest: %v", err)
+		} else {
+			t.Logf("benchtest: results written to %s", run.cfg.Output)
+		}
 	}
-	if err := WriteResults(run.snapshot(), run.cfg.Output); err != nil {
-		t.Errorf("benchtest: %v", err)
-		return
+	if run.cfg.Report != "" {
+		if err := report.WriteFile(run.cfg.Report, report.FromPayload(p, "")); err != nil {
+			t.Errorf("benchtest: report: %v", err)
+		} else {
+			t.Logf("benchtest: report written to %s", run.cfg.Report)
+		}
 	}
-	t.Logf("benchtest: results written to %s", run.cfg.Output)
 }
 
 // WriteResults writes p to path in the format its extension names: .csv,
 // .sql, .txt (table), .db/.sqlite/.sqlite3 (SQLite, appended to the
-// bench_serve_workload table), anything else JSON. Text files are written
+// bench_serve_workload table), anything else JSON. A relative path is
+// relative to the test's working directory (its package directory under
+// go test); missing parent directories are created. Text files are written
 // atomically (temporary file and rename), so an earlier file is never
 // left truncated.
 func WriteResults(p *results.Payload, path string) error {
@@ -233,11 +244,17 @@ func WriteResults(p *results.Payload, path string) error {
 	case ".txt", ".table":
 		format = "table"
 	case ".db", ".sqlite", ".sqlite3":
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("benchtest: results: %w", err)
+		}
 		return results.WriteSQLite(p, path)
 	}
 	data, err := results.Format(p, format)
 	if err != nil {
 		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("benchtest: results: %w", err)
 	}
 	return results.WriteFileAtomic(path, data, 0o644)
 }

@@ -147,3 +147,15 @@ func TestRunWorkloadReturnsPayload(t *testing.T) {
 	assert.Equal(t, []string{"get_weather"}, tc.Names)
 	assert.Equal(t, "tools", p.Workload.Name)
 }
+
+func TestRunWorkloadWritesReport(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.html")
+	runInner(t, "TestInnerMixed", "BENCHSERVE_REPORT="+path)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err, "the HTML report is written after the run")
+	html := string(data)
+	assert.Contains(t, html, "too-short", "the failing case is in the report")
+	assert.Contains(t, html, "content shorter than min_chars=100000", "with its failing check")
+	assert.Contains(t, html, `id="benchserve-data"`, "and the data behind the charts")
+	assert.NotContains(t, html, "https://", "self-contained: no external resources")
+}

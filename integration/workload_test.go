@@ -159,9 +159,10 @@ func loadCase(t *testing.T, url, model, id string) (*workload.Workload, workload
 }
 
 // TestTruncationIsFlagged runs the case tagged truncated (max_tokens 5):
-// the real server ends it with finish_reason "length", which the basic
-// validation reports as truncated even though the case's checks allow
-// "length" (reference validate_response).
+// the real server ends it with finish_reason "length". The case's checks
+// allow "length" explicitly, so it passes (benchserve departs from the
+// reference here); the same answer with no finish_reason check is
+// reported as truncated, as the reference's validate_response does.
 func TestTruncationIsFlagged(t *testing.T) {
 	url, model := server(t)
 	w, c, r := loadCase(t, url, model, "capped")
@@ -172,6 +173,14 @@ func TestTruncationIsFlagged(t *testing.T) {
 		assert.Equal(t, "length", *rec.Quality.FinishReason, "max_tokens 5 ends by length")
 	}
 	assert.Equal(t, 5, rec.Metrics.CompletionTokens, "usage counts exactly max_tokens")
-	assert.Equal(t, []string{"Truncated (finish_reason=length)"}, rec.Quality.Issues, "the only issue is the truncation")
-	assert.False(t, rec.OK, "a truncated answer fails")
+	assert.Empty(t, rec.Quality.Issues, "length is explicitly allowed by the case")
+	assert.True(t, rec.OK)
+
+	unchecked := c
+	unchecked.Checks = nil
+	out = r.RunCase(t.Context(), w, unchecked, 0, nil)
+	require.NoError(t, out.Err)
+	assert.Equal(t, []string{"Truncated (finish_reason=length)"}, out.Record.Quality.Issues,
+		"without an explicit allowance the basic validation reports the truncation")
+	assert.False(t, out.Record.OK, "a truncated answer fails")
 }

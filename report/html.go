@@ -125,7 +125,7 @@ func render(opts Options, runs []Run) ([]byte, error) {
 			rv.Passed = rd.Counts.Failed == 0 && rd.Counts.PolicyOver == 0
 			if len(rd.Cases) > 0 {
 				for _, m := range []struct{ key, title, unit, caption string }{
-					{"ttft", "Time to first token", "TTFT (ms)", "Time from sending the request to the first content token."},
+					{"ttft", "Time to first token", "TTFT (ms)", "Time from sending the request to the first token of content, reasoning or a tool call."},
 					{"tpot", "Time per output token", "TPOT (ms)", "Mean time between output tokens after the first."},
 					{"e2el", "End-to-end latency", "E2EL (ms)", "Time from sending the request to the last byte of the answer."},
 				} {

@@ -5,11 +5,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"golang.org/x/term"
+
+	"github.com/benchserve/benchserve/progress"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/sweep"
@@ -230,10 +235,20 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
 		return ExitUsage
 	}
+	// In a terminal a live progress line (done/total, elapsed, ETA);
+	// elsewhere (CI logs, pipes) the reference's line per case.
+	var live *progress.Reporter
+	if isTerminal(e.stderr) {
+		live = progress.New(e.stderr, len(w.Cases)*f.repetitions)
+	}
 	p, runErr := r.Run(ctx, w, runner.RunOptions{
 		Repetitions: f.repetitions,
 		CachePolicy: f.cachePolicy.val,
 		Progress: func(rec results.Record, done, total int) {
+			if live != nil {
+				live.Done(rec.CaseID, rec.OK)
+				return
+			}
 			status := "ok"
 			if !rec.OK {
 				status = "FAIL"
@@ -242,6 +257,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 				rec.Repetition+1, f.repetitions, rec.CaseID, rec.Metrics.E2ELms, status, done, total)
 		},
 	})
+	live.Finish()
 	if p == nil {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
 		return ExitUsage
@@ -498,4 +514,11 @@ func checkServer(ctx context.Context, e *env, f *benchFlags) (int, bool) {
 			"or point --url at your server.\n", defaultURL, defaultAddr)
 	}
 	return ExitUsage, false
+}
+
+// isTerminal reports whether w is a terminal (a live progress line can be
+// redrawn there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

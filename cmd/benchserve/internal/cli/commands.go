@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"io"
+
+	"github.com/benchserve/benchserve/report"
 )
 
 // env is what a command may touch besides its arguments.
@@ -28,8 +30,14 @@ const defaultCommand = "bench-serve"
 // after the subcommand name) and returns the exit status.
 var commands = []command{
 	{name: "bench-serve", summary: "benchmark a running server (the default command)", run: runBench},
+	{name: "report", summary: "write a self-contained HTML report of results files (JSON payloads, sweeps, SQLite)", run: runReport},
 	{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture},
 	{name: "version", summary: "print the benchserve version", run: runVersion},
+}
+
+// runReport is `benchserve report RESULTS... --output report.html`.
+func runReport(_ context.Context, e *env, args []string) int {
+	return report.Main(args, e.stdout, e.stderr)
 }
 
 func lookup(name string) *command {
