@@ -1,8 +1,8 @@
 package conformance_test
 
 import (
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 

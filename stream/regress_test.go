@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/openai"
 )
 
 // Regression tests for the fixes made while writing the conformance suite
@@ -142,4 +144,16 @@ func TestVLLMErrorResponseInStream(t *testing.T) {
 	assert.Equal(t, "400", se.Code, "code")
 	assert.Equal(t, "par", res.Content, "partial content kept")
 	assert.False(t, res.Done, "not a completed stream")
+}
+
+func TestToolCallsSameIndexNewID(t *testing.T) {
+	zero := 0
+	var a ToolCallAccumulator
+	a.Add([]openai.ToolCallDelta{{Index: &zero, ID: "call_1", Type: "function", Function: &openai.FunctionCallDelta{Name: "get_weather", Arguments: `{"city":"Paris"}`}}})
+	a.Add([]openai.ToolCallDelta{{Index: &zero, ID: "call_2", Type: "function", Function: &openai.FunctionCallDelta{Name: "get_time", Arguments: `{"tz":`}}})
+	a.Add([]openai.ToolCallDelta{{Index: &zero, ID: "call_2", Function: &openai.FunctionCallDelta{Arguments: `"UTC"}`}}})
+	assert.Equal(t, []openai.ToolCall{
+		{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}},
+		{ID: "call_2", Type: "function", Function: openai.FunctionCall{Name: "get_time", Arguments: `{"tz":"UTC"}`}},
+	}, a.Calls(), "every call at index 0 with its own id stays a separate call")
 }

@@ -13,7 +13,10 @@ import (
 // the call (type defaults to "function"); a non-empty id or type
 // overwrites; non-empty name and arguments fragments are appended (an empty
 // name never changes the name, so servers that repeat "name": "" on later
-// deltas of parallel calls are handled).
+// deltas of parallel calls are handled). A delta whose non-empty id differs
+// from the id of the call already at its index starts a new call (index =
+// highest so far + 1), for servers that send every parallel call with
+// index 0; the reference would glue them into one.
 //
 // Deltas without an index (absent or null, as some servers send): a
 // non-empty id not seen before starts a new call (index = highest so far + 1,
@@ -41,7 +44,14 @@ func (a *ToolCallAccumulator) Add(deltas []openai.ToolCallDelta) {
 		pos := -1
 		if d.Index != nil {
 			pos = a.find(func(c *accCall) bool { return c.index == *d.Index })
-			if pos < 0 {
+			if pos >= 0 && d.ID != "" && a.calls[pos].id != "" && a.calls[pos].id != d.ID {
+				// A new id on a used index: a server numbering every call
+				// 0. Merging would glue two calls' names and arguments.
+				pos = a.find(func(c *accCall) bool { return c.id == d.ID })
+				if pos < 0 {
+					pos = a.add(a.maxIndex() + 1)
+				}
+			} else if pos < 0 {
 				pos = a.add(*d.Index)
 			}
 		} else {
