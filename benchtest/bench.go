@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,93 +18,43 @@ import (
 	"github.com/benchserve/benchserve/workload"
 )
 
-// benchSettings are the settings only benchmarks (and CheckSLOs users)
-// read. Config has no field for them, so the options below record them
-// through settingsOf (see benchSettingsFrom) and are no-ops for
-// RunWorkload.
-type benchSettings struct {
-	levels  []int
-	slos    []string
-	fixture *fixtures.Options
-	goodput *load.RequestSLO
-	extraP  []float64
-}
-
-var (
-	settingsMu sync.Mutex
-	settingsOf = map[*Config]*benchSettings{}
-)
-
-// benchOption returns an Option that changes the bench settings of the
-// Config it is applied to, when that Config is being read by
-// benchSettingsFrom; applied to any other Config it does nothing.
-func benchOption(f func(*benchSettings)) Option {
-	return func(c *Config) {
-		settingsMu.Lock()
-		s := settingsOf[c]
-		settingsMu.Unlock()
-		if s != nil {
-			f(s)
-		}
-	}
-}
-
-// benchSettingsFrom applies opts to a scratch Config registered in
-// settingsOf and returns the bench settings they set.
-func benchSettingsFrom(opts []Option) benchSettings {
-	var scratch Config
-	s := &benchSettings{}
-	settingsMu.Lock()
-	settingsOf[&scratch] = s
-	settingsMu.Unlock()
-	defer func() {
-		settingsMu.Lock()
-		delete(settingsOf, &scratch)
-		settingsMu.Unlock()
-	}()
-	for _, o := range opts {
-		o(&scratch)
-	}
-	return *s
-}
-
 // WithConcurrencyLevels makes BenchWorkload run every case at each of
 // these concurrency levels, as sub-benchmarks conc=N (default: the
 // configured concurrency, WithConcurrency or $BENCHSERVE_CONCURRENCY).
 // Levels below 1 are ignored. RunWorkload ignores it.
 func WithConcurrencyLevels(levels ...int) Option {
-	return benchOption(func(s *benchSettings) {
-		s.levels = nil
+	return func(c *Config) {
+		c.ConcurrencyLevels = nil
 		for _, n := range levels {
 			if n >= 1 {
-				s.levels = append(s.levels, n)
+				c.ConcurrencyLevels = append(c.ConcurrencyLevels, n)
 			}
 		}
-	})
+	}
 }
 
 // WithSLO adds run-level thresholds (load.ParseThreshold syntax, e.g.
 // "ttft_p95_ms <= 500", "error_rate <= 0.01") that BenchWorkload and
 // BenchSweep check after each sub-benchmark, failing it with the measured
 // value ("ttft_p95_ms = 612.4, want <= 500"). A threshold that does not
-// parse fails the benchmark before anything runs. For tests, pass
-// thresholds to CheckSLOs. RunWorkload ignores it.
+// parse fails the benchmark before anything runs. RunWorkload checks them
+// too, on the whole run, as subtests slo/<threshold> (see CheckSLOs).
 func WithSLO(thresholds ...string) Option {
-	return benchOption(func(s *benchSettings) { s.slos = append(s.slos, thresholds...) })
+	return func(c *Config) { c.SLOs = append(c.SLOs, thresholds...) }
 }
 
 // WithGoodput makes BenchWorkload and BenchSweep also report goodput
 // (goodput-req/s: requests per second that succeeded and met every limit
 // of slo, DistServe's definition). RunWorkload ignores it.
 func WithGoodput(slo load.RequestSLO) Option {
-	return benchOption(func(s *benchSettings) { s.goodput = &slo })
+	return func(c *Config) { c.Goodput = &slo }
 }
 
 // WithFixture sets the options of the fixture server BenchWorkload and
 // BenchSweep start when no URL is configured (default: fixtures.Options{},
-// the default responder at fixtures.DefaultTiming). RunWorkload ignores it.
+// the default responder at fixtures.DefaultTiming); RunWorkload uses it too.
 func WithFixture(opts fixtures.Options) Option {
-	return benchOption(func(s *benchSettings) { s.fixture = &opts })
+	return func(c *Config) { c.Fixture = &opts }
 }
 
 // WithPercentiles adds percentiles (e.g. 99.9) for thresholds to use
@@ -113,7 +62,7 @@ func WithFixture(opts fixtures.Options) Option {
 // be named in a threshold, this only precomputes them. RunWorkload
 // ignores it.
 func WithPercentiles(ps ...float64) Option {
-	return benchOption(func(s *benchSettings) { s.extraP = append(s.extraP, ps...) })
+	return func(c *Config) { c.Percentiles = append(c.Percentiles, ps...) }
 }
 
 // BenchWorkload loads the workload at path and benchmarks every case (of
@@ -237,7 +186,6 @@ func setName(set string) string {
 // BenchWorkload or BenchSweep call.
 type benchEnv struct {
 	cfg        Config
-	settings   benchSettings
 	levels     []int
 	thresholds []load.Threshold
 	client     *stream.Client
@@ -250,19 +198,19 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	if err != nil {
 		b.Fatalf("benchtest: configuration: %v", err)
 	}
-	env := &benchEnv{cfg: cfg, settings: benchSettingsFrom(opts)}
-	env.levels = env.settings.levels
+	env := &benchEnv{cfg: cfg}
+	env.levels = cfg.ConcurrencyLevels
 	if len(env.levels) == 0 {
 		env.levels = []int{cfg.Concurrency}
 	}
-	if env.thresholds, err = load.ParseThresholds(env.settings.slos...); err != nil {
+	if env.thresholds, err = load.ParseThresholds(cfg.SLOs...); err != nil {
 		b.Fatalf("benchtest: %v", err)
 	}
 	url := cfg.URL
 	if url == "" {
 		fo := fixtures.Options{}
-		if env.settings.fixture != nil {
-			fo = *env.settings.fixture
+		if cfg.Fixture != nil {
+			fo = *cfg.Fixture
 		}
 		url = fixtures.Start(b, fo).URL
 	}
@@ -333,7 +281,7 @@ func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request,
 		elapsed += run.Duration
 		peak = max(peak, run.PeakInFlight)
 	}
-	st := load.Summarize(samples, elapsed, load.StatsOptions{Percentiles: env.settings.extraP, Goodput: env.settings.goodput})
+	st := load.Summarize(samples, elapsed, load.StatsOptions{Percentiles: env.cfg.Percentiles, Goodput: env.cfg.Goodput})
 	st.PeakInFlight = peak
 	logged := 0
 	for _, s := range samples {

@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/load"
 )
 
 // Environment variables read by RunWorkload and BenchWorkload. An option
@@ -64,6 +67,21 @@ type Config struct {
 	NoScrape bool
 	// IncludeContent keeps each response's whole content in the payload.
 	IncludeContent bool
+
+	// Fixture configures the fixture server started when URL is ""
+	// (default: fixtures.Options{}).
+	Fixture *fixtures.Options
+	// SLOs are run-level thresholds ("ttft_p95_ms <= 500"), checked after
+	// the run as subtests slo/<threshold>, added to the workload's
+	// defaults.slo.
+	SLOs []string
+	// ConcurrencyLevels are the levels BenchWorkload sweeps (default:
+	// Concurrency).
+	ConcurrencyLevels []int
+	// Goodput, when set, makes benchmarks report goodput-req/s.
+	Goodput *load.RequestSLO
+	// Percentiles are extra percentiles computed for thresholds.
+	Percentiles []float64
 }
 
 // Option changes a Config.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
@@ -34,7 +35,9 @@ import (
 // server. A workload that does not load fails t at once with every problem
 // found. The returned payload holds every record (the reference's JSON
 // contract); with an output file it is also written there, even when a
-// subtest failed or the test was stopped early.
+// subtest failed or the test was stopped early. Run-level SLO thresholds
+// (the workload's defaults.slo and WithSLO) are checked last, each as a
+// subtest slo/<threshold> that fails with the measured value.
 func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	t.Helper()
 	cfg, err := resolve(opts)
@@ -42,10 +45,17 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	w, err := workload.Load(path)
 	require.NoError(t, err, "benchtest: workload did not load")
 
+	slos := append(append([]string(nil), w.SLO...), cfg.SLOs...)
+	if _, err := load.ParseThresholds(slos...); err != nil {
+		require.NoError(t, err, "benchtest: SLO thresholds")
+	}
 	url := cfg.URL
 	if url == "" {
-		srv := fixtures.Start(t, fixtures.Options{})
-		url = srv.URL
+		fo := fixtures.Options{}
+		if cfg.Fixture != nil {
+			fo = *cfg.Fixture
+		}
+		url = fixtures.Start(t, fo).URL
 	}
 	ctx := t.Context()
 	r, err := runner.New(ctx, runner.Config{
@@ -97,7 +107,11 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 			})
 		}
 	}
-	return run.snapshot()
+	p := run.snapshot()
+	if len(slos) > 0 {
+		CheckSLOs(t, PayloadStats(p), slos...)
+	}
+	return p
 }
 
 // workloadRun is the state of one RunWorkload call.

@@ -159,3 +159,20 @@ func TestRunWorkloadWritesReport(t *testing.T) {
 	assert.Contains(t, html, `id="benchserve-data"`, "and the data behind the charts")
 	assert.NotContains(t, html, "https://", "self-contained: no external resources")
 }
+
+func TestInnerSLO(t *testing.T) {
+	if os.Getenv(innerEnv) == "" {
+		t.Skip("runs only inside TestRunWorkloadSLO (re-executed test binary)")
+	}
+	benchtest.RunWorkload(t, "testdata/mixed.json", benchtest.WithTags("good"),
+		benchtest.WithSLO("ttft_p95_ms <= 600000", "e2el_max_ms <= 0.001"))
+}
+
+func TestRunWorkloadSLO(t *testing.T) {
+	out, ok := runInner(t, "TestInnerSLO")
+	assert.False(t, ok, "an unmet SLO fails the test")
+	assert.Contains(t, out, "--- PASS: TestInnerSLO/slo/ttft_p95_ms<=600000", "each threshold is its own subtest")
+	assert.Contains(t, out, "--- FAIL: TestInnerSLO/slo/e2el_max_ms<=0.001")
+	assert.Regexp(t, `e2el_max_ms = [0-9.]+, want <= 0.001`, out, "the failure carries the measured value")
+	assert.Contains(t, out, "--- PASS: TestInnerSLO/passes", "the case itself passed")
+}

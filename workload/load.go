@@ -13,13 +13,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/openai"
 )
 
 // Known keys of each object level; anything else is an error.
 var (
 	topKeys      = []string{"cases", "defaults", "description", "name"}
-	defaultsKeys = []string{"cache_policy", "checks", "enable_thinking", "extra_body", "max_tokens", "policy_timeout_ms"}
+	defaultsKeys = []string{"cache_policy", "checks", "enable_thinking", "extra_body", "max_tokens", "policy_timeout_ms", "slo"}
 	caseKeys     = []string{"checks", "enable_thinking", "extra_body", "id", "max_tokens", "messages", "policy_timeout_ms", "request_path", "tags"}
 )
 
@@ -50,7 +51,7 @@ func Load(path string) (*Workload, error) {
 //
 // Format: an object with "name" (string), "description" (string),
 // "defaults" (object: max_tokens, enable_thinking, policy_timeout_ms,
-// checks, extra_body, cache_policy) and "cases" (non-empty list of objects:
+// checks, extra_body, cache_policy, slo) and "cases" (non-empty list of objects:
 // id, messages, request_path, max_tokens, enable_thinking, extra_body,
 // policy_timeout_ms, checks, tags). JSON null means "not set" everywhere
 // except in messages (content may be null) and tags (null is an error, as
@@ -195,6 +196,25 @@ func (p *parser) parse(data []byte) *Workload {
 		} else {
 			w.CachePolicy = norm
 		}
+	}
+	switch v := defaults["slo"].(type) {
+	case nil:
+	case []any:
+		for i, item := range v {
+			field := fmt.Sprintf("defaults.slo[%d]", i)
+			expr, isStr := item.(string)
+			if !isStr {
+				p.add(at{}, field, "want a threshold string like \"ttft_p95_ms <= 500\", got %s", describe(item))
+				continue
+			}
+			if _, err := load.ParseThreshold(expr); err != nil {
+				p.add(at{}, field, "%v", err)
+				continue
+			}
+			w.SLO = append(w.SLO, expr)
+		}
+	default:
+		p.add(at{}, "defaults.slo", "want a list of threshold strings, got %s", describe(v))
 	}
 	defaultExtra, _ := p.optObject(at{}, "defaults.extra_body", defaults["extra_body"])
 	defaultChecks, defaultChecksOK := p.checksObject(at{}, "defaults.", defaults["checks"], ordered.defaults)
@@ -687,13 +707,20 @@ func expandHome(p string) string {
 // describe renders a value for "got ..." in messages: its JSON text,
 // shortened to 60 bytes.
 func describe(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "<=" must read as written, not \u003c=
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprintf("%v", v)
 	}
+	b := bytes.TrimRight(buf.Bytes(), "\n")
 	const limit = 60
 	if len(b) > limit {
-		return string(b[:limit]) + "…"
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(b[cut]) { // never split a character
+			cut--
+		}
+		return string(b[:cut]) + "…"
 	}
 	return string(b)
 }

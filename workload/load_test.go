@@ -241,7 +241,7 @@ func TestParseErrors(t *testing.T) {
 		{"cases empty", `{"cases": []}`, []string{`workloads/chat.json: cases: want a non-empty list of case objects, got []`}},
 		{"unknown top key", `{"case": [], "cases": [{"messages": ` + userMsg + `}]}`, []string{`workloads/chat.json: case: unknown key (did you mean "cases"?)`}},
 		{"unknown defaults key", `{"defaults": {"max_token": 5, "colour": 1}, "cases": [{"messages": ` + userMsg + `}]}`, []string{
-			`workloads/chat.json: defaults.colour: unknown key (known keys: cache_policy, checks, enable_thinking, extra_body, max_tokens, policy_timeout_ms)`,
+			`workloads/chat.json: defaults.colour: unknown key (known keys: cache_policy, checks, enable_thinking, extra_body, max_tokens, policy_timeout_ms, slo)`,
 			`workloads/chat.json: defaults.max_token: unknown key (did you mean "max_tokens"?)`,
 		}},
 		{"unknown case keys", `{"cases": [{"id": "greet", "messages": ` + userMsg + `, "tag": "x", "cache_policy": "preserve", "name": "n"}]}`, []string{
@@ -444,4 +444,21 @@ func TestRealData(t *testing.T) {
 		"forbidden_regex matched: I cannot",
 		"forbidden_regex matched: <think>",
 	}, msgs, "a bad answer fails with the reference's issues")
+}
+
+func TestDefaultsSLO(t *testing.T) {
+	w := mustParse(t, `{"defaults": {"slo": ["ttft_p95_ms <= 500", "error_rate <= 0.01"]}, "cases": [{"messages": `+userMsg+`}]}`)
+	assert.Equal(t, []string{"ttft_p95_ms <= 500", "error_rate <= 0.01"}, w.SLO)
+	assert.Nil(t, mustParse(t, `{"cases": [{"messages": `+userMsg+`}]}`).SLO, "no slo: nil")
+
+	_, err := Parse([]byte(`{"defaults": {"slo": ["ttft_p95 <= 500", 3]}, "cases": [{"messages": `+userMsg+`}]}`), "workloads/chat.json")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`workloads/chat.json: defaults.slo[0]: load: threshold "ttft_p95 <= 500": ttft is a time: add a unit (_ms, _s or _us): bad threshold`,
+		`workloads/chat.json: defaults.slo[1]: want a threshold string like "ttft_p95_ms <= 500", got 3`,
+	}, problems(t, err), "each bad threshold named by index, checked at load time")
+
+	_, err = Parse([]byte(`{"defaults": {"slo": "ttft_p95_ms <= 500"}, "cases": [{"messages": `+userMsg+`}]}`), "workloads/chat.json")
+	require.Error(t, err)
+	assert.Equal(t, []string{`workloads/chat.json: defaults.slo: want a list of threshold strings, got "ttft_p95_ms <= 500"`}, problems(t, err))
 }

@@ -22,6 +22,10 @@ type Workload struct {
 	// CachePolicy is defaults.cache_policy normalized (see
 	// NormalizeCachePolicy), or "" when the workload does not set one.
 	CachePolicy string
+	// SLO are run-level thresholds from defaults.slo (a benchserve
+	// addition the reference ignores), e.g. "ttft_p95_ms <= 500", each
+	// already checked with load.ParseThreshold.
+	SLO []string
 	// Cases are the cases in file order; never empty.
 	Cases []Case
 }
