@@ -12,6 +12,7 @@ import (
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/serverinfo"
 	"github.com/benchserve/benchserve/stream"
 	"github.com/benchserve/benchserve/sweep"
@@ -100,16 +101,7 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 		b.Fatalf("benchtest: %s: no case has any of the tags %v", displayPath(path), env.cfg.Tags)
 	}
 	for _, c := range cases {
-		req := stream.Request{
-			Model:          env.model,
-			Messages:       c.Messages,
-			MaxTokens:      c.EffectiveMaxTokens(),
-			EnableThinking: c.EnableThinking,
-			ExtraBody:      c.ExtraBody,
-		}
-		if c.PolicyTimeoutMS != nil && *c.PolicyTimeoutMS > 0 {
-			req.Timeout = time.Duration(*c.PolicyTimeoutMS * float64(time.Millisecond))
-		}
+		req := runner.CaseRequest(env.model, c)
 		check := func(res *stream.Result) string {
 			issues := checks.Evaluate(c.Checks, checks.Response{StatusCode: 200,
 				FinishReason: res.FinishReason, Content: res.Content, ToolCalls: res.ToolCalls})

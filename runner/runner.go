@@ -153,17 +153,7 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 	if !r.cfg.NoScrape {
 		before, _ = scrape.Fetch(ctx, r.hc, r.cfg.URL, r.cfg.APIKey)
 	}
-	req := stream.Request{
-		Model:          r.model,
-		Messages:       c.Messages,
-		MaxTokens:      c.EffectiveMaxTokens(),
-		EnableThinking: c.EnableThinking,
-		ExtraBody:      c.ExtraBody,
-	}
-	if c.PolicyTimeoutMS != nil && *c.PolicyTimeoutMS > 0 {
-		req.Timeout = time.Duration(*c.PolicyTimeoutMS * float64(time.Millisecond))
-	}
-	res, err := r.client.ChatStream(ctx, req)
+	res, err := r.client.ChatStream(ctx, CaseRequest(r.model, c))
 	if res == nil {
 		res = &stream.Result{StartedAt: time.Now()}
 	}
@@ -270,6 +260,24 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 		rec.Quality.Content = &content
 	}
 	return Outcome{Record: rec, Result: res, Issues: issues, Err: err}
+}
+
+// CaseRequest is the streamed request of case c for model (reference:
+// _assemble_case_request_kwargs): its messages, effective max_tokens,
+// enable_thinking, extra body, and its policy timeout as the request's
+// Timeout.
+func CaseRequest(model string, c workload.Case) stream.Request {
+	req := stream.Request{
+		Model:          model,
+		Messages:       c.Messages,
+		MaxTokens:      c.EffectiveMaxTokens(),
+		EnableThinking: c.EnableThinking,
+		ExtraBody:      c.ExtraBody,
+	}
+	if c.PolicyTimeoutMS != nil && *c.PolicyTimeoutMS > 0 {
+		req.Timeout = time.Duration(*c.PolicyTimeoutMS * float64(time.Millisecond))
+	}
+	return req
 }
 
 // policy resolves the record's policy block (reference:
