@@ -276,15 +276,31 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 }
 
 func writeWorkload(e *env, p *results.Payload, format, output string) int {
+	return writeOutput(e, format, output, outputMessages{sqlite: "Workload SQLite results written to %s\n", file: "Workload results written to %s\n"},
+		func() error { return results.WriteSQLite(p, output) },
+		func() ([]byte, error) { return results.Format(p, format) })
+}
+
+// outputMessages are the reference's "written to" lines (they differ
+// between workloads and sweeps).
+type outputMessages struct {
+	sqlite, file string
+	// beforeStdout is printed to stderr before results go to stdout.
+	beforeStdout string
+}
+
+// writeOutput writes results as the reference does: sqlite appends to
+// --output; other formats go atomically to --output, else to stdout.
+func writeOutput(e *env, format, output string, msg outputMessages, sqlite func() error, render func() ([]byte, error)) int {
 	if format == "sqlite" {
-		if err := results.WriteSQLite(p, output); err != nil {
+		if err := sqlite(); err != nil {
 			fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
 			return ExitFailed
 		}
-		fmt.Fprintf(e.stderr, "Workload SQLite results written to %s\n", output)
+		fmt.Fprintf(e.stderr, msg.sqlite, output)
 		return ExitOK
 	}
-	data, err := results.Format(p, format)
+	data, err := render()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
 		return ExitFailed
@@ -294,9 +310,10 @@ func writeWorkload(e *env, p *results.Payload, format, output string) int {
 			fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
 			return ExitFailed
 		}
-		fmt.Fprintf(e.stderr, "Workload results written to %s\n", output)
+		fmt.Fprintf(e.stderr, msg.file, output)
 		return ExitOK
 	}
+	fmt.Fprint(e.stderr, msg.beforeStdout)
 	fmt.Fprintf(e.stdout, "%s\n", data)
 	return ExitOK
 }
@@ -460,30 +477,9 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 }
 
 func writeSweep(e *env, rows []results.SweepResult, format, output string) int {
-	if format == "sqlite" {
-		if err := results.WriteSweepSQLite(rows, output); err != nil {
-			fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
-			return ExitFailed
-		}
-		fmt.Fprintf(e.stderr, "\nSQLite results written to %s\n", output)
-		return ExitOK
-	}
-	data, err := results.FormatSweep(rows, format)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
-		return ExitFailed
-	}
-	if output != "" {
-		if err := results.WriteFileAtomic(output, data, 0o644); err != nil {
-			fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
-			return ExitFailed
-		}
-		fmt.Fprintf(e.stderr, "\nResults written to %s\n", output)
-		return ExitOK
-	}
-	fmt.Fprintln(e.stderr)
-	fmt.Fprintf(e.stdout, "%s\n", data)
-	return ExitOK
+	return writeOutput(e, format, output, outputMessages{sqlite: "\nSQLite results written to %s\n", file: "\nResults written to %s\n", beforeStdout: "\n"},
+		func() error { return results.WriteSweepSQLite(rows, output) },
+		func() ([]byte, error) { return results.FormatSweep(rows, format) })
 }
 
 // checkServer probes GET {url}/health. Any HTTP answer means the server is
