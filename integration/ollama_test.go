@@ -79,7 +79,7 @@ func postRaw(t *testing.T, url string, body map[string]any) rawStream {
 	require.NoError(t, err, "encode raw request")
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+"/v1/chat/completions", bytes.NewReader(data))
 	require.NoError(t, err, "build raw request")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := plainHTTP.Do(req)
 	require.NoError(t, err, "send raw request")
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode, "raw request status")
@@ -209,7 +209,7 @@ func TestOllamaDifferences(t *testing.T) {
 
 	t.Run("no health metrics or status endpoints", func(t *testing.T) {
 		for _, p := range []string{"/health", "/metrics", "/v1/status"} {
-			resp, err := http.Get(url + p)
+			resp, err := plainHTTP.Get(url + p)
 			require.NoError(t, err, "GET %s", p)
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
@@ -219,7 +219,7 @@ func TestOllamaDifferences(t *testing.T) {
 	})
 
 	t.Run("models are listed with a tag", func(t *testing.T) {
-		resp, err := http.Get(url + "/v1/models")
+		resp, err := plainHTTP.Get(url + "/v1/models")
 		require.NoError(t, err, "GET /v1/models")
 		defer resp.Body.Close()
 		var list struct {
@@ -291,7 +291,7 @@ func postJSON(ctx context.Context, url string, body any) (int, map[string]any, e
 	if err != nil {
 		return 0, nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := plainHTTP.Do(req)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -154,7 +154,7 @@ func loadCase(t *testing.T, url, model, id string) (*workload.Workload, workload
 	require.GreaterOrEqual(t, idx, 0, "%s has the case %s", workloadPath, id)
 	r, err := runner.New(t.Context(), runner.Config{URL: url, Model: model, RequestTimeout: 2 * time.Minute, NoScrape: true})
 	require.NoError(t, err, "runner.New against %s", url)
-	t.Cleanup(r.Client().HTTP.CloseIdleConnections)
+	t.Cleanup(r.Close)
 	return w, w.Cases[idx], r
 }
 
