@@ -101,6 +101,10 @@ type Quality struct {
 	ContentPreview string   `json:"content_preview"`
 	// Content is the whole content, only with include_content.
 	Content *string `json:"content,omitempty"`
+	// ContentTruncated reports that the client kept only the first part
+	// of an oversized answer (stream.Client.MaxContentBytes), so
+	// ContentChars counts the kept part. Addition.
+	ContentTruncated bool `json:"content_truncated,omitempty"`
 }
 
 // ToolCallsSummary summarizes streamed tool calls; nil when none.

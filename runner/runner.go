@@ -162,14 +162,7 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 	}
 	status := r.prober.Status(ctx)
 
-	statusCode := 200
-	if err != nil {
-		statusCode = 500
-		var he *stream.HTTPError
-		if errors.As(err, &he) {
-			statusCode = he.StatusCode
-		}
-	}
+	statusCode := responseStatus(res, err)
 	issues := checks.Evaluate(c.Checks, checks.Response{
 		StatusCode:   statusCode,
 		FinishReason: res.FinishReason,
@@ -224,10 +217,11 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 			CacheDialect:     after.Dialect,
 		},
 		Quality: results.Quality{
-			OK:             ok,
-			Issues:         issueText,
-			ContentChars:   utf8.RuneCountInString(res.Content),
-			ContentPreview: truncateRunes(res.Content, PreviewChars),
+			OK:               ok,
+			Issues:           issueText,
+			ContentChars:     utf8.RuneCountInString(res.Content),
+			ContentTruncated: res.ContentTruncated,
+			ContentPreview:   truncateRunes(res.Content, PreviewChars),
 		},
 		ToolCalls: toolSummary(res),
 		OK:        ok,
@@ -260,6 +254,25 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 		rec.Quality.Content = &content
 	}
 	return Outcome{Record: rec, Result: res, Issues: issues, Err: err}
+}
+
+// responseStatus is the status the basic validation sees. The reference
+// passes 500 for every failed request; benchserve passes the real one: an
+// HTTP error's status, 200 for a failure inside a 200 stream (a timeout,
+// an error event, a cut connection — the request error issue says which),
+// and 500 only when no response arrived at all.
+func responseStatus(res *stream.Result, err error) int {
+	if err == nil {
+		return 200
+	}
+	var he *stream.HTTPError
+	if errors.As(err, &he) {
+		return he.StatusCode
+	}
+	if res != nil && res.StatusCode > 0 {
+		return res.StatusCode
+	}
+	return 500
 }
 
 // CaseRequest is the streamed request of case c for model (reference:

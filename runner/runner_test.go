@@ -234,3 +234,22 @@ func scrapeFamilies(t *testing.T, srv *fixtures.Server) map[string]*dtoFamily {
 	require.NoError(t, err, "the fixture's /metrics is Prometheus text")
 	return fams
 }
+
+// TestRunCaseErrorInsideStreamKeepsStatus200: an error event inside an
+// HTTP 200 stream fails the case with the server's message; the basic
+// validation sees the real status (the reference would claim HTTP 500).
+func TestRunCaseErrorInsideStreamKeepsStatus200(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{Responder: func(fixtures.Request) fixtures.Script {
+		return fixtures.Script{Content: strings.Fields("a b c d e"), ErrorAfter: 2, ErrorMessage: "KV cache exhausted"}
+	}})
+	w := load(t, `{"cases":[{"id":"e","messages":[{"role":"user","content":"go"}]}]}`)
+	out := newRunner(t, srv).RunCase(context.Background(), w, w.Cases[0], 0, nil)
+	var se *stream.ServerError
+	require.ErrorAs(t, out.Err, &se)
+	rec := out.Record
+	assert.False(t, rec.OK, "never a success")
+	require.Len(t, rec.Quality.Issues, 2)
+	assert.Equal(t, "Missing finish_reason", rec.Quality.Issues[0], "no HTTP error invented for a 200 stream")
+	assert.Contains(t, rec.Quality.Issues[1], "KV cache exhausted", "the server's own message")
+	assert.Equal(t, "ab", out.Result.Content, "the two tokens before the error are kept")
+}
