@@ -80,6 +80,19 @@ func CompilePattern(src string) (*regexp.Regexp, error) {
 // for what is supported. The result always starts with a flag group such as
 // "(?m)" or "(?ims)". Errors are *PatternError.
 func TranslatePattern(src string) (string, error) {
+	if !utf8.ValidString(src) {
+		// Checked up front: escape handling works on bytes and could
+		// otherwise splice the halves of a broken character back together.
+		off := 0
+		for off < len(src) {
+			r, size := utf8.DecodeRuneInString(src[off:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			off += size
+		}
+		return "", &PatternError{Pattern: src, Offset: off, Reason: "invalid UTF-8"}
+	}
 	t := &translator{src: src, atStart: true}
 	if err := t.run(); err != nil {
 		return "", err
