@@ -33,6 +33,7 @@ type HTTPError struct {
 	Authenticate string
 }
 
+// Error returns "stream: HTTP <status>: <server's message>".
 func (e *HTTPError) Error() string {
 	return fmt.Sprintf("stream: HTTP %d: %s", e.StatusCode, e.Message)
 }
@@ -45,6 +46,8 @@ type ServerError struct {
 	Code    string
 }
 
+// Error returns "stream: server error in stream (code <code>): <message>",
+// without the code part when the server sent none.
 func (e *ServerError) Error() string {
 	if e.Code != "" {
 		return fmt.Sprintf("stream: server error in stream (code %s): %s", e.Code, e.Message)
