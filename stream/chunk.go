@@ -24,8 +24,11 @@ type decoded struct {
 }
 
 // chunkDecoder decodes chunks. Its fast path walks the JSON once without
-// allocating (strings without escapes alias the input; escaped ones are
-// unescaped into a reused buffer); anything unusual — several choices,
+// allocating and validates as it goes (strict RFC 8259 syntax: structure,
+// literals, numbers, string escapes and control characters, nothing after
+// the top-level object), so valid chunks are scanned once instead of by
+// json.Valid and then again; strings without escapes alias the input,
+// escaped ones are unescaped into a reused buffer. Anything unusual — several choices,
 // duplicate keys, keys that encoding/json would match case-insensitively,
 // values of unexpected types, invalid UTF-8 — falls back to encoding/json
 // into openai.Chunk, so both paths agree (FuzzChunkDecode checks this).
@@ -38,9 +41,6 @@ type chunkDecoder struct {
 var errBadJSON = errors.New("invalid JSON")
 
 func (d *chunkDecoder) decode(data []byte, out *decoded) error {
-	if !json.Valid(data) {
-		return errBadJSON
-	}
 	if cap(d.scratch) < len(data) {
 		d.scratch = make([]byte, 0, 2*len(data))
 	}
@@ -53,8 +53,13 @@ func (d *chunkDecoder) decode(data []byte, out *decoded) error {
 	return d.slow(data, out)
 }
 
-// slow decodes with encoding/json.
+// slow decodes with encoding/json. It is the only place data that is not
+// valid JSON is diagnosed (the fast path declines anything it does not
+// fully scan and validate).
 func (d *chunkDecoder) slow(data []byte, out *decoded) error {
+	if !json.Valid(data) {
+		return errBadJSON
+	}
 	d.chunk = openai.Chunk{}
 	if err := json.Unmarshal(data, &d.chunk); err != nil {
 		return err
@@ -121,16 +126,19 @@ const (
 	kToolCalls
 )
 
-// fast decodes valid JSON data into out; false means "use the slow path".
+// fast decodes data into out; false means "use the slow path", either
+// because the chunk has a shape the fast path leaves to encoding/json or
+// because data is not valid JSON (the slow path then reports it). It never
+// reads past len(b).
 func (d *chunkDecoder) fast(b []byte, out *decoded) bool {
 	i := skipWS(b, 0)
-	if b[i] != '{' {
+	if at(b, i) != '{' {
 		return false
 	}
 	var seen uint
 	var rc, rs []byte
 	rcSet := false
-	ok := objectKeys(b, i, func(key []byte, v int) (int, bool) {
+	end, ok := objectKeysEnd(b, i, func(key []byte, v int) (int, bool) {
 		var bit uint
 		switch string(key) {
 		case "id":
@@ -153,7 +161,7 @@ func (d *chunkDecoder) fast(b []byte, out *decoded) bool {
 			if !plainKey(key) {
 				return 0, false
 			}
-			return skipValue(b, v), true
+			return skipValue(b, v, 0)
 		}
 		if seen&bit != 0 {
 			return 0, false
@@ -185,16 +193,21 @@ func (d *chunkDecoder) fast(b []byte, out *decoded) bool {
 				out.errType = s
 				return end, ok
 			}
-			return skipValue(b, v), true
+			return skipValue(b, v, 0)
 		case kError:
-			end := skipValue(b, v)
-			if b[v] == 'n' {
-				return end, true
+			end, ok := skipValue(b, v, 0)
+			if !ok {
+				return 0, false
 			}
-			out.errRaw = b[v:end]
+			if b[v] != 'n' {
+				out.errRaw = b[v:end]
+			}
 			return end, true
 		case kUsage:
-			end := skipValue(b, v)
+			end, ok := skipValue(b, v, 0)
+			if !ok {
+				return 0, false
+			}
 			if b[v] == 'n' {
 				return end, true
 			}
@@ -209,16 +222,16 @@ func (d *chunkDecoder) fast(b []byte, out *decoded) bool {
 			return end, true
 		default: // kChoices
 			if b[v] == 'n' {
-				return skipValue(b, v), true
+				return literal(b, v, "null")
 			}
 			if b[v] != '[' {
 				return 0, false
 			}
 			j := skipWS(b, v+1)
-			if b[j] == ']' {
+			if at(b, j) == ']' {
 				return j + 1, true
 			}
-			if b[j] != '{' {
+			if at(b, j) != '{' {
 				return 0, false
 			}
 			end, ok := d.choice(b, j, out, &rc, &rs, &rcSet)
@@ -226,13 +239,13 @@ func (d *chunkDecoder) fast(b []byte, out *decoded) bool {
 				return 0, false
 			}
 			j = skipWS(b, end)
-			if b[j] != ']' { // more than one choice
+			if at(b, j) != ']' { // more than one choice, or not JSON
 				return 0, false
 			}
 			return j + 1, true
 		}
 	})
-	if !ok {
+	if !ok || skipWS(b, end) != len(b) {
 		return false
 	}
 	if rcSet && len(rc) > 0 {
@@ -259,7 +272,7 @@ func (d *chunkDecoder) choice(b []byte, i int, out *decoded, rc, rs *[]byte, rcS
 			if !plainKey(key) {
 				return 0, false
 			}
-			return skipValue(b, v), true
+			return skipValue(b, v, 0)
 		}
 		if seen&bit != 0 {
 			return 0, false
@@ -274,7 +287,7 @@ func (d *chunkDecoder) choice(b []byte, i int, out *decoded, rc, rs *[]byte, rcS
 			return end, ok
 		default: // kDelta
 			if b[v] == 'n' {
-				return skipValue(b, v), true
+				return literal(b, v, "null")
 			}
 			if b[v] != '{' {
 				return 0, false
@@ -304,7 +317,7 @@ func (d *chunkDecoder) delta(b []byte, i int, out *decoded, rc, rs *[]byte, rcSe
 			if !plainKey(key) {
 				return 0, false
 			}
-			return skipValue(b, v), true
+			return skipValue(b, v, 0)
 		}
 		if seen&bit != 0 {
 			return 0, false
@@ -327,7 +340,10 @@ func (d *chunkDecoder) delta(b []byte, i int, out *decoded, rc, rs *[]byte, rcSe
 			*rs = s
 			return end, ok
 		default: // kToolCalls
-			end := skipValue(b, v)
+			end, ok := skipValue(b, v, 0)
+			if !ok {
+				return 0, false
+			}
 			if b[v] == 'n' {
 				return end, true
 			}
@@ -344,38 +360,46 @@ func (d *chunkDecoder) delta(b []byte, i int, out *decoded, rc, rs *[]byte, rcSe
 	})
 }
 
-// objectKeys calls f for each key of the object at b[i] == '{' with the
-// position of its value; f returns the position after the value. It
-// returns false when f does.
-func objectKeys(b []byte, i int, f func(key []byte, v int) (int, bool)) bool {
-	_, ok := objectKeysEnd(b, i, f)
-	return ok
-}
-
-// objectKeysEnd is objectKeys returning the position after the object.
-// Keys containing escapes make it fail (fallback to encoding/json).
+// objectKeysEnd calls f for each key of the object at b[i] == '{' with the
+// position of its value (always < len(b)); f returns the position after
+// the value. It returns the position after the object, or false when f
+// does, when a key contains escapes (left to encoding/json) or when the
+// object is not valid JSON.
 func objectKeysEnd(b []byte, i int, f func(key []byte, v int) (int, bool)) (int, bool) {
 	i = skipWS(b, i+1)
-	if b[i] == '}' {
+	if at(b, i) == '}' {
 		return i + 1, true
 	}
 	for {
-		end, esc := scanString(b, i)
-		if esc {
+		if at(b, i) != '"' {
+			return 0, false
+		}
+		end, esc, ok := scanString(b, i)
+		if !ok || esc {
 			return 0, false
 		}
 		key := b[i+1 : end-1]
-		v := skipWS(b, end) // at ':'
+		v := skipWS(b, end)
+		if at(b, v) != ':' {
+			return 0, false
+		}
 		v = skipWS(b, v+1)
+		if v >= len(b) {
+			return 0, false
+		}
 		next, ok := f(key, v)
 		if !ok {
 			return 0, false
 		}
 		i = skipWS(b, next)
-		if b[i] == '}' {
+		switch at(b, i) {
+		case '}':
 			return i + 1, true
+		case ',':
+			i = skipWS(b, i+1)
+		default:
+			return 0, false
 		}
-		i = skipWS(b, i+1) // past ','
 	}
 }
 
@@ -392,16 +416,21 @@ func plainKey(k []byte) bool {
 
 // str reads a string-or-null value at b[i]. For null it returns nil, for a
 // string its unescaped bytes (non-nil, possibly empty); ok is false for
-// other types or text the fast path does not handle.
+// other types, invalid JSON, or text the fast path does not handle
+// (invalid UTF-8, which encoding/json replaces).
 func (d *chunkDecoder) str(b []byte, i int) (s []byte, end int, ok bool) {
-	switch b[i] {
+	switch at(b, i) {
 	case 'n':
-		return nil, i + 4, true
+		end, ok = literal(b, i, "null")
+		return nil, end, ok
 	case '"':
 	default:
 		return nil, 0, false
 	}
-	end, esc := scanString(b, i)
+	end, esc, ok := scanString(b, i)
+	if !ok {
+		return nil, 0, false
+	}
 	raw := b[i+1 : end-1]
 	if !esc {
 		if !utf8.Valid(raw) {
@@ -418,27 +447,43 @@ func (d *chunkDecoder) str(b []byte, i int) (s []byte, end int, ok bool) {
 	return d.scratch[start:len(d.scratch):len(d.scratch)], end, true
 }
 
-// intValue accepts null or a plain integer that fits int64 (as
+// intValue accepts null or a plain JSON integer that fits int64 (as
 // encoding/json would for an int field); anything else falls back.
 func intValue(b []byte, i int) (int, bool) {
-	if b[i] == 'n' {
-		return i + 4, true
+	if at(b, i) == 'n' {
+		return literal(b, i, "null")
 	}
 	j := i
-	if b[j] == '-' {
+	if at(b, j) == '-' {
 		j++
 	}
 	k := j
 	for k < len(b) && b[k] >= '0' && b[k] <= '9' {
 		k++
 	}
-	if k == j || k-j > 18 {
+	if k == j || k-j > 18 || (b[j] == '0' && k-j > 1) {
 		return 0, false
 	}
-	if k < len(b) && (b[k] == '.' || b[k] == 'e' || b[k] == 'E') {
+	if c := at(b, k); c == '.' || c == 'e' || c == 'E' {
 		return 0, false
 	}
 	return k, true
+}
+
+// at returns b[i], or 0 past the end (0 is never valid JSON syntax).
+func at(b []byte, i int) byte {
+	if i < len(b) {
+		return b[i]
+	}
+	return 0
+}
+
+// literal checks the literal lit at b[i] and returns the position after it.
+func literal(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return 0, false
+	}
+	return i + len(lit), true
 }
 
 // skipWS returns the position of the first non-space byte at or after i.
@@ -449,57 +494,164 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-// scanString returns the position after the string starting at b[i] == '"'
-// and whether it contains escapes. b must be valid JSON.
-func scanString(b []byte, i int) (int, bool) {
-	esc := false
+// scanString validates the JSON string starting at b[i] == '"' and
+// returns the position after it and whether it contains escapes. ok is
+// false for an unterminated string, a control character or a malformed
+// escape. Bytes >= 0x80 are not checked (encoding/json accepts invalid
+// UTF-8 in valid JSON; str checks it where the text is used).
+func scanString(b []byte, i int) (end int, esc, ok bool) {
 	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, esc, true
+		case c == '\\':
 			esc = true
 			j++
-		case '"':
-			return j + 1, esc
+			switch at(b, j) {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(b)-j < 5 {
+					return 0, false, false
+				}
+				for _, h := range b[j+1 : j+5] {
+					if !isHex(h) {
+						return 0, false, false
+					}
+				}
+				j += 4
+			default:
+				return 0, false, false
+			}
+		case c < 0x20:
+			return 0, false, false
 		}
 	}
-	return len(b), esc
+	return 0, false, false
 }
 
-// skipValue returns the position after the JSON value starting at b[i].
-// b must be valid JSON.
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		end, _ := scanString(b, i)
-		return end
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, _ := scanString(b, j)
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// maxSkipDepth bounds the nesting skipValue follows; deeper values go to
+// encoding/json (which allows 10,000 levels) rather than deepening the
+// reading goroutine's stack.
+const maxSkipDepth = 32
+
+// skipValue validates the JSON value starting at b[i] and returns the
+// position after it; ok is false when it is not valid JSON or nests deeper
+// than maxSkipDepth.
+func skipValue(b []byte, i, depth int) (end int, ok bool) {
+	switch c := at(b, i); {
+	case c == '"':
+		end, _, ok = scanString(b, i)
+		return end, ok
+	case c == '{':
+		if depth >= maxSkipDepth {
+			return 0, false
+		}
+		i = skipWS(b, i+1)
+		if at(b, i) == '}' {
+			return i + 1, true
+		}
+		for {
+			if at(b, i) != '"' {
+				return 0, false
+			}
+			if i, _, ok = scanString(b, i); !ok {
+				return 0, false
+			}
+			if i = skipWS(b, i); at(b, i) != ':' {
+				return 0, false
+			}
+			if i, ok = skipValue(b, skipWS(b, i+1), depth+1); !ok {
+				return 0, false
+			}
+			i = skipWS(b, i)
+			switch at(b, i) {
+			case '}':
+				return i + 1, true
+			case ',':
+				i = skipWS(b, i+1)
+			default:
+				return 0, false
 			}
 		}
-		return len(b)
-	default:
-		j := i
-		for j < len(b) {
-			switch b[j] {
-			case ',', '}', ']', ' ', '\n', '\r', '\t':
-				return j
-			}
-			j++
+	case c == '[':
+		if depth >= maxSkipDepth {
+			return 0, false
 		}
-		return j
+		i = skipWS(b, i+1)
+		if at(b, i) == ']' {
+			return i + 1, true
+		}
+		for {
+			if i, ok = skipValue(b, i, depth+1); !ok {
+				return 0, false
+			}
+			i = skipWS(b, i)
+			switch at(b, i) {
+			case ']':
+				return i + 1, true
+			case ',':
+				i = skipWS(b, i+1)
+			default:
+				return 0, false
+			}
+		}
+	case c == 'n':
+		return literal(b, i, "null")
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == '-' || c >= '0' && c <= '9':
+		return number(b, i)
 	}
+	return 0, false
+}
+
+// number validates the JSON number at b[i]:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func number(b []byte, i int) (int, bool) {
+	if at(b, i) == '-' {
+		i++
+	}
+	switch c := at(b, i); {
+	case c == '0':
+		i++
+	case c >= '1' && c <= '9':
+		i = digits(b, i)
+	default:
+		return 0, false
+	}
+	if at(b, i) == '.' {
+		j := digits(b, i+1)
+		if j == i+1 {
+			return 0, false
+		}
+		i = j
+	}
+	if c := at(b, i); c == 'e' || c == 'E' {
+		i++
+		if c := at(b, i); c == '+' || c == '-' {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			return 0, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+// digits returns the position after the run of decimal digits at b[i].
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // appendUnescaped appends the unescaped form of a JSON string body (valid

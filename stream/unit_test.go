@@ -87,12 +87,10 @@ func TestToolCallAccumulator(t *testing.T) {
 	})
 }
 
-// decodeBoth runs the fast path and encoding/json on data.
+// decodeBoth runs the fast path and encoding/json on data, valid JSON or
+// not: the fast path must decline whatever encoding/json rejects.
 func decodeBoth(t testing.TB, data []byte) (fast decoded, fastOK bool, slow decoded, slowErr error) {
 	var d chunkDecoder
-	if !json.Valid(data) {
-		return
-	}
 	d.scratch = make([]byte, 0, 2*len(data))
 	fastOK = d.fast(data, &fast)
 	fast = cloneDecoded(fast)
@@ -141,6 +139,39 @@ var chunkSamples = []string{
 	"{\"choices\":[{\"delta\":{\"content\":\"bad \xff utf8\"}}]}",
 	`{"object":"error","message":"too long","type":"BadRequestError","param":null,"code":400}`,
 	`{"object":"chat.completion.chunk","choices":[]}`,
+	// Not JSON: the fast path must decline every one (no json.Valid first).
+	`{"id":"a"`,
+	`{"id":"a"}x`,
+	`{"id":"a"}{}`,
+	`{"id":"a",}`,
+	`{"id":"a" "model":"m"}`,
+	`{"id" "a"}`,
+	`{"x":01}`,
+	`{"created":01}`,
+	`{"created":-}`,
+	`{"x":1.}`,
+	`{"x":1e}`,
+	`{"x":.5}`,
+	`{"x":nul}`,
+	`{"x":tru}`,
+	`{"choices":nul}`,
+	`{"x":[1,]}`,
+	`{"x":{"a":1,}}`,
+	`{"x":{"a"}}`,
+	`{"error":[1 2]}`,
+	"{\"choices\":[{\"delta\":{\"content\":\"ctl \x01\"}}]}",
+	`{"choices":[{"delta":{"content":"bad \x escape"}}]}`,
+	`{"choices":[{"delta":{"content":"\u12G4"}}]}`,
+	`{"choices":[{"delta":{"content":"\u12"}}]}`,
+	`{"choices":[{"delta":{"content":"open}}]}`,
+	`{"choices":[{"delta":{"content":"a"}}]`,
+	`{"choices":[{"delta":{"content":"a"}}}`,
+	`{"choices":[{"delta":{"content":"a"}]}`,
+	`{"usage":{"prompt_tokens":1,}}`,
+	`{"choices":[{"delta":{"tool_calls":[}}]}`,
+	`{`,
+	``,
+	`   `,
 }
 
 func TestFastDecoderAgreesWithEncodingJSON(t *testing.T) {
@@ -154,6 +185,14 @@ func TestFastDecoderAgreesWithEncodingJSON(t *testing.T) {
 	for _, s := range chunkSamples[:12] {
 		_, fastOK, _, _ := decodeBoth(t, []byte(s))
 		assert.True(t, fastOK, "common chunk shapes take the fast path: %s", s)
+	}
+	for _, s := range chunkSamples {
+		if json.Valid([]byte(s)) {
+			continue
+		}
+		_, fastOK, _, slowErr := decodeBoth(t, []byte(s))
+		assert.False(t, fastOK, "the fast path declines what is not JSON: %q", s)
+		assert.ErrorIs(t, slowErr, errBadJSON, "the slow path reports what is not JSON: %q", s)
 	}
 }
 
