@@ -60,7 +60,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	for _, f := range files {
 		rs, err := Load(f)
 		if err != nil {
-			fmt.Fprintf(stderr, "benchserve report: %v\n", err)
+			fmt.Fprintf(stderr, "benchserve: %v\n", err)
 			return 2
 		}
 		runs = append(runs, rs...)
