@@ -112,10 +112,11 @@ func startServer(tb testing.TB, mode string) *server {
 	}}
 }
 
-// newClient returns a stream client keeping up to conns connections, and
-// a counter of the connections it dialled.
+// newClient returns a stream client keeping up to conns connections, on
+// the transport benchserve's clients use (stream.NewTransport), and a
+// counter of the connections it dialled.
 func newClient(url string, conns int) (*stream.Client, *http.Transport, *atomic.Int64) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr := stream.NewTransport(conns)
 	tr.MaxIdleConns = conns + 10
 	tr.MaxIdleConnsPerHost = conns + 10
 	dials := new(atomic.Int64)

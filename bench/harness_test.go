@@ -16,14 +16,15 @@ import (
 
 var modes = []string{"inproc", "child"}
 
-// cpuTime is the user + system CPU time of this whole process so far
-// (getrusage RUSAGE_SELF): every goroutine, the runtime and the GC.
-func cpuTime(tb testing.TB) time.Duration {
+// cpuTime is the user and system CPU time of this whole process so far
+// (getrusage RUSAGE_SELF): every goroutine, the runtime and the GC; system
+// time is the kernel's share (the reads, epoll_wait and futex calls).
+func cpuTime(tb testing.TB) (user, sys time.Duration) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		tb.Fatalf("getrusage: %v", err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }
 
 // raiseFileLimit lifts the soft open-file limit to the hard one, for
@@ -45,7 +46,8 @@ func raiseFileLimit(tb testing.TB, need uint64) {
 
 // BenchmarkHotPath streams 1,000 one-token chunks per op at full speed
 // (no scripted delays) over loopback and reports the client's cost per
-// streamed token: cpu-ns/token (process CPU from getrusage), allocs/token
+// streamed token: cpu-ns/token (process CPU from getrusage, split in
+// cpu-user-ns/token and cpu-sys-ns/token, the kernel's), allocs/token
 // and B/token (runtime.MemStats), and tok/s. With fixture=inproc the
 // server's work is in every figure; with fixture=child the server is
 // another process and the figures are the client's alone (the test
@@ -65,7 +67,7 @@ func BenchmarkHotPath(b *testing.B) {
 			}
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			cpu0 := cpuTime(b)
+			user0, sys0 := cpuTime(b)
 			streamed := 0
 			for b.Loop() {
 				res, err := c.ChatStream(ctx, req)
@@ -74,10 +76,13 @@ func BenchmarkHotPath(b *testing.B) {
 				}
 				streamed += res.TokenChunks
 			}
-			cpu := cpuTime(b) - cpu0
+			user1, sys1 := cpuTime(b)
+			user, sys := user1-user0, sys1-sys0
 			runtime.ReadMemStats(&after)
 			n := float64(streamed)
-			b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/token")
+			b.ReportMetric(float64((user+sys).Nanoseconds())/n, "cpu-ns/token")
+			b.ReportMetric(float64(user.Nanoseconds())/n, "cpu-user-ns/token")
+			b.ReportMetric(float64(sys.Nanoseconds())/n, "cpu-sys-ns/token")
 			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/token")
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "B/token")
 			b.ReportMetric(n/b.Elapsed().Seconds(), "tok/s")
@@ -143,7 +148,8 @@ func BenchmarkOpenStreams(b *testing.B) {
 
 // heapProfileEnv names a file prefix: BenchmarkOpenStreams then writes
 // the heap profile taken while the streams are open to <prefix>.<mode>
-// (go tool pprof -sample_index=inuse_space <prefix>.child).
+// (go tool pprof -sample_index=inuse_space <prefix>.child), and the
+// goroutines' stacks to <prefix>.<mode>.goroutines.
 const heapProfileEnv = "BENCHSERVE_OPEN_STREAMS_HEAPPROFILE"
 
 func writeHeapProfile(b *testing.B, path string) {
@@ -153,6 +159,14 @@ func writeHeapProfile(b *testing.B, path string) {
 	}
 	defer f.Close()
 	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
+	g, err := os.Create(path + ".goroutines")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	if err := pprof.Lookup("goroutine").WriteTo(g, 1); err != nil {
 		b.Fatal(err)
 	}
 }

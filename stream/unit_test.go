@@ -211,3 +211,15 @@ func FuzzChunkDecode(f *testing.F) {
 		assert.Equal(t, slow, fast, "fast and slow decodes differ for %q", data)
 	})
 }
+
+func TestNewTransport(t *testing.T) {
+	tr := NewTransport(0)
+	assert.Equal(t, 1<<10, tr.WriteBufferSize, "1 KiB write buffer per connection")
+	assert.Equal(t, 1<<10, tr.ReadBufferSize, "1 KiB read buffer per connection")
+	assert.Equal(t, 0, tr.MaxIdleConnsPerHost, "conns 0 keeps net/http's idle default")
+	assert.NotNil(t, tr.Proxy, "proxy from the environment, as http.DefaultTransport")
+	tr = NewTransport(500)
+	assert.Equal(t, 500, tr.MaxIdleConnsPerHost, "conns > 0: that many idle connections per host")
+	assert.Equal(t, 500, tr.MaxIdleConns, "conns > 0: and in all")
+	assert.Same(t, defaultTransport, defaultHTTP.Transport, "the default client uses the small-buffer transport")
+}
