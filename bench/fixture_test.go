@@ -3,6 +3,7 @@ package bench_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,17 +34,47 @@ type shape struct {
 	TTFT       time.Duration
 	TokenDelay time.Duration
 	Hang       bool
+	// Sent, when not zero, is when the client started the request (wall
+	// clock, shared by the processes of one machine): the fixture records
+	// how long after it its responder ran (see intakeLags).
+	Sent time.Time
 }
 
 func (s shape) request() stream.Request {
+	m := map[string]any{
+		"tokens": s.Tokens, "ttft_ns": s.TTFT.Nanoseconds(), "token_delay_ns": s.TokenDelay.Nanoseconds(), "hang": s.Hang,
+	}
+	if !s.Sent.IsZero() {
+		m["sent_unix_ns"] = s.Sent.UnixNano()
+	}
 	return stream.Request{
 		Model:     "bench",
 		Messages:  []openai.Message{{"role": "user", "content": "bench"}},
 		MaxTokens: s.Tokens + 1,
-		ExtraBody: map[string]any{"bench": map[string]any{
-			"tokens": s.Tokens, "ttft_ns": s.TTFT.Nanoseconds(), "token_delay_ns": s.TokenDelay.Nanoseconds(), "hang": s.Hang,
-		}},
+		ExtraBody: map[string]any{"bench": m},
 	}
+}
+
+// intake records, in the fixture's process, the intake lag of requests
+// carrying sent_unix_ns: from the client starting the request to the
+// fixture's responder running (the client's send path, the kernel, and
+// the server's accept, read and parsing), in milliseconds. The scripted
+// TTFT only starts counting at the responder, so this lag is part of the
+// TTFT error that neither the client's reading nor the server's timer
+// causes.
+var intake struct {
+	sync.Mutex
+	ms map[string]float64 // by request id
+}
+
+// takeIntake returns the intake lags recorded since the last call, by
+// request id.
+func takeIntake() map[string]float64 {
+	intake.Lock()
+	defer intake.Unlock()
+	out := intake.ms
+	intake.ms = nil
+	return out
 }
 
 // words are the streamed tokens, cycled.
@@ -58,6 +90,15 @@ func respond(req fixtures.Request) fixtures.Script {
 		content[i] = words[i%len(words)]
 	}
 	hang, _ := m["hang"].(bool)
+	if sent, ok := m["sent_unix_ns"].(float64); ok {
+		lag := float64(time.Now().UnixNano()-int64(sent)) / float64(time.Millisecond)
+		intake.Lock()
+		if intake.ms == nil {
+			intake.ms = map[string]float64{}
+		}
+		intake.ms[req.ID] = lag
+		intake.Unlock()
+	}
 	return fixtures.Script{
 		Content:    content,
 		TTFT:       time.Duration(num("ttft_ns")),
@@ -66,25 +107,42 @@ func respond(req fixtures.Request) fixtures.Script {
 	}
 }
 
-// serveChild runs the fixture until stdin closes, printing its URL first.
+// serveChild runs the fixture until stdin closes, printing its URL first
+// and then the URL of a second loopback server whose GET / answers the
+// intake lags recorded since the last call (JSON object: request id to
+// ms).
 func serveChild() {
 	srv := fixtures.New(fixtures.Options{Responder: respond})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	stats := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(takeIntake())
+	})}
+	go func() { _ = stats.Serve(l) }()
 	fmt.Println(srv.URL)
+	fmt.Println("http://" + l.Addr().String())
 	_, _ = io.Copy(io.Discard, os.Stdin)
+	_ = stats.Close()
 	srv.Close()
 }
 
 // server is a fixture for a benchmark: in this process or in a child.
 type server struct {
-	URL  string
-	stop func()
+	URL string
+	// intake returns the fixture's intake lags since the last call, by
+	// request id.
+	intake func() (map[string]float64, error)
+	stop   func()
 }
 
 func startServer(tb testing.TB, mode string) *server {
 	tb.Helper()
 	if mode == "inproc" {
 		srv := fixtures.New(fixtures.Options{Responder: respond})
-		return &server{URL: srv.URL, stop: srv.Close}
+		return &server{URL: srv.URL, stop: srv.Close, intake: func() (map[string]float64, error) { return takeIntake(), nil }}
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"=1")
@@ -100,15 +158,29 @@ func startServer(tb testing.TB, mode string) *server {
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	br := bufio.NewReader(stdout)
+	line, err := br.ReadString('\n')
+	var statsLine string
+	if err == nil {
+		statsLine, err = br.ReadString('\n')
+	}
 	if err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		tb.Fatalf("fixture child: %v", err)
 	}
+	statsURL := strings.TrimSpace(statsLine)
 	return &server{URL: strings.TrimSpace(line), stop: func() {
 		_ = stdin.Close()
 		_ = cmd.Wait()
+	}, intake: func() (map[string]float64, error) {
+		resp, err := http.Get(statsURL)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		var ms map[string]float64
+		return ms, json.NewDecoder(resp.Body).Decode(&ms)
 	}}
 }
 

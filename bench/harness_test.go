@@ -1,14 +1,26 @@
 package bench_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptrace"
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/stream"
@@ -192,18 +204,39 @@ func waitStable(min int) int {
 // ttftLevels are the concurrency levels of BenchmarkTTFTAccuracy.
 var ttftLevels = []int{1, 16, 64, 128, 256, 512, 1000}
 
+// ttftScripted is the TTFT the fixture scripts in BenchmarkTTFTAccuracy
+// and BenchmarkTTFTFloor (then 10 ms between tokens, 20 tokens).
+const ttftScripted = 100 * time.Millisecond
+
+var ttftShape = shape{Tokens: 20, TTFT: ttftScripted, TokenDelay: 10 * time.Millisecond}
+
 // BenchmarkTTFTAccuracy runs rounds of N concurrent streams (all sent at
 // once, closed loop, connections already open) of 20 tokens with a
 // scripted TTFT of 100 ms and 10 ms between tokens, and reports the error
-// of the TTFT the client measured: ttft-err-p50/p99/max-ns/op are
+// of the TTFT the client measured: ttft-err-p50/p99/max/mean-ns/op are
 // measured − 100 ms over every request of every round (so they include
 // the fixture's own lateness: its timer and its writes), plus the measured
 // ttft-p99-ns/op, failures and dials (connections opened after the
 // warm-up round; 0 when rounds reuse connections).
+//
+// Three figures split the error. send-lag-p50/p99-ns/op is the time from
+// the start of the request (the instant TTFT counts from) until net/http
+// had written it (httptrace WroteRequest): client-side delay before the
+// server can even start its clock. intake-lag-p50/p99/mean-ns/op is the
+// time from the start of the request until the fixture's responder ran
+// (wall clocks of the two processes, one machine): the send lag plus the
+// kernel and the server's accept, read and parsing; the scripted 100 ms
+// only start there. post-intake-err-p50/p99-ns/op is, per request,
+// measured TTFT − intake lag − 100 ms: the error once the server's clock
+// started (its timer and write, the response's way back, and the client
+// reading it). server-ttft-err-mean-ns/op is the
+// fixture's own TTFT (from its handler starting to the first token
+// written and flushed, from its vllm_mlx_inference_ttft_seconds sum and
+// count) minus 100 ms: the server's lateness, mean only (the histogram's
+// buckets are too coarse for percentiles). BenchmarkTTFTFloor gives the
+// same rounds with a minimal client for the percentiles.
 func BenchmarkTTFTAccuracy(b *testing.B) {
 	raiseFileLimit(b, 3*1000+100)
-	const scripted = 100 * time.Millisecond
-	sh := shape{Tokens: 20, TTFT: scripted, TokenDelay: 10 * time.Millisecond}
 	for _, mode := range modes {
 		b.Run("fixture="+mode, func(b *testing.B) {
 			srv := startServer(b, mode)
@@ -212,8 +245,27 @@ func BenchmarkTTFTAccuracy(b *testing.B) {
 				b.Run(fmt.Sprintf("conc=%d", n), func(b *testing.B) {
 					c, tr, dials := newClient(srv.URL, n)
 					defer tr.CloseIdleConnections()
-					req := sh.request()
-					fn := load.StreamFunc(c, func(int) stream.Request { return req })
+					var mu sync.Mutex
+					var sendLag []float64
+					ttftByID := map[string]float64{}
+					fn := func(ctx context.Context, _ int) load.Sample {
+						var wrote atomic.Int64
+						ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+							WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(time.Now().UnixNano()) },
+						})
+						sh := ttftShape
+						sh.Sent = time.Now()
+						res, err := c.ChatStream(ctx, sh.request())
+						if err == nil {
+							mu.Lock()
+							if w := wrote.Load(); w != 0 {
+								sendLag = append(sendLag, float64(w-res.StartedAt.UnixNano())/float64(time.Millisecond))
+							}
+							ttftByID[res.RequestID] = res.TTFTms
+							mu.Unlock()
+						}
+						return load.SampleOf(res, err)
+					}
 					round := func() *load.Run {
 						run, err := load.RunClosed(context.Background(), fn, load.Closed{Concurrency: n, Requests: n, MaxDuration: time.Minute})
 						if err != nil {
@@ -223,6 +275,14 @@ func BenchmarkTTFTAccuracy(b *testing.B) {
 					}
 					round() // open the connections
 					dials0 := dials.Load()
+					sum0, count0 := serverTTFT(b, srv.URL)
+					if _, err := srv.intake(); err != nil { // drop the warm-up round's
+						b.Fatal(err)
+					}
+					mu.Lock()
+					sendLag = nil
+					clear(ttftByID)
+					mu.Unlock()
 					var errs, ttft []float64
 					failures := 0
 					for b.Loop() {
@@ -232,15 +292,39 @@ func BenchmarkTTFTAccuracy(b *testing.B) {
 								continue
 							}
 							ttft = append(ttft, s.TTFTms)
-							errs = append(errs, s.TTFTms-float64(scripted)/float64(time.Millisecond))
+							errs = append(errs, s.TTFTms-float64(ttftScripted)/float64(time.Millisecond))
 						}
 					}
-					e, t := load.NewDist(errs), load.NewDist(ttft)
+					sum1, count1 := serverTTFT(b, srv.URL)
+					in, err := srv.intake()
+					if err != nil {
+						b.Fatal(err)
+					}
+					var inLags, after []float64
+					for id, lag := range in {
+						inLags = append(inLags, lag)
+						if m, ok := ttftByID[id]; ok {
+							after = append(after, m-lag-float64(ttftScripted)/float64(time.Millisecond))
+						}
+					}
+					e, t, sl, il, al := load.NewDist(errs), load.NewDist(ttft), load.NewDist(sendLag), load.NewDist(inLags), load.NewDist(after)
 					const ns = float64(time.Millisecond)
 					b.ReportMetric(e.P50*ns, "ttft-err-p50-ns/op")
 					b.ReportMetric(e.P99*ns, "ttft-err-p99-ns/op")
 					b.ReportMetric(e.Max*ns, "ttft-err-max-ns/op")
+					b.ReportMetric(e.Mean*ns, "ttft-err-mean-ns/op")
 					b.ReportMetric(t.P99*ns, "ttft-p99-ns/op")
+					b.ReportMetric(sl.P50*ns, "send-lag-p50-ns/op")
+					b.ReportMetric(sl.P99*ns, "send-lag-p99-ns/op")
+					b.ReportMetric(il.P50*ns, "intake-lag-p50-ns/op")
+					b.ReportMetric(il.P99*ns, "intake-lag-p99-ns/op")
+					b.ReportMetric(il.Mean*ns, "intake-lag-mean-ns/op")
+					b.ReportMetric(al.P50*ns, "post-intake-err-p50-ns/op")
+					b.ReportMetric(al.P99*ns, "post-intake-err-p99-ns/op")
+					if count1 > count0 {
+						mean := (sum1 - sum0) / float64(count1-count0) * float64(time.Second)
+						b.ReportMetric(mean-float64(ttftScripted), "server-ttft-err-mean-ns/op")
+					}
 					b.ReportMetric(float64(failures), "failures")
 					// Connections dialled after the warm-up round: 0 when every
 					// round reused the open ones (a dial in a round adds the
@@ -249,5 +333,147 @@ func BenchmarkTTFTAccuracy(b *testing.B) {
 				})
 			}
 		})
+	}
+}
+
+// serverTTFT returns the fixture's TTFT histogram sum (seconds) and count
+// for streamed requests, from its /metrics.
+func serverTTFT(b *testing.B, url string) (sum float64, count uint64) {
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		b.Fatalf("fixture metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		b.Fatalf("fixture metrics: %v", err)
+	}
+	fam := fams["vllm_mlx_inference_ttft_seconds"]
+	if fam == nil {
+		return 0, 0
+	}
+	for _, m := range fam.GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "stream" && l.GetValue() == "true" {
+				sum += m.GetHistogram().GetSampleSum()
+				count += m.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	return sum, count
+}
+
+// BenchmarkTTFTFloor runs BenchmarkTTFTAccuracy's rounds with the least a
+// Go client can do instead of stream.Client: one pre-built HTTP/1.1
+// request written on an open connection, then a blocking read of lines
+// until the first "data:" line (timestamped there), then the rest of the
+// body. No net/http, no SSE splitting, no JSON. Its error
+// (ttft-err-*-ns/op, measured − 100 ms) is what the fixture, the kernel
+// and the Go scheduler leave on this machine; BenchmarkTTFTAccuracy minus
+// this is the cost of net/http and the stream client.
+func BenchmarkTTFTFloor(b *testing.B) {
+	raiseFileLimit(b, 3*1000+100)
+	body, err := stream.BuildBody(ttftShape.request())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range modes {
+		b.Run("fixture="+mode, func(b *testing.B) {
+			srv := startServer(b, mode)
+			defer srv.stop()
+			host := strings.TrimPrefix(srv.URL, "http://")
+			head := fmt.Sprintf("POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: %d\r\n\r\n", host, len(body))
+			msg := append([]byte(head), body...)
+			for _, n := range ttftLevels {
+				b.Run(fmt.Sprintf("conc=%d", n), func(b *testing.B) {
+					conns := make([]*rawConn, n)
+					for i := range conns {
+						c, err := net.Dial("tcp", host)
+						if err != nil {
+							b.Fatal(err)
+						}
+						conns[i] = &rawConn{c: c, r: bufio.NewReader(c)}
+						defer c.Close()
+					}
+					round := func() ([]time.Duration, error) {
+						out := make([]time.Duration, n)
+						errc := make(chan error, n)
+						var wg sync.WaitGroup
+						for i, rc := range conns {
+							wg.Go(func() {
+								d, err := rc.ttft(msg)
+								out[i] = d
+								errc <- err
+							})
+						}
+						wg.Wait()
+						close(errc)
+						for err := range errc {
+							if err != nil {
+								return nil, err
+							}
+						}
+						return out, nil
+					}
+					if _, err := round(); err != nil { // warm up
+						b.Fatal(err)
+					}
+					var errs []float64
+					for b.Loop() {
+						ds, err := round()
+						if err != nil {
+							b.Fatal(err)
+						}
+						for _, d := range ds {
+							errs = append(errs, float64(d-ttftScripted)/float64(time.Millisecond))
+						}
+					}
+					e := load.NewDist(errs)
+					const ns = float64(time.Millisecond)
+					b.ReportMetric(e.P50*ns, "ttft-err-p50-ns/op")
+					b.ReportMetric(e.P99*ns, "ttft-err-p99-ns/op")
+					b.ReportMetric(e.Max*ns, "ttft-err-max-ns/op")
+					b.ReportMetric(e.Mean*ns, "ttft-err-mean-ns/op")
+				})
+			}
+		})
+	}
+}
+
+// rawConn is one keep-alive connection of BenchmarkTTFTFloor.
+type rawConn struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+// ttft sends msg and returns the time until the first "data:" line, then
+// reads the rest of the chunked answer (to its last-chunk line "0").
+func (rc *rawConn) ttft(msg []byte) (time.Duration, error) {
+	start := time.Now()
+	if _, err := rc.c.Write(msg); err != nil {
+		return 0, err
+	}
+	var first time.Duration
+	inBody := false
+	for {
+		line, err := rc.r.ReadSlice('\n')
+		if err != nil {
+			return 0, fmt.Errorf("raw client: %w", err)
+		}
+		switch {
+		case !inBody:
+			inBody = len(line) == 2 && line[0] == '\r' // end of the head
+		case first == 0 && bytes.HasPrefix(line, []byte("data:")):
+			first = time.Since(start)
+		case string(line) == "0\r\n":
+			if _, err := rc.r.ReadSlice('\n'); err != nil { // the final CRLF
+				return 0, fmt.Errorf("raw client: %w", err)
+			}
+			if first == 0 {
+				return 0, errors.New("raw client: no data line")
+			}
+			return first, nil
+		}
 	}
 }
