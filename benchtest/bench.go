@@ -231,9 +231,7 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 // connections instead of dialling (net/http keeps only 2 per host by
 // default), and does not follow redirects (see stream's default client).
 func newHTTPClient(conns int, timeout time.Duration) *http.Client {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConns = max(conns, 100)
-	tr.MaxIdleConnsPerHost = max(conns, 2)
+	tr := stream.NewTransport(conns)
 	return &http.Client{
 		Transport:     tr,
 		Timeout:       timeout,

@@ -65,6 +65,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 		RequestTimeout: cfg.RequestTimeout,
 		NoScrape:       cfg.NoScrape,
 		IncludeContent: cfg.IncludeContent,
+		Conns:          cfg.Concurrency,
 	})
 	require.NoError(t, err, "benchtest: server at %s", url)
 	t.Cleanup(r.Close)

@@ -42,6 +42,9 @@ type Config struct {
 	NoScrape bool
 	// IncludeContent stores the whole content in each record.
 	IncludeContent bool
+	// Conns is how many connections the runner's own HTTP client keeps
+	// open for reuse (the most cases run at once); 0 means net/http's 2.
+	Conns int
 	// MaxContentChars bounds the content kept per record with
 	// IncludeContent (code points); 0 means 1,000,000.
 	MaxContentChars int
@@ -84,7 +87,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	if hc == nil {
 		// An own transport, so Close can release its idle connections
 		// without touching http.DefaultTransport's.
-		hc = &http.Client{Timeout: cfg.RequestTimeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		hc = &http.Client{Timeout: cfg.RequestTimeout, Transport: stream.NewTransport(cfg.Conns)}
 		owned = true
 	}
 	r := &Runner{

@@ -313,8 +313,7 @@ func Run(ctx context.Context, cfg Config) ([]results.SweepResult, error) {
 		for _, c := range p.conc {
 			maxConc = max(maxConc, c)
 		}
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = maxConc
+		tr := stream.NewTransport(maxConc)
 		timeout := cfg.RequestTimeout
 		if timeout == 0 {
 			timeout = DefaultRequestTimeout

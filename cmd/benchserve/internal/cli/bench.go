@@ -17,6 +17,7 @@ import (
 	"github.com/benchserve/benchserve/progress"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
+	"github.com/benchserve/benchserve/stream"
 	"github.com/benchserve/benchserve/sweep"
 	"github.com/benchserve/benchserve/workload"
 )
@@ -166,8 +167,7 @@ func (f *benchFlags) requestTimeout() time.Duration {
 // newHTTPClient returns a client with its own transport (closed by the
 // returned func) and the transport timeout.
 func newHTTPClient(timeout time.Duration, idle int) (*http.Client, func()) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = max(idle, 2)
+	tr := stream.NewTransport(idle)
 	return &http.Client{Transport: tr, Timeout: timeout}, tr.CloseIdleConnections
 }
 
