@@ -229,7 +229,9 @@ var ttftShape = shape{Tokens: 20, TTFT: ttftScripted, TokenDelay: 10 * time.Mill
 // only start there. post-intake-err-p50/p99-ns/op is, per request,
 // measured TTFT − intake lag − 100 ms: the error once the server's clock
 // started (its timer and write, the response's way back, and the client
-// reading it). server-ttft-err-mean-ns/op is the
+// reading it). cpu-ns/token and cpu-cores are this process's CPU
+// (getrusage) per token chunk streamed and per second of the rounds: how
+// much of the 2 cores the client itself took. server-ttft-err-mean-ns/op is the
 // fixture's own TTFT (from its handler starting to the first token
 // written and flushed, from its vllm_mlx_inference_ttft_seconds sum and
 // count) minus 100 ms: the server's lateness, mean only (the histogram's
@@ -284,17 +286,21 @@ func BenchmarkTTFTAccuracy(b *testing.B) {
 					clear(ttftByID)
 					mu.Unlock()
 					var errs, ttft []float64
-					failures := 0
+					failures, chunks := 0, 0
+					user0, sys0 := cpuTime(b)
 					for b.Loop() {
 						for _, s := range round().Samples {
 							if !s.OK() {
 								failures++
 								continue
 							}
+							chunks += len(s.ITLms) + 1
 							ttft = append(ttft, s.TTFTms)
 							errs = append(errs, s.TTFTms-float64(ttftScripted)/float64(time.Millisecond))
 						}
 					}
+					user1, sys1 := cpuTime(b)
+					cpu := (user1 - user0) + (sys1 - sys0)
 					sum1, count1 := serverTTFT(b, srv.URL)
 					in, err := srv.intake()
 					if err != nil {
@@ -326,6 +332,10 @@ func BenchmarkTTFTAccuracy(b *testing.B) {
 						b.ReportMetric(mean-float64(ttftScripted), "server-ttft-err-mean-ns/op")
 					}
 					b.ReportMetric(float64(failures), "failures")
+					if chunks > 0 {
+						b.ReportMetric(float64(cpu.Nanoseconds())/float64(chunks), "cpu-ns/token")
+						b.ReportMetric(cpu.Seconds()/b.Elapsed().Seconds(), "cpu-cores")
+					}
 					// Connections dialled after the warm-up round: 0 when every
 					// round reused the open ones (a dial in a round adds the
 					// TCP handshake, or a SYN retransmit, to that TTFT).
