@@ -59,6 +59,12 @@ var defaultHTTP = &http.Client{CheckRedirect: noRedirect, Transport: defaultTran
 
 var defaultTransport = NewTransport(0)
 
+// CloseIdleConnections closes the idle connections of the client used when
+// Client.HTTP is nil. Call it when done streaming (for example before a
+// goroutine-leak check in TestMain): that transport is benchserve's own,
+// so http.DefaultTransport.CloseIdleConnections does not reach it.
+func CloseIdleConnections() { defaultTransport.CloseIdleConnections() }
+
 // Per-connection buffer sizes of NewTransport (net/http's default is 4 KiB
 // each).
 const (

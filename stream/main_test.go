@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 	if t, ok := http.DefaultTransport.(*http.Transport); ok {
 		t.CloseIdleConnections()
 	}
-	defaultTransport.CloseIdleConnections()
+	CloseIdleConnections()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
