@@ -164,3 +164,8 @@ func sum(xs []float64) float64 {
 	}
 	return s
 }
+
+// slackMS is the scheduling tolerance, in ms, added to scripted delays for
+// upper bounds: generous enough for a loaded 2-core machine under -race
+// (the lower bounds, which a correct client cannot beat, stay exact).
+const slackMS = 400.0
