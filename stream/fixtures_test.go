@@ -138,3 +138,7 @@ func TestFixtureToolCalls(t *testing.T) {
 	assert.Equal(t, "tool_calls", res.FinishReason, "finish reason")
 	assert.True(t, res.HasOutput, "tool calls are output")
 }
+
+// slackMS is the scheduling tolerance of the upper bounds here; it mirrors
+// the in-package constant of the same name (main_test.go).
+const slackMS = 400.0
