@@ -85,7 +85,7 @@ func TestPayloadStats(t *testing.T) {
 	st := benchtest.PayloadStats(p)
 	assert.Equal(t, 5, st.Requests, "every record is a request")
 	assert.Equal(t, 2, st.Succeeded, "two clean records")
-	assert.Equal(t, map[load.ErrorKind]int{benchtest.KindRequestError: 1, load.KindPolicyTimeout: 1, load.KindQuality: 1}, st.Errors, "errors by kind")
+	assert.Equal(t, map[load.ErrorKind]int{load.KindRequest: 1, load.KindPolicyTimeout: 1, load.KindQuality: 1}, st.Errors, "errors by kind")
 	assert.Equal(t, 2*time.Second, st.Duration, "first start to last end")
 	assert.Equal(t, 200.0, st.TTFT.Mean, "TTFT mean of the clean records")
 	assert.Equal(t, 120.0, st.TTFO.Mean, "TTFO from the records")

@@ -1,0 +1,56 @@
+package load
+
+import (
+	"time"
+
+	"github.com/benchserve/benchserve/results"
+)
+
+// PayloadStats summarizes a results payload (what RunWorkload returns) as
+// Stats, so thresholds (Evaluate, benchtest.CheckSLOs) can gate a workload run. Every record is one
+// request. A record with Error set is failed: of kind policy_timeout when
+// its policy timeout was exceeded, else of kind "request" (the payload
+// keeps the error text, not its type); one whose quality checks failed
+// without an error is of kind "quality". The duration runs from the
+// earliest started_at to the latest started_at + e2e latency (records
+// whose started_at does not parse are left out of it), so throughputs are
+// approximate for sequential runs with gaps between cases.
+func PayloadStats(p *results.Payload) Stats {
+	samples := make([]Sample, 0, len(p.Results))
+	var first, last time.Time
+	for i, r := range p.Results {
+		m := r.Metrics
+		s := Sample{
+			Index: i, TTFTms: m.TTFTms, TPOTms: m.TPOTms, E2ELms: m.E2ELms, ITLms: m.ITLms,
+			GenTPS: m.GenTPS, CompletionTokens: m.CompletionTokens,
+		}
+		if m.TTFOms != nil {
+			s.TTFOms, s.HasOutput = *m.TTFOms, true
+		}
+		switch {
+		case r.Error != "" && r.Policy.WithinTimeout != nil && !*r.Policy.WithinTimeout:
+			s.Kind = KindPolicyTimeout
+		case r.Error != "":
+			s.Kind = KindRequest
+		case !r.Quality.OK:
+			s.Kind = KindQuality
+		}
+		samples = append(samples, s)
+		start, err := time.Parse("2006-01-02T15:04:05.999999-07:00", r.StartedAt)
+		if err != nil {
+			continue
+		}
+		end := start.Add(time.Duration(m.E2ELms * float64(time.Millisecond)))
+		if first.IsZero() || start.Before(first) {
+			first = start
+		}
+		if end.After(last) {
+			last = end
+		}
+	}
+	return Summarize(samples, last.Sub(first), StatsOptions{})
+}
+
+// KindRequest is the error kind PayloadStats gives a record whose
+// request failed for a reason other than its policy timeout.
+const KindRequest ErrorKind = "request"
