@@ -110,7 +110,11 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	}
 	p := run.snapshot()
 	if len(slos) > 0 {
-		CheckSLOs(t, PayloadStats(p), slos...)
+		outcomes, _ := CheckSLOs(t, PayloadStats(p), slos...)
+		p.SLO = load.SLOResults(slos, outcomes)
+		run.mu.Lock()
+		run.payload.SLO = p.SLO // the output file written at cleanup has them too
+		run.mu.Unlock()
 	}
 	return p
 }

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"math"
 	"time"
 
 	"github.com/benchserve/benchserve/results"
@@ -54,3 +55,37 @@ func PayloadStats(p *results.Payload) Stats {
 // KindRequest is the error kind PayloadStats gives a record whose
 // request failed for a reason other than its policy timeout.
 const KindRequest ErrorKind = "request"
+
+// CheckPayload evaluates run-level thresholds (ParseThreshold syntax) on a
+// workload payload's records and records the outcomes in p.SLO, in the
+// order given. It returns the outcomes, or an error naming every
+// threshold that does not parse (then p is unchanged).
+func CheckPayload(p *results.Payload, thresholds []string) ([]Outcome, error) {
+	ths, err := ParseThresholds(thresholds...)
+	if err != nil {
+		return nil, err
+	}
+	outcomes := Evaluate(PayloadStats(p), ths)
+	p.SLO = SLOResults(thresholds, outcomes)
+	return outcomes, nil
+}
+
+// SLOResults turns outcomes into the payload's slo entries, each named by
+// the threshold as written (exprs[i] for outcomes[i]); a measurement
+// without samples (NaN) is recorded as null.
+func SLOResults(exprs []string, outcomes []Outcome) []results.SLOResult {
+	out := make([]results.SLOResult, len(outcomes))
+	for i, o := range outcomes {
+		name := o.Name()
+		if i < len(exprs) {
+			name = exprs[i]
+		}
+		r := results.SLOResult{Threshold: name, Pass: o.Pass}
+		if !math.IsNaN(o.Measured) {
+			m := o.Measured
+			r.Measured = &m
+		}
+		out[i] = r
+	}
+	return out
+}

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/stream"
 )
 
@@ -89,4 +91,29 @@ func TestGoodput(t *testing.T) {
 	slo := load.RequestSLO{TTFTms: 250}
 	st := load.Summarize(samples, 2*time.Second, load.StatsOptions{Goodput: &slo})
 	assert.Equal(t, 1.0, st.Goodput, "Summarize computes goodput with an SLO")
+}
+
+func TestCheckPayloadRecordsOutcomes(t *testing.T) {
+	ok := func(ttft float64) results.Record {
+		return results.Record{Quality: results.Quality{OK: true}, Metrics: results.Metrics{TTFTms: ttft, E2ELms: ttft * 2},
+			StartedAt: "2026-01-02T03:04:05.000000+00:00"}
+	}
+	p := &results.Payload{Results: []results.Record{ok(100), ok(200), ok(300)}}
+	outs, err := load.CheckPayload(p, []string{"ttft_max_ms <= 250", "error_rate <= 0", "tpot_mean_ms <= 5"})
+	require.NoError(t, err)
+	require.Len(t, outs, 3)
+	require.Len(t, p.SLO, 3)
+	assert.Equal(t, "ttft_max_ms <= 250", p.SLO[0].Threshold, "named as written")
+	assert.False(t, p.SLO[0].Pass)
+	assert.Equal(t, 300.0, *p.SLO[0].Measured)
+	assert.True(t, p.SLO[1].Pass)
+	assert.Equal(t, 0.0, *p.SLO[1].Measured)
+	assert.Nil(t, p.SLO[2].Measured, "no request had two tokens: no TPOT sample, recorded as null")
+	assert.False(t, p.SLO[2].Pass, "a threshold without samples fails")
+
+	_, err = load.CheckPayload(p, []string{"ttft <= 1", "bogus"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"ttft <= 1"`)
+	assert.Contains(t, err.Error(), `"bogus"`)
+	assert.Len(t, p.SLO, 3, "unchanged on a parse error")
 }

@@ -186,6 +186,18 @@ type Payload struct {
 	CachePolicy CachePolicy  `json:"cache_policy"`
 	Summary     RunSummary   `json:"summary"`
 	Results     []Record     `json:"results"`
+	// SLO holds the run-level thresholds checked after the run (the
+	// workload's defaults.slo and the caller's), in order; omitted when
+	// none were given. Addition.
+	SLO []SLOResult `json:"slo,omitempty"`
+}
+
+// SLOResult is one run-level threshold and its outcome. Measured is nil
+// when the run had no sample for the metric (which fails the threshold).
+type SLOResult struct {
+	Threshold string   `json:"threshold"`
+	Measured  *float64 `json:"measured"`
+	Pass      bool     `json:"pass"`
 }
 
 // Stats are summary statistics of one metric (reference:

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -81,7 +80,11 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	if cfg.URL == "" {
 		return nil, errors.New("runner: no server URL")
 	}
-	cfg.URL = strings.TrimRight(cfg.URL, "/")
+	base, err := serverinfo.NormalizeBaseURL(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
+	}
+	cfg.URL = base
 	hc := cfg.HTTP
 	owned := false
 	if hc == nil {
@@ -106,6 +109,15 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		r.model = r.runtime.ModelID
 	}
 	if r.model == "" {
+		// Say why: an unreachable server is not a missing model.
+		if _, err := r.prober.Models(ctx); err != nil {
+			var reach *serverinfo.UnreachableError
+			if errors.As(err, &reach) {
+				r.Close()
+				return nil, fmt.Errorf("runner: cannot reach a server at %s: %w", cfg.URL, reach.Err)
+			}
+		}
+		r.Close()
 		return nil, fmt.Errorf("runner: could not determine the model id from %s/v1/models; pass one (--model or BENCHSERVE_MODEL)", cfg.URL)
 	}
 	return r, nil

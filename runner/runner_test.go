@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -52,9 +54,14 @@ func TestNewDetectsModelAndRuntime(t *testing.T) {
 }
 
 func TestNewFailsWithoutModel(t *testing.T) {
-	_, err := runner.New(context.Background(), runner.Config{URL: "http://127.0.0.1:1"})
-	require.Error(t, err, "no server, no model: must fail")
+	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"object":"list","data":[]}`))
+	}))
+	defer empty.Close()
+	_, err := runner.New(context.Background(), runner.Config{URL: empty.URL})
+	require.Error(t, err, "a server listing no model, none given: must fail")
 	assert.Contains(t, err.Error(), "could not determine the model id")
+	assert.Contains(t, err.Error(), "BENCHSERVE_MODEL", "and say how to give one")
 }
 
 func TestRunCaseRecordsMeasurementsAndChecks(t *testing.T) {
@@ -252,4 +259,21 @@ func TestRunCaseErrorInsideStreamKeepsStatus200(t *testing.T) {
 	assert.Equal(t, "Missing finish_reason", rec.Quality.Issues[0], "no HTTP error invented for a 200 stream")
 	assert.Contains(t, rec.Quality.Issues[1], "KV cache exhausted", "the server's own message")
 	assert.Equal(t, "ab", out.Result.Content, "the two tokens before the error are kept")
+}
+
+func TestNewSaysWhyItCannotStart(t *testing.T) {
+	_, err := runner.New(context.Background(), runner.Config{URL: "127.0.0.1:8080"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "want http:// or https://", "a URL without a scheme is named as such")
+
+	_, err = runner.New(context.Background(), runner.Config{URL: "http://127.0.0.1:1"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot reach a server at http://127.0.0.1:1", "unreachable, not 'no model'")
+	assert.Contains(t, err.Error(), "connection refused")
+
+	srv := fixtures.Start(t, fixtures.Options{})
+	r, err := runner.New(context.Background(), runner.Config{URL: srv.URL + "/v1/"})
+	require.NoError(t, err, "an OpenAI-style base URL ending in /v1 is accepted")
+	t.Cleanup(r.Close)
+	assert.Equal(t, fixtures.DefaultModel, r.Model())
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -77,12 +78,27 @@ func (p *Prober) getJSON(ctx context.Context, path string) (map[string]any, http
 	return out, hdr, true
 }
 
+// UnreachableError is returned by Models when no HTTP answer came back at
+// all (connection refused, DNS, timeout); Err is the transport error.
+type UnreachableError struct{ Err error }
+
+// Error returns "serverinfo: server unreachable: <transport error>".
+func (e *UnreachableError) Error() string { return "serverinfo: server unreachable: " + e.Err.Error() }
+
+// Unwrap returns the transport error.
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
 // Models returns the model ids listed by GET /v1/models, in server order,
-// or an error when the endpoint is missing or malformed.
+// or an error when the endpoint is missing or malformed (an
+// *UnreachableError when the server did not answer at all).
 func (p *Prober) Models(ctx context.Context) ([]string, error) {
-	data, _, ok := p.getJSON(ctx, "/v1/models")
-	if !ok {
-		return nil, fmt.Errorf("serverinfo: GET /v1/models: no model list at %s", p.BaseURL)
+	status, body, _, err := p.do(ctx, http.MethodGet, "/v1/models")
+	if err != nil && status == 0 {
+		return nil, &UnreachableError{Err: err}
+	}
+	var data map[string]any
+	if err != nil || status < 200 || status > 299 || json.Unmarshal(body, &data) != nil || data == nil {
+		return nil, fmt.Errorf("serverinfo: GET /v1/models: no model list at %s (HTTP %d)", p.BaseURL, status)
 	}
 	list, _ := data["data"].([]any)
 	var ids []string
@@ -292,4 +308,33 @@ func firstNum(m map[string]any, keys ...string) float64 {
 		}
 	}
 	return 0
+}
+
+// NormalizeBaseURL checks a server URL given by a user and returns the
+// server root the API paths are appended to: it must be http or https
+// with a host; trailing slashes and a trailing "/v1" are dropped, since
+// OpenAI-style clients are usually given ".../v1" while benchserve
+// appends "/v1/chat/completions" itself. The error says what is wrong.
+func NormalizeBaseURL(raw string) (string, error) {
+	trimmed := strings.TrimSpace(raw)
+	if !strings.Contains(trimmed, "://") {
+		return "", fmt.Errorf("serverinfo: server URL %q: want http:// or https:// and a host, e.g. http://127.0.0.1:8080", raw)
+	}
+	u, err := url.Parse(trimmed)
+	if err != nil {
+		return "", fmt.Errorf("serverinfo: server URL %q: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("serverinfo: server URL %q: want http:// or https:// and a host, e.g. http://127.0.0.1:8080", raw)
+	}
+	if u.Host == "" {
+		return "", fmt.Errorf("serverinfo: server URL %q: no host", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("serverinfo: server URL %q: a server root takes no query or fragment", raw)
+	}
+	path := strings.TrimRight(u.Path, "/")
+	path = strings.TrimSuffix(path, "/v1")
+	u.Path, u.RawPath = strings.TrimRight(path, "/"), ""
+	return u.String(), nil
 }

@@ -106,3 +106,30 @@ func TestHardware(t *testing.T) {
 	assert.Greater(t, hw.MemoryGB, 0.5, "memory from /proc/meminfo in GiB")
 	assert.NotEmpty(t, hw.Chip, "CPU model name from /proc/cpuinfo")
 }
+
+func TestNormalizeBaseURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:8080":          "http://127.0.0.1:8080",
+		"http://127.0.0.1:8080/":         "http://127.0.0.1:8080",
+		"http://127.0.0.1:8080/v1":       "http://127.0.0.1:8080",
+		"http://127.0.0.1:8080/v1/":      "http://127.0.0.1:8080",
+		" https://proxy.example/llm/v1 ": "https://proxy.example/llm",
+		"http://h/v10":                   "http://h/v10",
+	} {
+		got, err := serverinfo.NormalizeBaseURL(in)
+		require.NoError(t, err, "%q", in)
+		assert.Equal(t, want, got, "%q", in)
+	}
+	for in, msg := range map[string]string{
+		"127.0.0.1:8080":      "want http:// or https://",
+		"localhost":           "want http:// or https://",
+		"ftp://h":             "want http:// or https://",
+		"http://":             "no host",
+		"http://h/v1?x=1":     "no query or fragment",
+		"http://[::1]:namedx": "",
+	} {
+		_, err := serverinfo.NormalizeBaseURL(in)
+		require.Error(t, err, "%q must be rejected", in)
+		assert.Contains(t, err.Error(), msg, "%q", in)
+	}
+}
