@@ -119,6 +119,7 @@ func TestRunCasePolicyTimeoutCancelsAndFails(t *testing.T) {
 	require.Eventually(t, func() bool { return len(srv.Cancelled()) == 1 }, 5*time.Second, 10*time.Millisecond,
 		"the runner asks the server to cancel the request")
 	assert.True(t, strings.HasPrefix(srv.Cancelled()[0], "chatcmpl-"), "cancel names the stream's id")
+	assert.NotContains(t, rec.Error, "cancel", "the cancel reached the request while it was live, so nothing to report: %s", rec.Error)
 }
 
 func TestRunCaseHTTPErrorKeepsServerStatus(t *testing.T) {

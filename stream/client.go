@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -207,9 +208,10 @@ func (c *Client) setHeaders(h http.Header) {
 //   - ErrTruncated when the body ended without [DONE];
 //   - ErrConnectionLost (and the net error) when the connection broke
 //     mid-body; ErrEventTooLarge; ErrMalformed for a non-JSON data event;
-//   - ErrPolicyTimeout when req.Timeout fired: the body is closed, then
-//     Cancel(RequestID) is tried with its own 2 s timeout (when an id is
-//     known) and the message gives the elapsed time;
+//   - ErrPolicyTimeout when req.Timeout fired: Cancel(RequestID) is tried
+//     first, while the request is still live, with its own 2 s timeout
+//     (when an id is known), then the body is closed; the message gives
+//     the elapsed time (limit plus the cancel call's round trip);
 //   - ctx.Err() (wrapped) when the caller's ctx ended;
 //   - other send errors (connection refused, …) wrapped.
 //
@@ -224,9 +226,31 @@ func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
 	}
 	policyCtx := ctx
 	if req.Timeout > 0 {
-		var cancel context.CancelFunc
-		policyCtx, cancel = context.WithTimeoutCause(ctx, req.Timeout, errPolicyCause)
-		defer cancel()
+		// When the policy timeout fires, ask the server to cancel while
+		// the request is still live (after the connection is closed a
+		// server has usually forgotten the id), then cut the stream.
+		var cancelPolicy context.CancelCauseFunc
+		policyCtx, cancelPolicy = context.WithCancelCause(ctx)
+		fired := make(chan struct{})
+		timer := time.AfterFunc(req.Timeout, func() {
+			defer close(fired)
+			st.policyFired.Store(true)
+			if id := st.liveID.Load(); id != nil {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+				if cerr := c.Cancel(cctx, *id); cerr != nil {
+					note := fmt.Sprintf(" (server cancel of %q failed: %v)", *id, cerr)
+					st.cancelNote.Store(&note)
+				}
+				cancel()
+			}
+			cancelPolicy(errPolicyCause)
+		})
+		defer func() {
+			if !timer.Stop() {
+				<-fired // the cancel call must not outlive ChatStream
+			}
+			cancelPolicy(nil)
+		}()
 	}
 	reqCtx, cancelReq := context.WithCancel(policyCtx)
 	defer cancelReq()
@@ -259,9 +283,14 @@ func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
 
 	err = st.read(resp.Body, c.maxEventBytes())
 	st.finish(time.Now())
-	if err == nil {
+	if err == nil && !st.policyFired.Load() {
 		drain(resp.Body, cancelReq)
 		return st.res, nil
+	}
+	if st.policyFired.Load() {
+		// Over the limit however the stream ended (the server may close
+		// it cleanly on our cancel call): a policy timeout.
+		return st.res, c.fail(ctx, policyCtx, req, st, resp.Body, ErrPolicyTimeout)
 	}
 	var serr *ServerError
 	if errors.As(err, &serr) {
@@ -282,18 +311,14 @@ func (c *Client) fail(ctx, policyCtx context.Context, req Request, st *state, bo
 	if ctx.Err() != nil {
 		return fmt.Errorf("stream: chat: %w", ctx.Err())
 	}
-	if policyCtx.Err() != nil && errors.Is(context.Cause(policyCtx), errPolicyCause) {
+	if st.policyFired.Load() || policyCtx.Err() != nil && errors.Is(context.Cause(policyCtx), errPolicyCause) {
 		if body != nil {
 			body.Close()
 		}
 		elapsed := time.Duration(st.res.E2ELms * float64(time.Millisecond)).Round(time.Millisecond)
 		note := ""
-		if id := st.res.RequestID; id != "" {
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
-			if cerr := c.Cancel(cctx, id); cerr != nil {
-				note = fmt.Sprintf(" (server cancel of %q failed: %v)", id, cerr)
-			}
-			cancel()
+		if n := st.cancelNote.Load(); n != nil {
+			note = *n
 		}
 		return fmt.Errorf("stream: chat: %w after %v (limit %v)%s", ErrPolicyTimeout, elapsed, req.Timeout, note)
 	}
@@ -352,6 +377,13 @@ type state struct {
 
 	sawToken, sawOutput   bool
 	first, last, firstOut time.Duration
+
+	// liveID is the request id for the policy-timeout timer's cancel
+	// call (another goroutine); cancelNote is what that call reported.
+	liveID, cancelNote atomic.Pointer[string]
+	// policyFired is set when the policy timeout fires, before the
+	// cancel call: from then on the request counts as timed out.
+	policyFired atomic.Bool
 }
 
 // read consumes the event stream until [DONE] or an error.
@@ -417,6 +449,8 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	}
 	if len(ck.id) > 0 && string(ck.id) != st.res.RequestID {
 		st.res.RequestID = string(ck.id)
+		id := st.res.RequestID
+		st.liveID.Store(&id) // read by the policy-timeout timer
 	}
 	if ck.errRaw != nil {
 		return false, serverError(ck.errRaw, ck.errType)
