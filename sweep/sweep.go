@@ -43,10 +43,26 @@ const (
 // Test with errors.Is; the CLI exits 2 on it.
 var ErrInput = errors.New("invalid sweep input")
 
+// ErrInputFile is wrapped, besides ErrInput, by the input problems that
+// come from a file's contents or its absence (a prompt set or prompt file
+// that does not load, a missing system prompt file), as opposed to a bad
+// value given directly (a size, an extra body, an override, the URL). The
+// CLI uses it to point only flag mistakes at --help. Test with errors.Is
+// on each problem (the leaves of the joined error).
+var ErrInputFile = errors.New("input file problem")
+
+// fileError marks an input problem as one of a file (see ErrInputFile).
+type fileError struct{ error }
+
+func (e fileError) Unwrap() []error { return []error{e.error, ErrInputFile} }
+
 // Config describes a sweep. Only URL is required; every other field's
 // comment gives its default, which is the reference's.
 type Config struct {
-	// URL is the server root, e.g. "http://127.0.0.1:8080".
+	// URL is the server root, e.g. "http://127.0.0.1:8080"; it is
+	// normalized with serverinfo.NormalizeBaseURL (http or https with a
+	// host; a trailing "/" or "/v1" is dropped), and a URL that does not
+	// normalize is an input problem.
 	URL string
 	// Model is the model id to request; "" means the first model listed by
 	// /v1/models (an error when there is none).
@@ -116,6 +132,7 @@ type promptSet struct {
 // plan is a validated sweep, ready to run.
 type plan struct {
 	cfg       Config
+	url       string // cfg.URL normalized (serverinfo.NormalizeBaseURL)
 	sets      []promptSet
 	warnings  []string
 	sysNote   string
@@ -136,6 +153,10 @@ func prepare(cfg Config) (*plan, error) {
 
 	if cfg.URL == "" {
 		bad("sweep: no server URL")
+	} else if u, err := serverinfo.NormalizeBaseURL(cfg.URL); err != nil {
+		bad("sweep: %w", err)
+	} else {
+		p.url = u
 	}
 	p.conc = cfg.Concurrencies
 	if p.conc == nil {
@@ -214,7 +235,7 @@ func prepare(cfg Config) (*plan, error) {
 			return
 		}
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fileError{err})
 			return
 		}
 		seen[name] = true
@@ -231,7 +252,7 @@ func prepare(cfg Config) (*plan, error) {
 		path := expandHome(cfg.SystemPromptFile)
 		data, err := os.ReadFile(path)
 		if err != nil {
-			bad("sweep: --system-prompt-file not found: %s: %w", path, err)
+			errs = append(errs, fileError{fmt.Errorf("sweep: --system-prompt-file not found: %s: %w", path, err)})
 		} else {
 			content := string(data)
 			sys := openai.Message{"role": "system", "content": content}
@@ -306,7 +327,7 @@ func Run(ctx context.Context, cfg Config) ([]results.SweepResult, error) {
 	if out == nil {
 		out = io.Discard
 	}
-	url := strings.TrimRight(cfg.URL, "/")
+	url := p.url
 	hc := cfg.HTTP
 	if hc == nil {
 		maxConc := 1

@@ -3,6 +3,8 @@ package sweep_test
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -210,4 +212,39 @@ func TestRunCancelled(t *testing.T) {
 	rows, err := sweep.Run(ctx, sweep.Config{URL: srv.URL, Model: "m", PromptSets: []string{"short"}, SkipPreflightTokenCount: true})
 	assert.ErrorIs(t, err, context.Canceled, "cancellation is reported")
 	assert.Empty(t, rows, "nothing measured")
+}
+
+func TestRunNormalizesURL(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	var progress bytes.Buffer
+	rows, err := sweep.Run(context.Background(), sweep.Config{
+		URL: srv.URL + "/v1/", PromptSets: []string{"short"}, Concurrencies: []int{1},
+		Repetitions: 1, Warmup: 0, MaxTokens: 200, SkipPreflightTokenCount: true, Progress: &progress,
+	})
+	require.NoError(t, err, "an OpenAI-style .../v1/ base URL is accepted")
+	require.Len(t, rows, 1)
+	assert.True(t, rows[0].Validated, "requests reached /v1/chat/completions, not /v1/v1/…")
+	assert.Contains(t, progress.String(), "Connecting to "+srv.URL+"...\n", "the normalized URL is shown")
+
+	err = sweep.Validate(sweep.Config{URL: "127.0.0.1:8080", PromptSets: []string{"short"}})
+	require.Error(t, err, "a URL without a scheme is an input problem")
+	assert.ErrorIs(t, err, sweep.ErrInput)
+	assert.NotErrorIs(t, err, sweep.ErrInputFile, "a bad URL is not a file problem")
+	assert.Contains(t, err.Error(), "want http:// or https://", "the problem says what a URL needs")
+}
+
+func TestValidateMarksFileProblems(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"not":"a list"}`), 0o644))
+	err := sweep.Validate(sweep.Config{URL: "http://127.0.0.1:1", PromptSets: []string{bad}})
+	require.Error(t, err, "a prompt set that does not parse")
+	assert.ErrorIs(t, err, sweep.ErrInput)
+	assert.ErrorIs(t, err, sweep.ErrInputFile, "a prompt file's content problem is marked as a file problem")
+
+	err = sweep.Validate(sweep.Config{URL: "http://127.0.0.1:1", PromptSets: []string{"short"}, SystemPromptFile: filepath.Join(t.TempDir(), "missing.txt")})
+	assert.ErrorIs(t, err, sweep.ErrInputFile, "a missing system prompt file is a file problem")
+
+	err = sweep.Validate(sweep.Config{URL: "http://127.0.0.1:1", PromptSets: []string{"short"}, ExtraBodies: []string{"{nope}"}})
+	assert.ErrorIs(t, err, sweep.ErrInput)
+	assert.NotErrorIs(t, err, sweep.ErrInputFile, "a bad extra body is a value problem")
 }
