@@ -196,17 +196,25 @@ func (run *workloadRun) report(t *testing.T, out runner.Outcome) {
 	t.Helper()
 	rec := out.Record
 	m := rec.Metrics
-	t.Logf("ttft_ms=%.1f tpot_ms=%.2f e2e_latency_ms=%.1f gen_tps=%.1f prompt_tokens=%d completion_tokens=%d finish_reason=%s cache_hits=%s tokens_saved=%s",
-		m.TTFTms, m.TPOTms, m.E2ELms, m.GenTPS, m.PromptTokens, m.CompletionTokens,
+	// Without any token TTFT is not a measurement (the record keeps the
+	// reference's TTFT = E2E); say so instead of printing a number.
+	ttft := "none"
+	if m.TokenChunks > 0 {
+		ttft = fmt.Sprintf("%.1f", m.TTFTms)
+		t.Attr("ttft_ms", fmt.Sprintf("%.3f", m.TTFTms))
+	}
+	t.Logf("ttft_ms=%s tpot_ms=%.2f e2e_latency_ms=%.1f gen_tps=%.1f prompt_tokens=%d completion_tokens=%d finish_reason=%s cache_hits=%s tokens_saved=%s",
+		ttft, m.TPOTms, m.E2ELms, m.GenTPS, m.PromptTokens, m.CompletionTokens,
 		strOrNone(rec.Quality.FinishReason), intOrNA(m.CacheHits), intOrNA(m.TokensSaved))
-	t.Attr("ttft_ms", fmt.Sprintf("%.3f", m.TTFTms))
 	t.Attr("e2e_latency_ms", fmt.Sprintf("%.3f", m.E2ELms))
 	prefix := fmt.Sprintf("%s: case %q", run.file, rec.CaseID)
-	for _, is := range out.Issues {
-		assert.Fail(t, prefix+": "+describeIssue(is, out))
-	}
+	// The request error first: the failed checks after it are often
+	// its consequences (no finish_reason, too short).
 	if out.Err != nil {
 		assert.Fail(t, fmt.Sprintf("%s: request error: %v", prefix, out.Err))
+	}
+	for _, is := range out.Issues {
+		assert.Fail(t, prefix+": "+describeIssue(is, out))
 	}
 }
 

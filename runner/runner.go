@@ -274,8 +274,9 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 // responseStatus is the status the basic validation sees. The reference
 // passes 500 for every failed request; benchserve passes the real one: an
 // HTTP error's status, 200 for a failure inside a 200 stream (a timeout,
-// an error event, a cut connection — the request error issue says which),
-// and 500 only when no response arrived at all.
+// an error event, a cut connection), and 0 when no response arrived at
+// all (connection refused): no HTTP error is invented; the request error
+// issue says what happened.
 func responseStatus(res *stream.Result, err error) int {
 	if err == nil {
 		return 200
@@ -284,10 +285,10 @@ func responseStatus(res *stream.Result, err error) int {
 	if errors.As(err, &he) {
 		return he.StatusCode
 	}
-	if res != nil && res.StatusCode > 0 {
+	if res != nil {
 		return res.StatusCode
 	}
-	return 500
+	return 0
 }
 
 // CaseRequest is the streamed request of case c for model (reference:

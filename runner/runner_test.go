@@ -278,3 +278,16 @@ func TestNewSaysWhyItCannotStart(t *testing.T) {
 	t.Cleanup(r.Close)
 	assert.Equal(t, fixtures.DefaultModel, r.Model())
 }
+
+// TestRunCaseServerGoneIsNotAnHTTPError: when no response arrives at all,
+// no HTTP status is invented (the reference reports "HTTP error 500").
+func TestRunCaseServerGoneIsNotAnHTTPError(t *testing.T) {
+	srv := fixtures.New(fixtures.Options{})
+	r := newRunner(t, srv)
+	srv.Close()
+	w := load(t, `{"cases":[{"id":"gone","messages":[{"role":"user","content":"go"}]}]}`)
+	out := r.RunCase(context.Background(), w, w.Cases[0], 0, nil)
+	require.Error(t, out.Err)
+	assert.Contains(t, out.Record.Error, "connection refused")
+	assert.Equal(t, []string{"Missing finish_reason", "request error: " + out.Record.Error}, out.Record.Quality.Issues)
+}
