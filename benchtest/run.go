@@ -130,6 +130,8 @@ type workloadRun struct {
 	mu       sync.Mutex
 	payload  *results.Payload
 	finished bool
+	// writeMu orders the checkpoint writes of concurrent cases.
+	writeMu sync.Mutex
 }
 
 // execute runs one case repetition, applying a before-case cache reset,
@@ -149,7 +151,21 @@ func (run *workloadRun) execute(ctx context.Context, c workload.Case, rep int) r
 	run.mu.Lock()
 	run.payload.Results = append(run.payload.Results, out.Record)
 	run.mu.Unlock()
+	run.checkpoint()
 	return out
+}
+
+// checkpoint rewrites a text output file (atomically) after every case, so
+// a test killed by -timeout or Ctrl-C, where no cleanup runs, still leaves
+// every result measured so far. SQLite outputs are appended once, at the
+// end, so that a run is one transaction.
+func (run *workloadRun) checkpoint() {
+	if run.cfg.Output == "" || isSQLitePath(run.cfg.Output) {
+		return
+	}
+	run.writeMu.Lock()
+	defer run.writeMu.Unlock()
+	_ = WriteResults(run.snapshot(), run.cfg.Output) // reported by the final write
 }
 
 // concurrent runs the cases (× repetitions) with at most cfg.Concurrency
@@ -239,7 +255,10 @@ func (run *workloadRun) finish(t *testing.T) {
 	run.mu.Unlock()
 	p := run.snapshot()
 	if run.cfg.Output != "" {
-		if err := WriteResults(p, run.cfg.Output); err != nil {
+		run.writeMu.Lock()
+		err := WriteResults(p, run.cfg.Output)
+		run.writeMu.Unlock()
+		if err != nil {
 			t.Errorf("benchtest: %v", err)
 		} else {
 			t.Logf("benchtest: results written to %s", run.cfg.Output)
@@ -262,6 +281,12 @@ func (run *workloadRun) finish(t *testing.T) {
 // atomically (temporary file and rename), so an earlier file is never
 // left truncated.
 func WriteResults(p *results.Payload, path string) error {
+	if isSQLitePath(path) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("benchtest: results: %w", err)
+		}
+		return results.WriteSQLite(p, path)
+	}
 	format := "json"
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
@@ -270,11 +295,6 @@ func WriteResults(p *results.Payload, path string) error {
 		format = "sql"
 	case ".txt", ".table":
 		format = "table"
-	case ".db", ".sqlite", ".sqlite3":
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("benchtest: results: %w", err)
-		}
-		return results.WriteSQLite(p, path)
 	}
 	data, err := results.Format(p, format)
 	if err != nil {
@@ -348,4 +368,14 @@ func preview(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// isSQLitePath reports whether path names a SQLite output (.db, .sqlite,
+// .sqlite3).
+func isSQLitePath(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".db", ".sqlite", ".sqlite3":
+		return true
+	}
+	return false
 }

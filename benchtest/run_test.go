@@ -37,11 +37,24 @@ func TestInnerBroken(t *testing.T) {
 	benchtest.RunWorkload(t, "testdata/broken.json")
 }
 
+func TestInnerSlow(t *testing.T) {
+	if os.Getenv(innerEnv) == "" {
+		t.Skip("runs only inside TestRunWorkloadKilledByTimeoutKeepsResults (re-executed test binary)")
+	}
+	benchtest.RunWorkload(t, "testdata/slow.json")
+}
+
 // runInner re-executes this test binary for one Inner test with extra
 // environment, returning its verbose output and whether it passed.
 func runInner(t *testing.T, test string, env ...string) (string, bool) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+	return runInnerArgs(t, test, nil, env...)
+}
+
+// runInnerArgs is runInner with extra test flags.
+func runInnerArgs(t *testing.T, test string, args []string, env ...string) (string, bool) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^" + test + "$", "-test.v", "-test.count=1"}, args...)...)
 	cmd.Env = append(os.Environ(), append([]string{innerEnv + "=1", "BENCHSERVE_URL="}, env...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -175,4 +188,25 @@ func TestRunWorkloadSLO(t *testing.T) {
 	assert.Contains(t, out, "--- FAIL: TestInnerSLO/slo/e2el_max_ms<=0.001")
 	assert.Regexp(t, `e2el_max_ms = [0-9.]+, want <= 0.001`, out, "the failure carries the measured value")
 	assert.Contains(t, out, "--- PASS: TestInnerSLO/passes", "the case itself passed")
+}
+
+// TestRunWorkloadKilledByTimeoutKeepsResults: go test's -timeout panics
+// the binary, and no cleanup runs; the output file still holds every case
+// that finished, because it is rewritten after each one.
+func TestRunWorkloadKilledByTimeoutKeepsResults(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "partial.json")
+	out, ok := runInnerArgs(t, "TestInnerSlow", []string{"-test.timeout=3s"}, "BENCHSERVE_OUTPUT="+path)
+	assert.False(t, ok)
+	assert.Contains(t, out, "test timed out", "the binary was killed by -timeout")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err, "results of the finished cases survive")
+	var p struct {
+		Results []struct {
+			CaseID string `json:"case_id"`
+		} `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal(data, &p), "a complete JSON document, not a torn write")
+	require.NotEmpty(t, p.Results, "at least the first case finished before the timeout")
+	assert.Equal(t, "s1", p.Results[0].CaseID)
+	assert.Less(t, len(p.Results), 4, "and the run was really cut short")
 }
