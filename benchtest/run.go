@@ -2,9 +2,11 @@ package benchtest
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -176,18 +178,29 @@ func (run *workloadRun) concurrent(t *testing.T, cases []workload.Case) {
 	type job struct {
 		c    workload.Case
 		rep  int
+		name string
+		// done delivers the outcome; closed without one when -run or
+		// -skip deselected the job, so its subtest can never block.
 		done chan runner.Outcome
 	}
 	var jobs []job
 	for _, c := range cases {
 		for rep := range run.cfg.Repetitions {
-			jobs = append(jobs, job{c: c, rep: rep, done: make(chan runner.Outcome, 1)})
+			name := c.ID
+			if run.cfg.Repetitions > 1 {
+				name = fmt.Sprintf("%s/rep=%d", c.ID, rep)
+			}
+			jobs = append(jobs, job{c: c, rep: rep, name: name, done: make(chan runner.Outcome, 1)})
 		}
 	}
 	ctx := t.Context()
 	sem := make(chan struct{}, run.cfg.Concurrency)
 	var wg sync.WaitGroup
 	for _, j := range jobs {
+		if !selectedByFlags(t.Name(), j.name) {
+			close(j.done) // -run/-skip leaves it out: send no request
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -198,11 +211,13 @@ func (run *workloadRun) concurrent(t *testing.T, cases []workload.Case) {
 	}
 	defer wg.Wait()
 	for _, j := range jobs {
-		name := j.c.ID
-		if run.cfg.Repetitions > 1 {
-			name = fmt.Sprintf("%s/rep=%d", j.c.ID, j.rep)
-		}
-		t.Run(name, func(t *testing.T) { run.report(t, <-j.done) })
+		t.Run(j.name, func(t *testing.T) {
+			out, ok := <-j.done
+			if !ok {
+				t.Skip("benchtest: not selected by -run/-skip when the requests were scheduled")
+			}
+			run.report(t, out)
+		})
 	}
 }
 
@@ -378,4 +393,75 @@ func isSQLitePath(path string) bool {
 		return true
 	}
 	return false
+}
+
+// selectedByFlags reports whether go test's -run and -skip patterns select
+// the subtest parent/name (name may have several "/" levels), following
+// the testing package's rules: the patterns are split at unbracketed "/",
+// each element is an unanchored regexp matched against the same level of
+// the name (spaces in names read as "_"); -run selects when every level it
+// names matches, -skip deselects when all its levels match. The
+// concurrent mode sends requests before its subtests run, so it asks this
+// first; a job it keeps that go test then skips only costs a request.
+func selectedByFlags(parent, name string) bool {
+	elems := strings.Split(parent, "/")
+	for _, e := range strings.Split(name, "/") {
+		elems = append(elems, strings.ReplaceAll(e, " ", "_"))
+	}
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() != "" {
+		if !matchLevels(splitPattern(f.Value.String()), elems, true) {
+			return false
+		}
+	}
+	if f := flag.Lookup("test.skip"); f != nil && f.Value.String() != "" {
+		if matchLevels(splitPattern(f.Value.String()), elems, false) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchLevels matches pattern levels against name levels. With partial,
+// a pattern deeper than the name matches on the levels both have (-run);
+// without, the pattern must not be deeper than the name (-skip). An
+// invalid regexp matches nothing, as go test would reject it anyway.
+func matchLevels(pats, elems []string, partial bool) bool {
+	if !partial && len(pats) > len(elems) {
+		return false
+	}
+	for i, p := range pats {
+		if i >= len(elems) {
+			break
+		}
+		re, err := regexp.Compile(p)
+		if err != nil || !re.MatchString(elems[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// splitPattern splits a -run/-skip pattern at "/" outside brackets and
+// parentheses, as the testing package does.
+func splitPattern(s string) []string {
+	var out []string
+	depth, cs := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			if depth > 0 {
+				depth--
+			}
+		case '\\':
+			i++
+		case '/':
+			if depth == 0 {
+				out = append(out, s[cs:i])
+				cs = i + 1
+			}
+		}
+	}
+	return append(out, s[cs:])
 }

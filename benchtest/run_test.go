@@ -210,3 +210,43 @@ func TestRunWorkloadKilledByTimeoutKeepsResults(t *testing.T) {
 	assert.Equal(t, "s1", p.Results[0].CaseID)
 	assert.Less(t, len(p.Results), 4, "and the run was really cut short")
 }
+
+// TestRunWorkloadConcurrencyHonoursRun: with concurrency > 1 the requests
+// are sent before the subtests run, so -run must be applied up front: a
+// filtered run sends (and records) only the selected cases.
+func TestRunWorkloadConcurrencyHonoursRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "filtered.json")
+	out, ok := runInnerArgs(t, "TestInnerMixed", []string{"-test.run=^TestInnerMixed$/conc=2/passes"},
+		"BENCHSERVE_CONCURRENCY=2", "BENCHSERVE_REPETITIONS=2", "BENCHSERVE_OUTPUT="+path)
+	assert.True(t, ok, "only the passing case runs: %s", out)
+	assert.Contains(t, out, "--- PASS: TestInnerMixed/conc=2/passes/rep=1")
+	assert.NotContains(t, out, "too-short", "the other case is not even reported")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var p struct {
+		Results []struct {
+			CaseID string `json:"case_id"`
+		} `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal(data, &p))
+	ids := []string{}
+	for _, r := range p.Results {
+		ids = append(ids, r.CaseID)
+	}
+	assert.Equal(t, []string{"passes", "passes"}, ids, "two repetitions of the selected case, nothing else was requested")
+
+	out, _ = runInnerArgs(t, "TestInnerMixed", []string{"-test.skip=^TestInnerMixed$/conc=2/too-short"},
+		"BENCHSERVE_CONCURRENCY=2", "BENCHSERVE_OUTPUT="+path)
+	assert.Contains(t, out, "--- PASS: TestInnerMixed/conc=2/passes")
+	assert.NotContains(t, out, "--- FAIL", "-skip drops the failing case")
+	data, err = os.ReadFile(path)
+	require.NoError(t, err)
+	p.Results = nil
+	require.NoError(t, json.Unmarshal(data, &p))
+	require.Len(t, p.Results, 1, "the skipped case sent no request")
+	assert.Equal(t, "passes", p.Results[0].CaseID)
+}
+
+func TestSplitPatternAndMatch(t *testing.T) {
+	assert.Equal(t, []string{"^A$", "b[/]c", "(x/y)"}, benchtest.SplitPatternForTest("^A$/b[/]c/(x/y)"))
+}

@@ -1,0 +1,4 @@
+package benchtest
+
+// SplitPatternForTest exposes splitPattern to the external tests.
+var SplitPatternForTest = splitPattern
