@@ -6,17 +6,24 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
 
+	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/progress"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
+	"github.com/benchserve/benchserve/serverinfo"
 	"github.com/benchserve/benchserve/stream"
 	"github.com/benchserve/benchserve/sweep"
 	"github.com/benchserve/benchserve/workload"
@@ -60,6 +67,9 @@ type benchFlags struct {
 	cachePolicy             *choiceValue
 	tag                     optString
 	overrides               listValue
+	slo                     listValue
+	caseTags                listValue
+	envTags                 string
 }
 
 func (f *benchFlags) given(name string) bool {
@@ -101,31 +111,33 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.Var(f.cachePolicy, "cache-policy", "Workload cache handling: `preserve`, before-run or before-case\n(default: the workload's defaults.cache_policy, else preserve)")
 	fs.Var(&f.tag, "tag", "Optional tag `string` stored in every sweep result row")
 	fs.Var(&f.overrides, "override-field", "Override sweep result fields as `key=value` pairs (e.g. chip=M4Pro);\nrepeatable, and like the reference several pairs may follow one flag")
+	fs.Var(&f.slo, "slo", "Run-level threshold `EXPR` checked after a workload run, e.g. 'ttft_p95_ms <= 500'\n(repeatable; added to the workload's defaults.slo; one PASS/FAIL line each on\nstderr, a failed one exits 1). benchserve addition")
+	fs.Var(&f.caseTags, "case-tag", "Run only the workload cases having any of these `tags` (repeatable or\ncomma-separated; default: $BENCHSERVE_TAGS, as the go test plugin). Not --tag,\nwhich labels sweep rows. benchserve addition")
+	f.envTags = e.getenv("BENCHSERVE_TAGS")
 	fs.Usage = func() { benchUsage(e, fs) }
 	return f
 }
 
 func benchUsage(e *env, fs *flag.FlagSet) {
 	w := e.stderr
-	fmt.Fprintf(w, `Usage:
-  benchserve [bench-serve] --workload FILE [flags]   run a declarative workload
-  benchserve [bench-serve] [--prompts short,medium,long] [flags]   run a prompt sweep
-  benchserve fixture [--addr %s]   serve the embedded fixture server
-  benchserve version
-
+	fmt.Fprintln(w, "Usage:")
+	commandUsage(w)
+	fmt.Fprint(w, `
 Benchmarks a running OpenAI-compatible server through its HTTP API, with the
 flags, inputs and outputs of vllm-mlx bench-serve. Progress goes to stderr,
-results to stdout or --output.
+results to stdout or --output. Run 'benchserve report --help' for the report.
 
-Flags (--name and -name both work):
-`, defaultAddr)
+Flags of bench-serve (--name and -name both work):
+`)
 	printFlags(w, fs)
 	fmt.Fprint(w, `
 Exit status:
   0  every case passed its checks (every sweep row validated)
   1  a case failed its checks, a sweep row is not validated, or the run was interrupted
-  2  usage or input errors (bad flags, workload or prompt set errors, no reachable
-     server); nothing was measured
+  1  also: a run-level threshold (defaults.slo, --slo) failed, or the results could
+     not be written to --output (they are then kept as JSON next to it)
+  2  usage or input errors (bad flags, workload or prompt set errors, an --output that
+     cannot be written, no reachable server); nothing was measured
 `)
 }
 
@@ -148,13 +160,159 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	return runSweepMode(ctx, e, f)
 }
 
-// usageErrors prints every problem and returns ExitUsage.
-func usageErrors(e *env, problems []string) int {
-	for _, p := range problems {
-		fmt.Fprintf(e.stderr, "benchserve: %s\n", p)
+// problems are what stops a run before it starts: flag mistakes (usage,
+// where --help helps) and input problems (a workload or prompt file that
+// does not load, an --output that cannot be written).
+type problems struct {
+	usage, input []string
+}
+
+func (p *problems) addUsage(format string, args ...any) {
+	p.usage = append(p.usage, fmt.Sprintf(format, args...))
+}
+
+func (p *problems) addInput(format string, args ...any) {
+	p.input = append(p.input, fmt.Sprintf(format, args...))
+}
+
+func (p *problems) empty() bool { return len(p.usage) == 0 && len(p.input) == 0 }
+
+// report prints every problem and returns ExitUsage; the pointer to
+// --help only when a flag was misused.
+func (p *problems) report(e *env) int {
+	for _, s := range append(append([]string{}, p.usage...), p.input...) {
+		fmt.Fprintf(e.stderr, "benchserve: %s\n", s)
 	}
-	fmt.Fprintln(e.stderr, "Run 'benchserve --help' for usage.")
+	if len(p.usage) > 0 {
+		fmt.Fprintln(e.stderr, "Run 'benchserve --help' for usage.")
+	}
 	return ExitUsage
+}
+
+// commonChecks checks the flags both modes use: --url is normalized in
+// place (serverinfo.NormalizeBaseURL), --slo expressions must parse.
+func commonChecks(f *benchFlags, pr *problems) {
+	if u, err := serverinfo.NormalizeBaseURL(f.url); err != nil {
+		pr.addUsage("--url: %s", strings.TrimPrefix(err.Error(), "serverinfo: "))
+	} else {
+		f.url = u
+	}
+	if _, err := load.ParseThresholds(f.slo...); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			pr.addUsage("--slo: %s", strings.TrimPrefix(line, "load: "))
+		}
+	}
+}
+
+// tags returns the --case-tag values split at commas, else
+// $BENCHSERVE_TAGS's; nil means every case.
+func (f *benchFlags) tags() []string {
+	src := []string(f.caseTags)
+	if !f.given("case-tag") {
+		src = []string{f.envTags}
+	}
+	var out []string
+	for _, v := range src {
+		for _, t := range strings.Split(v, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// outputFormat resolves --format auto: from --output's extension when it
+// names one (.db, .sqlite, .sqlite3 → sqlite, .csv, .sql, .txt → table;
+// a benchserve departure: the reference writes JSON whatever the name),
+// else modeDefault (json for workloads, table for sweeps, as the reference).
+func outputFormat(format, output, modeDefault string) string {
+	if format != "auto" {
+		return format
+	}
+	switch strings.ToLower(filepath.Ext(output)) {
+	case ".db", ".sqlite", ".sqlite3":
+		return "sqlite"
+	case ".csv":
+		return "csv"
+	case ".sql":
+		return "sql"
+	case ".txt":
+		return "table"
+	}
+	return modeDefault
+}
+
+// sqliteHeader starts every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// checkOutput reports why output could not be written in format, before
+// anything runs: its directory must exist and take new files (the
+// atomic write creates a temporary file there), it must not be a
+// directory, and with sqlite an existing non-empty file must be a SQLite
+// database that can be opened for writing. "" (stdout) is always fine.
+func checkOutput(output, format string) error {
+	if output == "" {
+		return nil
+	}
+	path := output
+	if format == "sqlite" {
+		path = expandHome(path) // as results.WriteSQLite does
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--output %s: directory %s does not exist", output, dir)
+	case err != nil:
+		return fmt.Errorf("--output %s: %w", output, err)
+	case !st.IsDir():
+		return fmt.Errorf("--output %s: %s is not a directory", output, dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("--output %s: is a directory", output)
+	}
+	probe, err := os.CreateTemp(dir, ".benchserve-write-check-*")
+	if err != nil {
+		return fmt.Errorf("--output %s: directory %s is not writable: %w", output, dir, err)
+	}
+	_ = probe.Close()
+	_ = os.Remove(probe.Name())
+	if format == "sqlite" {
+		return checkSQLiteFile(output, path)
+	}
+	return nil
+}
+
+// checkSQLiteFile accepts a missing or empty file, or one starting with
+// the SQLite header that can be opened for writing.
+func checkSQLiteFile(output, path string) error {
+	fh, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--output %s: cannot open it to append: %w", output, err)
+	}
+	defer fh.Close()
+	hdr := make([]byte, len(sqliteHeader))
+	n, err := io.ReadFull(fh, hdr)
+	if n == 0 && (err == io.EOF || err == nil) {
+		return nil
+	}
+	if n < len(hdr) || string(hdr) != sqliteHeader {
+		return fmt.Errorf("--output %s: the file exists and is not a SQLite database (--format sqlite appends to it); choose another path or format", output)
+	}
+	return nil
+}
+
+func expandHome(path string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return path
 }
 
 func (f *benchFlags) requestTimeout() time.Duration {
@@ -203,23 +361,28 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	if w := sweepOnlyWarning(f); w != "" {
 		fmt.Fprintln(e.stderr, w)
 	}
-	format := f.format.val
-	if format == "auto" {
-		format = "json"
-	}
-	var problems []string
+	format := outputFormat(f.format.val, f.output, "json")
+	var pr problems
 	if format == "sqlite" && f.output == "" {
-		problems = append(problems, "--output is required when --format sqlite")
+		pr.addUsage("--output is required when --format sqlite")
 	}
 	if f.repetitions < 1 {
-		problems = append(problems, fmt.Sprintf("--repetitions must be at least 1, got %d", f.repetitions))
+		pr.addUsage("--repetitions must be at least 1, got %d", f.repetitions)
 	}
+	commonChecks(f, &pr)
+	tags := f.tags()
 	w, err := workload.Load(f.workload.val)
+	var selected []workload.Case
 	if err != nil {
-		problems = append(problems, err.Error())
+		pr.addInput("%v", err)
+	} else if selected = w.Select(tags); len(selected) == 0 {
+		pr.addUsage("--case-tag %s: no case of %s has any of these tags", strings.Join(tags, ","), f.workload.val)
 	}
-	if len(problems) > 0 {
-		return usageErrors(e, problems)
+	if err := checkOutput(f.output, format); err != nil {
+		pr.addInput("%v", err)
+	}
+	if !pr.empty() {
+		return pr.report(e)
 	}
 	if code, ok := checkServer(ctx, e, f); !ok {
 		return code
@@ -237,31 +400,53 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	}
 	// In a terminal a live progress line (done/total, elapsed, ETA);
 	// elsewhere (CI logs, pipes) the reference's line per case.
+	// The total counts the selected cases only (after --case-tag).
 	var live *progress.Reporter
-	if isTerminal(e.stderr) {
-		live = progress.New(e.stderr, len(w.Cases)*f.repetitions)
+	if stderrIsTerminal(e.stderr) {
+		live = progress.New(e.stderr, len(selected)*f.repetitions, progress.WithTerminal(true))
 	}
+	var (
+		mu     sync.Mutex
+		failed []results.Record
+	)
 	p, runErr := r.Run(ctx, w, runner.RunOptions{
 		Repetitions: f.repetitions,
 		CachePolicy: f.cachePolicy.val,
+		Tags:        tags,
 		Progress: func(rec results.Record, done, total int) {
 			if live != nil {
 				live.Done(rec.CaseID, rec.OK)
+				if !rec.OK {
+					mu.Lock()
+					failed = append(failed, rec)
+					mu.Unlock()
+				}
 				return
 			}
 			status := "ok"
 			if !rec.OK {
 				status = "FAIL"
 			}
-			fmt.Fprintf(e.stderr, "  [%d/%d] %s ... %.0fms %s (%d/%d)\n",
+			var b strings.Builder
+			fmt.Fprintf(&b, "  [%d/%d] %s ... %.0fms %s (%d/%d)\n",
 				rec.Repetition+1, f.repetitions, rec.CaseID, rec.Metrics.E2ELms, status, done, total)
+			if !rec.OK {
+				for _, is := range recordIssues(rec) {
+					fmt.Fprintf(&b, "      %s\n", is)
+				}
+			}
+			fmt.Fprint(e.stderr, b.String())
 		},
 	})
 	live.Finish()
+	if live != nil {
+		fmt.Fprint(e.stderr, failureReport(failed, f.repetitions))
+	}
 	if p == nil {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
 		return ExitUsage
 	}
+	sloFailed := checkSLOs(e, p, append(append([]string{}, w.SLO...), f.slo...))
 	if code := writeWorkload(e, p, format, f.output); code != ExitOK {
 		return code
 	}
@@ -269,16 +454,107 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
 		return ExitFailed
 	}
-	if !p.Summary.Passed {
+	if !p.Summary.Passed || sloFailed {
 		return ExitFailed
 	}
 	return ExitOK
 }
 
+// stderrIsTerminal decides the live progress mode (a variable so tests
+// can force it).
+var stderrIsTerminal = isTerminal
+
+// recordIssues are the reasons a record failed, in the record's order
+// (the request error, when there was one, is the last issue); a failed
+// record without issues gets its error, if any.
+func recordIssues(rec results.Record) []string {
+	if len(rec.Quality.Issues) > 0 {
+		return rec.Quality.Issues
+	}
+	if rec.Error != "" {
+		return []string{"request error: " + rec.Error}
+	}
+	return nil
+}
+
+// failureReport lists the failed records' issues grouped by case, cases
+// in the order they first failed:
+//
+//	Failed cases:
+//	  never
+//	    [1/2] content does not match required_regex …
+//	    [2/2] request error: …
+//
+// "" when nothing failed.
+func failureReport(failed []results.Record, reps int) string {
+	if len(failed) == 0 {
+		return ""
+	}
+	var order []string
+	byCase := map[string][]results.Record{}
+	for _, rec := range failed {
+		if _, ok := byCase[rec.CaseID]; !ok {
+			order = append(order, rec.CaseID)
+		}
+		byCase[rec.CaseID] = append(byCase[rec.CaseID], rec)
+	}
+	var b strings.Builder
+	b.WriteString("Failed cases:\n")
+	for _, id := range order {
+		fmt.Fprintf(&b, "  %s\n", id)
+		for _, rec := range byCase[id] {
+			issues := recordIssues(rec)
+			if len(issues) == 0 {
+				issues = []string{"failed (no issue recorded)"}
+			}
+			for _, is := range issues {
+				fmt.Fprintf(&b, "    [%d/%d] %s\n", rec.Repetition+1, reps, is)
+			}
+		}
+	}
+	return b.String()
+}
+
+// checkSLOs evaluates the run-level thresholds on p (recording them in
+// p.SLO, see load.CheckPayload), prints one line each to stderr:
+//
+//	SLO ttft_p95_ms <= 500: PASS (measured 212.3)
+//	SLO ttft_p95_ms <= 500: FAIL (measured 612.4, want <= 500)
+//
+// and reports whether any failed. The thresholds were checked before the
+// run, so a parse error here is only reported.
+func checkSLOs(e *env, p *results.Payload, thresholds []string) bool {
+	if len(thresholds) == 0 {
+		return false
+	}
+	outcomes, err := load.CheckPayload(p, thresholds)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
+		return true
+	}
+	failed := false
+	for i, o := range outcomes {
+		expr := thresholds[i]
+		if o.Pass {
+			fmt.Fprintf(e.stderr, "SLO %s: PASS (measured %s)\n", expr, o.MeasuredString())
+			continue
+		}
+		failed = true
+		want := fmt.Sprintf("want %s %s", o.Op, strconv.FormatFloat(o.Value, 'g', -1, 64))
+		if math.IsNaN(o.Measured) {
+			fmt.Fprintf(e.stderr, "SLO %s: FAIL (no samples, %s)\n", expr, want)
+			continue
+		}
+		fmt.Fprintf(e.stderr, "SLO %s: FAIL (measured %s, %s)\n", expr, o.MeasuredString(), want)
+	}
+	return failed
+}
+
 func writeWorkload(e *env, p *results.Payload, format, output string) int {
 	return writeOutput(e, format, output, outputMessages{sqlite: "Workload SQLite results written to %s\n", file: "Workload results written to %s\n"},
 		func() error { return results.WriteSQLite(p, output) },
-		func() ([]byte, error) { return results.Format(p, format) })
+		func() ([]byte, error) { return results.Format(p, format) },
+		func() ([]byte, error) { return results.FormatJSON(p) })
 }
 
 // outputMessages are the reference's "written to" lines (they differ
@@ -291,24 +567,23 @@ type outputMessages struct {
 
 // writeOutput writes results as the reference does: sqlite appends to
 // --output; other formats go atomically to --output, else to stdout.
-func writeOutput(e *env, format, output string, msg outputMessages, sqlite func() error, render func() ([]byte, error)) int {
+// When writing fails the measured results are kept: asJSON's rendering
+// goes to a fallback file (see keepResults) and the status is ExitFailed.
+func writeOutput(e *env, format, output string, msg outputMessages, sqlite func() error, render, asJSON func() ([]byte, error)) int {
 	if format == "sqlite" {
 		if err := sqlite(); err != nil {
-			fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
-			return ExitFailed
+			return keepResults(e, output, err, asJSON)
 		}
 		fmt.Fprintf(e.stderr, msg.sqlite, output)
 		return ExitOK
 	}
 	data, err := render()
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
-		return ExitFailed
+		return keepResults(e, output, err, asJSON)
 	}
 	if output != "" {
 		if err := results.WriteFileAtomic(output, data, 0o644); err != nil {
-			fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
-			return ExitFailed
+			return keepResults(e, output, err, asJSON)
 		}
 		fmt.Fprintf(e.stderr, msg.file, output)
 		return ExitOK
@@ -316,6 +591,62 @@ func writeOutput(e *env, format, output string, msg outputMessages, sqlite func(
 	fmt.Fprint(e.stderr, msg.beforeStdout)
 	fmt.Fprintf(e.stdout, "%s\n", data)
 	return ExitOK
+}
+
+// keepResults reports writeErr, then writes asJSON's rendering of the
+// measured results to fallbackPath and says where; it returns ExitFailed.
+func keepResults(e *env, output string, writeErr error, asJSON func() ([]byte, error)) int {
+	fmt.Fprintf(e.stderr, "benchserve: writing the results failed: %v\n", writeErr)
+	data, err := asJSON()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve: the measured results are lost: %v\n", err)
+		return ExitFailed
+	}
+	path, err := writeFallback(output, data)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve: the measured results are lost: %v\n", err)
+		return ExitFailed
+	}
+	fmt.Fprintf(e.stderr, "benchserve: the measured results were kept as JSON in %s\n", path)
+	return ExitFailed
+}
+
+// writeFallback writes data next to output as "<output>.partial.json"
+// (atomically) or, when that fails or output is "", to a new
+// "benchserve-<name>-*.partial.json" in os.TempDir(), and returns the
+// path written.
+func writeFallback(output string, data []byte) (string, error) {
+	var errs []error
+	if output != "" {
+		path := expandHome(output) + ".partial.json"
+		err := results.WriteFileAtomic(path, data, 0o644)
+		if err == nil {
+			return path, nil
+		}
+		errs = append(errs, err)
+	}
+	name := strings.Map(func(r rune) rune {
+		if r == '*' || r == os.PathSeparator || r == '/' {
+			return '_'
+		}
+		return r
+	}, filepath.Base(output))
+	if output == "" {
+		name = "results"
+	}
+	fh, err := os.CreateTemp("", "benchserve-"+name+"-*.partial.json")
+	if err != nil {
+		return "", errors.Join(append(errs, err)...)
+	}
+	_, err = fh.Write(data)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(fh.Name())
+		return "", errors.Join(append(errs, err)...)
+	}
+	return fh.Name(), nil
 }
 
 // sweepConfig turns the flags into a sweep.Config, collecting every
@@ -389,6 +720,11 @@ func sweepConfig(e *env, f *benchFlags) (sweep.Config, []string) {
 	if f.cachePolicy.val != "" {
 		fmt.Fprintln(e.stderr, "Warning: --cache-policy applies to --workload runs only; ignored for the prompt sweep")
 	}
+	for _, name := range []string{"slo", "case-tag"} {
+		if f.given(name) {
+			fmt.Fprintf(e.stderr, "Warning: --%s applies to --workload runs only; ignored for the prompt sweep\n", name)
+		}
+	}
 	return cfg, problems
 }
 
@@ -434,21 +770,24 @@ func isSpace(b byte) bool {
 
 // runSweepMode runs the prompt sweep (reference: run_bench_serve).
 func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
-	format := f.format.val
-	if format == "auto" {
-		format = "table"
-	}
-	cfg, problems := sweepConfig(e, f)
+	format := outputFormat(f.format.val, f.output, "table")
+	var pr problems
+	commonChecks(f, &pr)
+	cfg, flagProblems := sweepConfig(e, f)
+	pr.usage = append(pr.usage, flagProblems...)
 	if format == "sqlite" && f.output == "" {
-		problems = append(problems, "--output is required when --format sqlite")
+		pr.addUsage("--output is required when --format sqlite")
 	}
-	if len(problems) == 0 {
+	if pr.empty() {
 		if err := sweep.Validate(cfg); err != nil {
-			problems = append(problems, strings.Split(strings.TrimPrefix(err.Error(), sweep.ErrInput.Error()+":\n"), "\n")...)
+			addSweepProblems(&pr, err)
 		}
 	}
-	if len(problems) > 0 {
-		return usageErrors(e, problems)
+	if err := checkOutput(f.output, format); err != nil {
+		pr.addInput("%v", err)
+	}
+	if !pr.empty() {
+		return pr.report(e)
 	}
 	if code, ok := checkServer(ctx, e, f); !ok {
 		return code
@@ -479,7 +818,36 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 func writeSweep(e *env, rows []results.SweepResult, format, output string) int {
 	return writeOutput(e, format, output, outputMessages{sqlite: "\nSQLite results written to %s\n", file: "\nResults written to %s\n", beforeStdout: "\n"},
 		func() error { return results.WriteSweepSQLite(rows, output) },
-		func() ([]byte, error) { return results.FormatSweep(rows, format) })
+		func() ([]byte, error) { return results.FormatSweep(rows, format) },
+		func() ([]byte, error) { return results.FormatSweep(rows, "json") })
+}
+
+// addSweepProblems files each problem of a sweep.Validate error (the
+// leaves of its joined errors): those marked with sweep.ErrInputFile as
+// input problems, the rest (values given in flags) as usage problems.
+func addSweepProblems(pr *problems, err error) {
+	add := func(to *[]string, err error) {
+		*to = append(*to, strings.Split(err.Error(), "\n")...)
+	}
+	var walk func(error)
+	walk = func(err error) {
+		multi, ok := err.(interface{ Unwrap() []error })
+		if !ok {
+			add(&pr.usage, err)
+			return
+		}
+		kids := multi.Unwrap()
+		if slices.Contains(kids, sweep.ErrInputFile) {
+			add(&pr.input, err)
+			return
+		}
+		for _, k := range kids {
+			if k != sweep.ErrInput {
+				walk(k)
+			}
+		}
+	}
+	walk(err)
 }
 
 // checkServer probes GET {url}/health. Any HTTP answer means the server is

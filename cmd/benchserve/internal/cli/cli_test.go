@@ -138,6 +138,7 @@ func TestWorkloadJSONKeyStructure(t *testing.T) {
 		"results[].metrics.ttfo_ms": true, "results[].metrics.itl_ms": true, "results[].metrics.usage_present": true,
 		"results[].metrics.token_chunks": true, "results[].metrics.cache_dialect": true,
 		"results[].runtime.server": true, "results[].error": true,
+		"slo": true, "slo[].threshold": true, "slo[].measured": true, "slo[].pass": true,
 	}
 	for k := range additions {
 		delete(got, k)

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"text/tabwriter"
 
 	"github.com/benchserve/benchserve/report"
 )
@@ -18,21 +20,61 @@ type env struct {
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, e *env, args []string) int
+	// synopses are the command's usage lines in --help: the arguments
+	// after "benchserve" and what that form does (the summary when empty).
+	synopses []synopsis
+	run      func(ctx context.Context, e *env, args []string) int
 }
+
+// synopsis is one usage line of a command.
+type synopsis struct{ args, what string }
 
 // defaultCommand runs when the first argument is not a subcommand name
 // (benchserve --workload x.json, benchserve --prompts short, …).
 const defaultCommand = "bench-serve"
 
-// commands is the subcommand table. To add one (for example `report`),
-// append an entry whose run parses its own flags from args (the arguments
-// after the subcommand name) and returns the exit status.
-var commands = []command{
-	{name: "bench-serve", summary: "benchmark a running server (the default command)", run: runBench},
-	{name: "report", summary: "write a self-contained HTML report of results files (JSON payloads, sweeps, SQLite)", run: runReport},
-	{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture},
-	{name: "version", summary: "print the benchserve version", run: runVersion},
+// commands is the subcommand table; --help's usage lines are generated
+// from it (commandUsage). To add a command, append an entry whose run
+// parses its own flags from args (the arguments after the subcommand name)
+// and returns the exit status. It is filled in init because runBench's
+// help text reads it (a package-level initializer would be a cycle).
+var commands []command
+
+func init() {
+	commands = []command{
+		{name: "bench-serve", summary: "benchmark a running server (the default command)", run: runBench, synopses: []synopsis{
+			{"[bench-serve] --workload FILE [flags]", "run a declarative workload"},
+			{"[bench-serve] [--prompts short,medium,long] [flags]", "run a prompt sweep"},
+		}},
+		{name: "report", summary: "write a self-contained HTML report of results files (JSON payloads, sweeps, SQLite)", run: runReport, synopses: []synopsis{
+			{"report [--output report.html] [--title TITLE] RESULTS...", ""},
+		}},
+		{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture, synopses: []synopsis{
+			{"fixture [--addr " + defaultAddr + "] [--model NAME] [--api-key KEY]", ""},
+		}},
+		{name: "version", summary: "print the benchserve version", run: runVersion},
+	}
+}
+
+// commandUsage writes one "  benchserve ARGS   WHAT" line per synopsis of
+// every command (a command without synopses gets "benchserve NAME"), the
+// descriptions aligned.
+func commandUsage(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
+	for _, c := range commands {
+		syn := c.synopses
+		if len(syn) == 0 {
+			syn = []synopsis{{c.name, ""}}
+		}
+		for _, s := range syn {
+			what := s.what
+			if what == "" {
+				what = c.summary
+			}
+			fmt.Fprintf(tw, "  benchserve %s\t%s\n", s.args, what)
+		}
+	}
+	_ = tw.Flush()
 }
 
 // runReport is `benchserve report RESULTS... --output report.html`.
