@@ -259,6 +259,7 @@ func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request,
 	}
 	var (
 		samples []load.Sample
+		rounds  []int // the round of each sample, for the failure log
 		elapsed time.Duration
 		peak    int
 	)
@@ -267,20 +268,32 @@ func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request,
 		if err != nil {
 			b.Fatalf("benchtest: %v", err)
 		}
+		for range run.Samples {
+			rounds = append(rounds, len(rounds)/max(n, 1))
+		}
 		samples = append(samples, run.Samples...)
 		elapsed += run.Duration
 		peak = max(peak, run.PeakInFlight)
 	}
 	st := load.Summarize(samples, elapsed, load.StatsOptions{Percentiles: env.cfg.Percentiles, Goodput: env.cfg.Goodput})
 	st.PeakInFlight = peak
-	logged := 0
-	for _, s := range samples {
-		if !s.OK() && logged < maxLoggedFailures {
-			b.Logf("benchtest: request %d failed (%s): %v", s.Index, s.Kind, s.Err)
+	logged, failed := 0, 0
+	for i, s := range samples {
+		if s.OK() {
+			continue
+		}
+		failed++
+		if logged < maxLoggedFailures {
+			b.Logf("benchtest: round %d, stream %d of %d failed (%s): %v", rounds[i], s.Index, n, s.Kind, s.Err)
 			logged++
 		}
 	}
 	ReportStats(b, st)
+	if len(samples) > 0 && failed == len(samples) {
+		// Latency figures of a server that answered nothing are not a
+		// benchmark result; partial failures are reported in failures.
+		b.Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
+	}
 	for _, o := range load.Evaluate(st, env.thresholds) {
 		if !o.Pass {
 			b.Errorf("benchtest: SLO %s: %s", o.Expr, o)

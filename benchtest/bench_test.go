@@ -202,3 +202,28 @@ func TestBenchWorkloadSLO(t *testing.T) {
 	assert.NotContains(t, out, "SLO error_rate", "a met SLO does not fail")
 	assert.Contains(t, out, "--- FAIL: BenchmarkFixtureSLO/case=multi-turn/conc=1", "the sub-benchmark fails")
 }
+
+func BenchmarkFixtureAllFail(b *testing.B) {
+	if os.Getenv(childEnv) != "allfail" {
+		b.Skip("run by TestBenchWorkloadAllFailedFails in a child process")
+	}
+	benchtest.BenchWorkload(b, "testdata/mixed.json", benchtest.WithTags("good"), benchtest.WithConcurrencyLevels(2),
+		benchtest.WithFixture(fixtures.Options{Responder: func(fixtures.Request) fixtures.Script {
+			return fixtures.Script{Status: 503, ErrorBody: `{"error":{"message":"overloaded"}}`}
+		}}))
+}
+
+// TestBenchWorkloadAllFailedFails: a benchmark whose every request failed
+// fails (its latency figures would measure errors), and its log names the
+// round and the stream of each failure.
+func TestBenchWorkloadAllFailedFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child benchmark process")
+	}
+	leakCheck(t)
+	out, err := runChild(t, "^BenchmarkFixtureAllFail$", "allfail")
+	require.Error(t, err, "every request failed: the benchmark must fail:\n%s", out)
+	assert.Contains(t, out, "every one of 2 requests failed")
+	assert.Contains(t, out, "round 0, stream 1 of 2 failed (http_5xx)", "failures named by round and stream")
+	assert.Contains(t, out, "overloaded", "with the server's message")
+}
