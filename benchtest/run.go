@@ -75,6 +75,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	require.NoError(t, err, "benchtest: %s: cache policy", path)
 	cases := w.Select(cfg.Tags)
 	require.NotEmpty(t, cases, "benchtest: %s: no case has any of the tags %v", path, cfg.Tags)
+	require.NoError(t, subtestNamesUnique(path, cases), "benchtest: case ids")
 
 	t.Attr("workload", w.Name)
 	t.Attr("model", r.Model())
@@ -464,4 +465,19 @@ func splitPattern(s string) []string {
 		}
 	}
 	return append(out, s[cs:])
+}
+
+// subtestNamesUnique reports case ids that go test would turn into the
+// same subtest name (it writes spaces as "_"), which would make -run and
+// gotestsum's reruns pick the wrong case.
+func subtestNamesUnique(path string, cases []workload.Case) error {
+	seen := map[string]string{}
+	for _, c := range cases {
+		name := strings.ReplaceAll(c.ID, " ", "_")
+		if prev, ok := seen[name]; ok {
+			return fmt.Errorf("%s: case ids %q and %q both become the subtest name %q; rename one", path, prev, c.ID, name)
+		}
+		seen[name] = c.ID
+	}
+	return nil
 }

@@ -250,3 +250,22 @@ func TestRunWorkloadConcurrencyHonoursRun(t *testing.T) {
 func TestSplitPatternAndMatch(t *testing.T) {
 	assert.Equal(t, []string{"^A$", "b[/]c", "(x/y)"}, benchtest.SplitPatternForTest("^A$/b[/]c/(x/y)"))
 }
+
+func TestInnerCollidingIDs(t *testing.T) {
+	if os.Getenv(innerEnv) == "" {
+		t.Skip("runs only inside TestRunWorkloadRejectsCollidingSubtestNames (re-executed test binary)")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "collide.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"cases":[
+		{"id":"with space","messages":[{"role":"user","content":"a"}]},
+		{"id":"with_space","messages":[{"role":"user","content":"b"}]}]}`), 0o644))
+	benchtest.RunWorkload(t, path)
+}
+
+func TestRunWorkloadRejectsCollidingSubtestNames(t *testing.T) {
+	out, ok := runInner(t, "TestInnerCollidingIDs")
+	assert.False(t, ok)
+	assert.Contains(t, out, `case ids "with space" and "with_space" both become the subtest name "with_space"`)
+	assert.NotContains(t, out, "=== RUN   TestInnerCollidingIDs/with_space", "nothing runs")
+}
