@@ -65,10 +65,6 @@ func TestEvaluate(t *testing.T) {
 			{"response", "Missing finish_reason"},
 			{"finish_reason", "finish_reason None not in allowed set ['stop', 'length']"},
 		}},
-		{"missing finish_reason never equals an allowed empty string", map[string]any{"finish_reason": ""}, Response{StatusCode: 200, Content: "hi"}, []Issue{
-			{"response", "Missing finish_reason"},
-			{"finish_reason", "finish_reason None not in allowed set ['']"},
-		}},
 		{"finish_reason and max_chars", map[string]any{"finish_reason": "stop", "max_chars": 5.0}, Response{StatusCode: 200, FinishReason: "length", Content: "xxxxxxxxxx"}, []Issue{
 			{"response", "Truncated (finish_reason=length)"},
 			{"finish_reason", "finish_reason 'length' not in allowed set ['stop']"},
@@ -94,9 +90,12 @@ func TestEvaluate(t *testing.T) {
 			{"json", "content is not valid JSON: invalid character 'N' in numeric literal"},
 		}},
 		{"json false does nothing", map[string]any{"json": false}, Response{StatusCode: 200, FinishReason: "stop", Content: "x"}, nil},
-		{"tool call count and names", map[string]any{"no_tool_calls": true, "tool_call_count": 1.0, "tool_call_names": []any{"b", "a"}},
+		{"no tool calls", map[string]any{"no_tool_calls": true},
 			Response{StatusCode: 200, FinishReason: "tool_calls", ToolCalls: []openai.ToolCall{call("a", "{}"), call("a", "{}")}}, []Issue{
 				{"no_tool_calls", "no_tool_calls: expected 0 tool calls, got 2"},
+			}},
+		{"tool call count and names", map[string]any{"tool_call_count": 1.0, "tool_call_names": []any{"b", "a"}},
+			Response{StatusCode: 200, FinishReason: "tool_calls", ToolCalls: []openai.ToolCall{call("a", "{}"), call("a", "{}")}}, []Issue{
 				{"tool_call_count", "tool_call_count: expected 1, got 2"},
 				{"tool_call_names", "tool_call_names: expected ['a', 'b'], got ['a', 'a']"},
 			}},
@@ -166,4 +165,36 @@ func TestEvaluateExplicitLengthIsNotTruncation(t *testing.T) {
 	empty := Response{StatusCode: 200, FinishReason: "length"}
 	assert.Equal(t, []Issue{{Check: CheckResponse, Message: "Empty response content"}}, Evaluate(allowLength, empty),
 		"an empty capped answer is still empty")
+}
+
+// TestEvaluateHandBuiltEmptyFinishReason: ParseSpec refuses "" as a
+// finish reason; a hand-built Spec with it behaves as the reference does
+// (a missing finish_reason, Python's None, never equals "").
+func TestEvaluateHandBuiltEmptyFinishReason(t *testing.T) {
+	got := Evaluate(&Spec{FinishReason: []string{""}}, Response{StatusCode: 200, Content: "hi"})
+	assert.Equal(t, []Issue{
+		{"response", "Missing finish_reason"},
+		{"finish_reason", "finish_reason None not in allowed set ['']"},
+	}, got)
+}
+
+// TestParseSpecRejectsUnpassableChecks: checks no response can pass are
+// load errors, not a run full of failures.
+func TestParseSpecRejectsUnpassableChecks(t *testing.T) {
+	for _, tc := range []struct {
+		raw  map[string]any
+		want string
+	}{
+		{map[string]any{"finish_reason": []any{}}, "checks.finish_reason: an empty list allows no finish reason"},
+		{map[string]any{"finish_reason": ""}, `checks.finish_reason: "" is not a finish reason`},
+		{map[string]any{"finish_reason": []any{"stop", ""}}, `checks.finish_reason: "" is not a finish reason`},
+		{map[string]any{"no_tool_calls": true, "tool_call_count": 1.0}, "checks.no_tool_calls: no_tool_calls contradicts tool_call_count=1"},
+		{map[string]any{"no_tool_calls": true, "tool_call_names": []any{"f"}}, "checks.no_tool_calls: no_tool_calls contradicts tool_call_names ['f']"},
+	} {
+		_, err := ParseSpec(tc.raw)
+		require.Error(t, err, "%v must be rejected", tc.raw)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+	_, err := ParseSpec(map[string]any{"no_tool_calls": true, "tool_call_count": 0.0, "tool_call_names": []any{}})
+	assert.NoError(t, err, "consistent: no calls three ways")
 }

@@ -171,6 +171,22 @@ func ParseSpec(raw map[string]any) (*Spec, error) {
 	if s.MinChars != nil && s.MaxChars != nil && *s.MaxChars < *s.MinChars {
 		bad(KeyMaxChars, "max_chars %d is less than min_chars %d, so every response would fail", *s.MaxChars, *s.MinChars)
 	}
+	// Checks no response can pass are workload bugs, reported at load time.
+	if s.FinishReason != nil && len(s.FinishReason) == 0 {
+		bad(KeyFinishReason, "an empty list allows no finish reason, so every response would fail")
+	}
+	for _, fr := range s.FinishReason {
+		if fr == "" {
+			bad(KeyFinishReason, `"" is not a finish reason (a missing one never passes); use "stop", "length", "tool_calls", …`)
+			break
+		}
+	}
+	if s.NoToolCalls && s.ToolCallCount != nil && *s.ToolCallCount > 0 {
+		bad(KeyNoToolCalls, "no_tool_calls contradicts tool_call_count=%d, so every response would fail", *s.ToolCallCount)
+	}
+	if s.NoToolCalls && len(s.ToolCallNames) > 0 {
+		bad(KeyNoToolCalls, "no_tool_calls contradicts tool_call_names %s, so every response would fail", pyReprList(s.ToolCallNames))
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
