@@ -133,9 +133,9 @@ Flags of bench-serve (--name and -name both work):
 	fmt.Fprint(w, `
 Exit status:
   0  every case passed its checks (every sweep row validated)
-  1  a case failed its checks, a sweep row is not validated, or the run was interrupted
-  1  also: a run-level threshold (defaults.slo, --slo) failed, or the results could
-     not be written to --output (they are then kept as JSON next to it)
+  1  a case failed its checks, a sweep row is not validated, a run-level threshold
+     (defaults.slo, --slo) failed, the results could not be written to --output (they
+     are then kept as JSON next to it), or the run was interrupted
   2  usage or input errors (bad flags, workload or prompt set errors, an --output that
      cannot be written, no reachable server); nothing was measured
 `)
