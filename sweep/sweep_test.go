@@ -155,7 +155,7 @@ func TestRunPartlyInvalid(t *testing.T) {
 		return fixtures.Script{Content: []string{"fine"}}
 	}})
 	rows, err := sweep.Run(context.Background(), sweep.Config{
-		URL: srv.URL, Model: "m", PromptSets: []string{"short"}, Concurrencies: []int{1}, Repetitions: 2,
+		URL: srv.URL, Model: fixtures.DefaultModel, PromptSets: []string{"short"}, Concurrencies: []int{1}, Repetitions: 2,
 		SkipPreflightTokenCount: true,
 	})
 	require.NoError(t, err)
@@ -164,7 +164,7 @@ func TestRunPartlyInvalid(t *testing.T) {
 	assert.True(t, rows[1].Validated, "the next run passes")
 
 	rows, err = sweep.Run(context.Background(), sweep.Config{
-		URL: srv.URL, Model: "m", PromptSets: []string{"short"}, Concurrencies: []int{1}, Repetitions: 1,
+		URL: srv.URL, Model: fixtures.DefaultModel, PromptSets: []string{"short"}, Concurrencies: []int{1}, Repetitions: 1,
 		SkipPreflightTokenCount: true, NoValidate: true,
 	})
 	require.NoError(t, err)
@@ -209,7 +209,7 @@ func TestRunCancelled(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rows, err := sweep.Run(ctx, sweep.Config{URL: srv.URL, Model: "m", PromptSets: []string{"short"}, SkipPreflightTokenCount: true})
+	rows, err := sweep.Run(ctx, sweep.Config{URL: srv.URL, Model: fixtures.DefaultModel, PromptSets: []string{"short"}, SkipPreflightTokenCount: true})
 	assert.ErrorIs(t, err, context.Canceled, "cancellation is reported")
 	assert.Empty(t, rows, "nothing measured")
 }

@@ -299,7 +299,7 @@ func TestSweepFailuresAndUsage(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{Responder: func(fixtures.Request) fixtures.Script {
 		return fixtures.Script{Status: 500}
 	}})
-	res := invoke(t, "--url", srv.URL, "--model", "m", "--prompts", "short", "--concurrency", "1", "--repetitions", "1", "--format", "json")
+	res := invoke(t, "--url", srv.URL, "--model", fixtures.DefaultModel, "--prompts", "short", "--concurrency", "1", "--repetitions", "1", "--format", "json")
 	assert.Equal(t, ExitFailed, res.code, "an all-errored configuration exits 1")
 	assert.Contains(t, res.stderr, "  short conc=1 rep=0: FAIL (all requests errored)")
 	assert.Contains(t, res.stdout, `"validated": false`, "the failed row is still written")
