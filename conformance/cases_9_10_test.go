@@ -203,7 +203,7 @@ func TestCase10HTTPFailures(t *testing.T) {
 		c := &stream.Client{BaseURL: "http://" + ln.Addr().String(), HTTP: &http.Client{Transport: &http.Transport{}}}
 		defer c.HTTP.CloseIdleConnections()
 		start := time.Now()
-		res, err := c.ChatStream(context.Background(), stream.Request{Model: "m", Timeout: 300 * time.Millisecond})
+		res, err := c.ChatStream(context.Background(), stream.Request{Model: fixtures.DefaultModel, Timeout: 300 * time.Millisecond})
 		assert.ErrorIs(t, err, stream.ErrPolicyTimeout, "policy timeout")
 		assert.Less(t, time.Since(start), 300*time.Millisecond+2*time.Second, "returns promptly after the timeout")
 		assert.Equal(t, 0, res.StatusCode, "no response")
@@ -303,7 +303,7 @@ func TestConnectionsReleased(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
-				_, errs[i] = c.ChatStream(context.Background(), stream.Request{Model: "m", Timeout: 300 * time.Millisecond})
+				_, errs[i] = c.ChatStream(context.Background(), stream.Request{Model: fixtures.DefaultModel, Timeout: 300 * time.Millisecond})
 			}()
 		}
 		wg.Wait()

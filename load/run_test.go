@@ -27,7 +27,7 @@ func scripted(t *testing.T, tokens int, ttft, tokenDelay time.Duration) load.Fun
 		return fixtures.Script{Content: content, TTFT: ttft, TokenDelay: tokenDelay}
 	}})
 	c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
-	req := stream.Request{Model: "m", Messages: []map[string]any{{"role": "user", "content": "hi"}}, MaxTokens: 64}
+	req := stream.Request{Model: fixtures.DefaultModel, Messages: []map[string]any{{"role": "user", "content": "hi"}}, MaxTokens: 64}
 	return load.StreamFunc(c, func(int) stream.Request { return req })
 }
 
@@ -151,7 +151,7 @@ func TestRunWithFixtureErrors(t *testing.T) {
 	c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 	prompts := []string{"ok", "500", "stream", "trunc"}
 	fn := load.StreamFunc(c, func(i int) stream.Request {
-		return stream.Request{Model: "m", Messages: []map[string]any{{"role": "user", "content": prompts[i%4]}}}
+		return stream.Request{Model: fixtures.DefaultModel, Messages: []map[string]any{{"role": "user", "content": prompts[i%4]}}}
 	})
 	run, err := load.RunClosed(t.Context(), fn, load.Closed{Concurrency: 2, Requests: 8})
 	require.NoError(t, err, "closed run")
