@@ -8,16 +8,16 @@ import (
 	"github.com/benchserve/benchserve/benchtest"
 )
 
-// TestWorkloadSmoke is how a user qualifies a server: one line per
+// TestWorkload is how a user qualifies a server: one line per
 // workload. Without BENCHSERVE_URL it runs against the embedded fixture
 // server; with BENCHSERVE_URL=http://host:port it runs against that
-// server. Each case is a subtest: go test -run 'WorkloadSmoke/greet' -v.
-func TestWorkloadSmoke(t *testing.T) {
+// server. Each case is a subtest: go test -run 'TestWorkload$/greet' -v.
+func TestWorkload(t *testing.T) {
 	benchtest.RunWorkload(t, "workloads/smoke.json")
 }
 
 // TestWorkloadExamples runs every other example workload shipped in
-// workloads/ (smoke.json is TestWorkloadSmoke's).
+// workloads/ (smoke.json is TestWorkload's).
 func TestWorkloadExamples(t *testing.T) {
 	files, err := filepath.Glob("workloads/*.json")
 	if err != nil || len(files) == 0 {
