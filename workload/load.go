@@ -31,6 +31,34 @@ var reservedRequestKeys = map[string]bool{
 	"model": true, "messages": true, "max_tokens": true, "stream": true, "stream_options": true, "enable_thinking": true,
 }
 
+// reservedExtraHint says, for each key benchserve sets itself, where to
+// set it instead. In extra_body these keys are errors: the reference
+// would send them over its own (a "stream": false breaks the measurement,
+// a "max_tokens" there is sent but not recorded).
+var reservedExtraHint = map[string]string{
+	"model":           "the model comes from --model or BENCHSERVE_MODEL",
+	"messages":        "use the case's messages",
+	"max_tokens":      "use max_tokens",
+	"enable_thinking": "use enable_thinking",
+	"stream":          "benchserve always streams",
+	"stream_options":  "benchserve always asks for usage",
+}
+
+// checkExtraBody reports the keys of an extra_body that benchserve sets
+// itself, in key order.
+func (p *parser) checkExtraBody(where at, field string, extra map[string]any) {
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		if reservedRequestKeys[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p.add(where, field+"."+k, "set by benchserve, not by extra_body: %s", reservedExtraHint[k])
+	}
+}
+
 // Load reads and parses the workload file at path (reference:
 // load_workload); a leading ~ is expanded. Read errors are returned as
 // "workload: load PATH: ..." wrapping the *fs.PathError; problems in the
@@ -166,6 +194,7 @@ func (p *parser) parse(data []byte) *Workload {
 		p.add(at{}, "", "want a JSON object at the top level, got %s", describe(root))
 		return nil
 	}
+	p.reportDuplicateKeys(data)
 	p.unknownKeys(at{}, "", top, topKeys, nil)
 	ordered := orderedRequiredKeys(data)
 
@@ -217,6 +246,7 @@ func (p *parser) parse(data []byte) *Workload {
 		p.add(at{}, "defaults.slo", "want a list of threshold strings, got %s", describe(v))
 	}
 	defaultExtra, _ := p.optObject(at{}, "defaults.extra_body", defaults["extra_body"])
+	p.checkExtraBody(at{}, "defaults.extra_body", defaultExtra)
 	defaultChecks, defaultChecksOK := p.checksObject(at{}, "defaults.", defaults["checks"], ordered.defaults)
 
 	rawCases, ok := top["cases"].([]any)
@@ -350,6 +380,7 @@ func (p *parser) buildCase(item any, i int, d scalarSet, defaultExtra, defaultCh
 	overlay := defaultExtra
 	if v, present := obj["extra_body"]; present {
 		overlay, _ = p.optObject(where, "extra_body", v)
+		p.checkExtraBody(where, "extra_body", overlay)
 	}
 	for k, v := range overlay {
 		extra[k] = v

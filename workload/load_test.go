@@ -462,3 +462,32 @@ func TestDefaultsSLO(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, []string{`workloads/chat.json: defaults.slo: want a list of threshold strings, got "ttft_p95_ms <= 500"`}, problems(t, err))
 }
+
+func TestDuplicateKeysAreErrors(t *testing.T) {
+	_, err := Parse([]byte(`{"name": "a", "name": "b", "defaults": {"max_tokens": 1, "max_tokens": 2},
+		"cases": [{"id": "x", "messages": `+userMsg+`},
+		          {"id": "y", "id": "z", "messages": `+userMsg+`, "checks": {"min_chars": 1, "min_chars": 2},
+		           "extra_body": {"tools": [{"a": 1, "a": 2}]}}]}`), "workloads/chat.json")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`workloads/chat.json: name: key written twice in one object; JSON keeps only the last value, so remove one`,
+		`workloads/chat.json: defaults.max_tokens: key written twice in one object; JSON keeps only the last value, so remove one`,
+		`workloads/chat.json: case #2: id: key written twice in one object; JSON keeps only the last value, so remove one`,
+		`workloads/chat.json: case #2: checks.min_chars: key written twice in one object; JSON keeps only the last value, so remove one`,
+		`workloads/chat.json: case #2: extra_body.tools[0].a: key written twice in one object; JSON keeps only the last value, so remove one`,
+	}, problems(t, err), "every repeated key, wherever it is, with its path")
+
+	w := mustParse(t, `{"cases": [{"id": "a", "messages": [{"role": "user", "content": "x"}, {"role": "user", "content": "y"}]}]}`)
+	assert.Len(t, w.Cases[0].Messages, 2, "the same key in different objects is fine")
+}
+
+func TestExtraBodyCannotSetWhatBenchserveSets(t *testing.T) {
+	_, err := Parse([]byte(`{"defaults": {"extra_body": {"stream": false}},
+		"cases": [{"id": "a", "messages": `+userMsg+`, "extra_body": {"max_tokens": 3, "model": "m", "temperature": 0}}]}`), "workloads/chat.json")
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`workloads/chat.json: defaults.extra_body.stream: set by benchserve, not by extra_body: benchserve always streams`,
+		`workloads/chat.json: case "a": extra_body.max_tokens: set by benchserve, not by extra_body: use max_tokens`,
+		`workloads/chat.json: case "a": extra_body.model: set by benchserve, not by extra_body: the model comes from --model or BENCHSERVE_MODEL`,
+	}, problems(t, err))
+}
