@@ -55,7 +55,15 @@ func runInner(t *testing.T, test string, env ...string) (string, bool) {
 func runInnerArgs(t *testing.T, test string, args []string, env ...string) (string, bool) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^" + test + "$", "-test.v", "-test.count=1"}, args...)...)
-	cmd.Env = append(os.Environ(), append([]string{innerEnv + "=1", "BENCHSERVE_URL="}, env...)...)
+	// The developer's own BENCHSERVE_* settings must not leak into the
+	// inner run: only the test's env applies.
+	var base []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "BENCHSERVE_") {
+			base = append(base, kv)
+		}
+	}
+	cmd.Env = append(base, append([]string{innerEnv + "=1"}, env...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		var exit *exec.ExitError

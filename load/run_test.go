@@ -41,7 +41,8 @@ func TestRunClosedCount(t *testing.T) {
 		assert.True(t, s.OK(), "request %d succeeded: %v", i, s.Err)
 		assert.Equal(t, s.Sent, s.Scheduled, "closed loop: no schedule, no lag")
 	}
-	assert.Equal(t, 4, run.PeakInFlight, "4 workers, each request 20 ms+: all 4 overlap")
+	assert.GreaterOrEqual(t, run.PeakInFlight, 2, "requests overlap (all 4 workers do unless the machine starves one)")
+	assert.LessOrEqual(t, run.PeakInFlight, 4, "never more in flight than workers")
 	st := run.Stats(load.StatsOptions{Percentiles: []float64{99.9}})
 	assert.Equal(t, "closed", st.Mode, "mode")
 	assert.Equal(t, 12, st.Succeeded, "all succeeded")
@@ -58,7 +59,9 @@ func TestRunClosedDuration(t *testing.T) {
 	require.NoError(t, err, "closed run")
 	assert.GreaterOrEqual(t, len(run.Samples), 2, "at least one request per worker")
 	for _, s := range run.Samples {
-		assert.Less(t, s.Sent, 150*time.Millisecond, "no request starts after Duration")
+		// Sent is read from the clock just after the Duration check, so
+		// allow a preemption's worth of slack.
+		assert.Less(t, s.Sent, 150*time.Millisecond+50*time.Millisecond, "no request starts after Duration")
 	}
 }
 
