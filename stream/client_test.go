@@ -495,7 +495,10 @@ func hijackServer(t *testing.T, head, body string, reset bool) (*Client, func())
 		}
 		_, _ = buf.WriteString(head + body)
 		_ = buf.Flush()
-		time.Sleep(50 * time.Millisecond)
+		// Give the client time to read what was sent: a RST discards
+		// unread data in the client's receive buffer. The server cannot
+		// see the client's reads, so this is a generous wait, not a sync.
+		time.Sleep(300 * time.Millisecond)
 		if tc, ok := conn.(*net.TCPConn); ok && reset {
 			_ = tc.SetLinger(0)
 		}
