@@ -19,8 +19,11 @@ var DefaultPercentiles = []float64{50, 90, 95, 99}
 // (milliseconds for latencies, tokens per second for GenTPS). With no
 // samples every value is NaN and Count is 0.
 type Dist struct {
-	Count                      int
-	Mean, Stddev, Min, Max     float64
+	// Count is the number of samples.
+	Count int
+	// Mean, Stddev (sample, n − 1), Min and Max are in the samples' unit.
+	Mean, Stddev, Min, Max float64
+	// Median equals P50; P50…P99 are percentiles in the samples' unit.
 	Median, P50, P90, P95, P99 float64
 	// Extra holds the percentiles asked for in StatsOptions.Percentiles,
 	// keyed by p (e.g. 99.9).
@@ -114,7 +117,9 @@ type Stats struct {
 	ErrorRate float64
 	// Goodput is requests per second that succeeded and met every limit of
 	// GoodputSLO (DistServe's goodput); 0 without a GoodputSLO.
-	Goodput    float64
+	Goodput float64
+	// GoodputSLO is the per-request SLO Goodput was counted against, nil
+	// when none (StatsOptions.Goodput).
 	GoodputSLO *RequestSLO
 }
 
@@ -181,6 +186,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // (DistServe; vLLM bench serve --goodput ttft:… tpot:… e2el:…): limits in
 // milliseconds, 0 meaning no limit on that metric.
 type RequestSLO struct {
+	// TTFTms, TPOTms and E2ELms are the limits in ms; 0 means no limit.
 	TTFTms, TPOTms, E2ELms float64
 }
 

@@ -16,14 +16,20 @@ type Message = map[string]any
 // Function.Arguments is the raw JSON text the model produced, which may be
 // invalid JSON; the checks report that, the client never repairs it.
 type ToolCall struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
+	// ID is the call's id (e.g. "call_0"), "" when the server sent none.
+	ID string `json:"id"`
+	// Type is "function".
+	Type string `json:"type"`
+	// Function is the called function and its arguments.
 	Function FunctionCall `json:"function"`
 }
 
 // FunctionCall is the function part of a ToolCall.
 type FunctionCall struct {
-	Name      string `json:"name"`
+	// Name is the function's name.
+	Name string `json:"name"`
+	// Arguments is the JSON text of the arguments, as produced (possibly
+	// invalid).
 	Arguments string `json:"arguments"`
 }
 
@@ -31,20 +37,29 @@ type FunctionCall struct {
 // arrives on the chunk whose choices list is empty when the request set
 // stream_options.include_usage.
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
+	// PromptTokens is the prompt's length in tokens.
+	PromptTokens int `json:"prompt_tokens"`
+	// CompletionTokens is the generated tokens.
 	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	// TotalTokens is PromptTokens + CompletionTokens as the server reports it.
+	TotalTokens int `json:"total_tokens"`
 }
 
 // Chunk is one streamed chat.completion.chunk. Unknown fields (llama.cpp's
 // timings, vLLM's prompt_logprobs, …) are ignored on decode.
 type Chunk struct {
-	ID      string        `json:"id,omitempty"`
-	Object  string        `json:"object,omitempty"`
-	Created int64         `json:"created,omitempty"`
-	Model   string        `json:"model,omitempty"`
+	// ID is the completion's id, normally the same on every chunk.
+	ID string `json:"id,omitempty"`
+	// Object is "chat.completion.chunk".
+	Object string `json:"object,omitempty"`
+	// Created is the completion's creation time in Unix seconds.
+	Created int64 `json:"created,omitempty"`
+	// Model is the model that answered.
+	Model string `json:"model,omitempty"`
+	// Choices holds one entry per choice; empty on the usage chunk.
 	Choices []ChunkChoice `json:"choices"`
-	Usage   *Usage        `json:"usage,omitempty"`
+	// Usage is the token accounting, normally on the final usage chunk only.
+	Usage *Usage `json:"usage,omitempty"`
 	// Error is set by servers that report a failure inside an HTTP 200
 	// stream: an object ({"message":…,"code":…}) or a plain string.
 	Error json.RawMessage `json:"error,omitempty"`
@@ -52,34 +67,49 @@ type Chunk struct {
 
 // ChunkChoice is one entry of Chunk.Choices.
 type ChunkChoice struct {
-	Index        int     `json:"index"`
-	Delta        Delta   `json:"delta"`
+	// Index is the choice's index (0 for benchserve's single-choice requests).
+	Index int `json:"index"`
+	// Delta is this chunk's increment of the message.
+	Delta Delta `json:"delta"`
+	// FinishReason is null until the last chunk of the choice ("stop", "length",
+	// "tool_calls", …).
 	FinishReason *string `json:"finish_reason"`
 }
 
 // Delta is the incremental message of a ChunkChoice. ReasoningContent is
 // the vLLM/DeepSeek spelling, Reasoning the OpenRouter/Ollama one.
 type Delta struct {
-	Role             string          `json:"role,omitempty"`
-	Content          *string         `json:"content,omitempty"`
-	ReasoningContent *string         `json:"reasoning_content,omitempty"`
-	Reasoning        *string         `json:"reasoning,omitempty"`
-	ToolCalls        []ToolCallDelta `json:"tool_calls,omitempty"`
+	// Role is "assistant", usually on the first chunk only.
+	Role string `json:"role,omitempty"`
+	// Content is the next piece of the answer; nil when absent or null.
+	Content *string `json:"content,omitempty"`
+	// ReasoningContent is the next piece of the reasoning (vLLM, DeepSeek).
+	ReasoningContent *string `json:"reasoning_content,omitempty"`
+	// Reasoning is the same under OpenRouter's and Ollama's name.
+	Reasoning *string `json:"reasoning,omitempty"`
+	// ToolCalls are this chunk's tool-call fragments.
+	ToolCalls []ToolCallDelta `json:"tool_calls,omitempty"`
 }
 
 // ToolCallDelta is one streamed fragment of a tool call. Index is a
 // pointer because some servers omit it or send null; see
 // stream.ToolCallAccumulator for how such fragments are merged.
 type ToolCallDelta struct {
-	Index    *int               `json:"index,omitempty"`
-	ID       string             `json:"id,omitempty"`
-	Type     string             `json:"type,omitempty"`
+	// Index is the tool call this fragment belongs to; nil when omitted or null.
+	Index *int `json:"index,omitempty"`
+	// ID is the call's id, usually on its first fragment only.
+	ID string `json:"id,omitempty"`
+	// Type is "function", usually on the first fragment only.
+	Type string `json:"type,omitempty"`
+	// Function holds the name (first fragment) and a piece of the arguments.
 	Function *FunctionCallDelta `json:"function,omitempty"`
 }
 
 // FunctionCallDelta is the function part of a ToolCallDelta.
 type FunctionCallDelta struct {
-	Name      string `json:"name,omitempty"`
+	// Name is the function's name, usually on the first fragment only.
+	Name string `json:"name,omitempty"`
+	// Arguments is the next piece of the arguments' JSON text.
 	Arguments string `json:"arguments,omitempty"`
 }
 
@@ -87,15 +117,23 @@ type FunctionCallDelta struct {
 // benchserve builds itself. Extra keys from a workload's extra_body are
 // merged on top by the client, so this struct is never the whole story.
 type ChatRequest struct {
-	Model          string         `json:"model"`
-	Messages       []Message      `json:"messages"`
-	MaxTokens      int            `json:"max_tokens"`
-	Stream         bool           `json:"stream"`
-	StreamOptions  *StreamOptions `json:"stream_options,omitempty"`
-	EnableThinking *bool          `json:"enable_thinking,omitempty"`
+	// Model is the model id to use.
+	Model string `json:"model"`
+	// Messages is the conversation, sent as is.
+	Messages []Message `json:"messages"`
+	// MaxTokens caps the completion, in tokens.
+	MaxTokens int `json:"max_tokens"`
+	// Stream asks for server-sent events.
+	Stream bool `json:"stream"`
+	// StreamOptions asks for a usage chunk; nil omits it.
+	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
+	// EnableThinking turns reasoning on or off on servers that support it; nil
+	// omits it.
+	EnableThinking *bool `json:"enable_thinking,omitempty"`
 }
 
 // StreamOptions asks the server to append a usage chunk to the stream.
 type StreamOptions struct {
+	// IncludeUsage asks for the usage chunk (choices empty) before [DONE].
 	IncludeUsage bool `json:"include_usage"`
 }

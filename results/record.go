@@ -5,16 +5,33 @@ import "github.com/benchserve/benchserve/openai"
 // Runtime describes the server under test (reference: auto_detect_runtime).
 // Missing endpoints leave fields at their zero values.
 type Runtime struct {
-	ModelID       string  `json:"model_id"`
-	ModelType     string  `json:"model_type"`
-	EngineType    string  `json:"engine_type"`
-	MTPEnabled    bool    `json:"mtp_enabled"`
-	SpecPrefill   bool    `json:"specprefill"`
-	KVQuant       string  `json:"kv_quant"`
-	CacheType     string  `json:"cache_type"`
+	// ModelID is the first model id listed by GET /v1/models (reference key
+	// model_id).
+	ModelID string `json:"model_id"`
+	// ModelType is /health's model_type (reference key model_type).
+	ModelType string `json:"model_type"`
+	// EngineType is /v1/status's engine_type (reference key engine_type).
+	EngineType string `json:"engine_type"`
+	// MTPEnabled is /v1/status's mtp_enabled, as Python's bool() (reference key
+	// mtp_enabled).
+	MTPEnabled bool `json:"mtp_enabled"`
+	// SpecPrefill is /v1/status's specprefill, as Python's bool() (reference key
+	// specprefill).
+	SpecPrefill bool `json:"specprefill"`
+	// KVQuant is /v1/status's kv_quant, "" when unset (reference key kv_quant).
+	KVQuant string `json:"kv_quant"`
+	// CacheType is /v1/status's cache.type (reference key cache_type).
+	CacheType string `json:"cache_type"`
+	// MetalActiveGB is the server's Metal active memory in GB, as /v1/status
+	// reports it (metal.active_memory_gb or metal.active_gb) at detection
+	// (reference key metal_active_gb).
 	MetalActiveGB float64 `json:"metal_active_gb"`
-	MetalPeakGB   float64 `json:"metal_peak_gb"`
-	MetalCacheGB  float64 `json:"metal_cache_gb"`
+	// MetalPeakGB is the server's Metal peak memory in GB from /v1/status
+	// (reference key metal_peak_gb).
+	MetalPeakGB float64 `json:"metal_peak_gb"`
+	// MetalCacheGB is the server's Metal cache memory in GB from /v1/status
+	// (reference key metal_cache_gb).
+	MetalCacheGB float64 `json:"metal_cache_gb"`
 	// Server is benchserve's guess of the server software ("vllm-mlx",
 	// "vllm", "llama.cpp", "ollama", "benchserve-fixture", or ""). Addition.
 	Server string `json:"server,omitempty"`
@@ -23,49 +40,81 @@ type Runtime struct {
 // Hardware is the client machine's fingerprint (reference:
 // detect_hardware_fingerprint). MemoryGB is in GiB.
 type Hardware struct {
-	Chip         string  `json:"chip"`
-	GPUCores     int     `json:"gpu_cores"`
-	MemoryGB     float64 `json:"memory_gb"`
+	// Chip is the chip name (on Linux the CPU model name from /proc/cpuinfo;
+	// reference key chip).
+	Chip string `json:"chip"`
+	// GPUCores is the GPU core count, 0 when unknown (reference key gpu_cores).
+	GPUCores int `json:"gpu_cores"`
+	// MemoryGB is the total RAM in GiB (on Linux MemTotal of /proc/meminfo,
+	// kB / 1024²; reference key memory_gb).
+	MemoryGB float64 `json:"memory_gb"`
+	// BandwidthGBs is the memory bandwidth in GB/s, 0 when unknown (reference
+	// key bandwidth_gbs).
 	BandwidthGBs float64 `json:"bandwidth_gbs"`
-	OSVersion    string  `json:"os_version"`
+	// OSVersion reads like Python's platform.platform(), e.g.
+	// "Linux-6.1.0-18-amd64-x86_64" (reference key os_version).
+	OSVersion string `json:"os_version"`
 }
 
 // RequestInfo echoes what was sent for a case.
 type RequestInfo struct {
-	MaxTokens      int            `json:"max_tokens"`
-	RequestPath    *string        `json:"request_path"`
-	EnableThinking *bool          `json:"enable_thinking"`
-	ExtraBody      map[string]any `json:"extra_body"`
-	MessageCount   int            `json:"message_count"`
+	// MaxTokens is the effective max_tokens sent, in tokens (case, else workload
+	// default, else 256).
+	MaxTokens int `json:"max_tokens"`
+	// RequestPath is the file the case's request was loaded from, null when
+	// inline.
+	RequestPath *string `json:"request_path"`
+	// EnableThinking is the case's enable_thinking, null when unset.
+	EnableThinking *bool `json:"enable_thinking"`
+	// ExtraBody is the case's extra body merged into the request, {} when none.
+	ExtraBody map[string]any `json:"extra_body"`
+	// MessageCount is the number of messages sent.
+	MessageCount int `json:"message_count"`
 }
 
 // Policy is the case's policy timeout and its outcome. WithinTimeout is nil
 // when no timeout was configured, false when the request errored or ran
 // over, true otherwise (reference: _compute_within_policy_timeout).
 type Policy struct {
-	TimeoutMS     *float64 `json:"timeout_ms"`
-	WithinTimeout *bool    `json:"within_timeout"`
+	// TimeoutMS is the case's policy_timeout_ms in milliseconds, null when none.
+	TimeoutMS *float64 `json:"timeout_ms"`
+	// WithinTimeout is the outcome described above (reference key
+	// within_timeout).
+	WithinTimeout *bool `json:"within_timeout"`
 }
 
 // CacheReset is the outcome of DELETE /v1/cache (reference:
 // clear_runtime_cache). When no reset was attempted only Attempted=false is
 // written.
 type CacheReset struct {
-	Attempted  bool           `json:"attempted"`
-	OK         *bool          `json:"ok,omitempty"`
-	StatusCode *int           `json:"status_code,omitempty"`
-	Response   map[string]any `json:"response,omitempty"`
-	Error      *string        `json:"error,omitempty"`
+	// Attempted reports whether DELETE /v1/cache was sent.
+	Attempted bool `json:"attempted"`
+	// OK is true for a 2xx answer.
+	OK *bool `json:"ok,omitempty"`
+	// StatusCode is the HTTP status, 0 when no answer came.
+	StatusCode *int `json:"status_code,omitempty"`
+	// Response is the decoded JSON answer, or {"text": body} when it was not
+	// JSON.
+	Response map[string]any `json:"response,omitempty"`
+	// Error is the transport error or "DELETE /v1/cache: HTTP <code>", "" on
+	// success.
+	Error *string `json:"error,omitempty"`
 }
 
 // Metal is the post-case /v1/status memory snapshot (reference:
 // parse_status_response), in GB.
 type Metal struct {
-	Model         string  `json:"model"`
+	// Model is /v1/status's model (reference key model).
+	Model string `json:"model"`
+	// MetalActiveGB is metal.active_memory_gb or metal.active_gb, in GB as the
+	// server reports it.
 	MetalActiveGB float64 `json:"metal_active_gb"`
-	MetalPeakGB   float64 `json:"metal_peak_gb"`
-	MetalCacheGB  float64 `json:"metal_cache_gb"`
-	CacheType     string  `json:"cache_type"`
+	// MetalPeakGB is metal.peak_memory_gb or metal.peak_gb, in GB.
+	MetalPeakGB float64 `json:"metal_peak_gb"`
+	// MetalCacheGB is metal.cache_memory_gb or metal.cache_gb, in GB.
+	MetalCacheGB float64 `json:"metal_cache_gb"`
+	// CacheType is cache.type.
+	CacheType string `json:"cache_type"`
 }
 
 // Metrics are one request's measurements. Times in ms, rates in tokens/s.
@@ -73,32 +122,63 @@ type Metal struct {
 // case; they are null (not 0) when the server exposes no such counter,
 // which is where benchserve departs from the reference's silent 0.
 type Metrics struct {
-	TTFTms           float64 `json:"ttft_ms"`
-	TPOTms           float64 `json:"tpot_ms"`
-	E2ELms           float64 `json:"e2e_latency_ms"`
-	GenTPS           float64 `json:"gen_tps"`
-	PromptTPS        float64 `json:"prompt_tps"`
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	CacheHits        *int64  `json:"cache_hits"`
-	CacheMisses      *int64  `json:"cache_misses"`
-	TokensSaved      *int64  `json:"tokens_saved"`
-	Metal            Metal   `json:"metal"`
+	// TTFTms is the time to the first token (content, reasoning or tool call),
+	// in ms.
+	TTFTms float64 `json:"ttft_ms"`
+	// TPOTms is the time per output token after the first, in ms; 0 below 2
+	// tokens.
+	TPOTms float64 `json:"tpot_ms"`
+	// E2ELms is the end-to-end latency until the stream ended or failed, in ms.
+	E2ELms float64 `json:"e2e_latency_ms"`
+	// GenTPS is completion tokens / (last token − first token), in tokens/s.
+	GenTPS float64 `json:"gen_tps"`
+	// PromptTPS is prompt tokens / TTFT, in tokens/s.
+	PromptTPS float64 `json:"prompt_tps"`
+	// PromptTokens is usage.prompt_tokens, 0 without usage.
+	PromptTokens int `json:"prompt_tokens"`
+	// CompletionTokens is usage.completion_tokens, else the token-bearing
+	// chunks.
+	CompletionTokens int `json:"completion_tokens"`
+	// CacheHits is the prefix-cache hit counter's delta over the case; null when
+	// unavailable.
+	CacheHits *int64 `json:"cache_hits"`
+	// CacheMisses is the miss counter's delta over the case; null when
+	// unavailable.
+	CacheMisses *int64 `json:"cache_misses"`
+	// TokensSaved is the delta of tokens served from the cache over the case;
+	// null when unavailable.
+	TokensSaved *int64 `json:"tokens_saved"`
+	// Metal is the /v1/status memory snapshot taken after the case.
+	Metal Metal `json:"metal"`
 	// Additions (never renames) beyond the reference payload:
-	TTFOms       *float64  `json:"ttfo_ms"`
-	ITLms        []float64 `json:"itl_ms"`
-	UsagePresent bool      `json:"usage_present"`
-	TokenChunks  int       `json:"token_chunks"`
-	CacheDialect string    `json:"cache_dialect,omitempty"`
+	//
+	// TTFOms is the time to the first content or tool-call token, in ms;
+	// null when none came.
+	TTFOms *float64 `json:"ttfo_ms"`
+	// ITLms are the gaps between consecutive token-bearing chunks, in ms.
+	ITLms []float64 `json:"itl_ms"`
+	// UsagePresent reports whether the server sent a usage chunk.
+	UsagePresent bool `json:"usage_present"`
+	// TokenChunks counts the chunks that carried any token.
+	TokenChunks int `json:"token_chunks"`
+	// CacheDialect names the /metrics dialect the cache counters were read in
+	// (scrape.Dialect*).
+	CacheDialect string `json:"cache_dialect,omitempty"`
 }
 
 // Quality is the outcome of the case's checks.
 type Quality struct {
-	OK             bool     `json:"ok"`
-	Issues         []string `json:"issues"`
-	FinishReason   *string  `json:"finish_reason"`
-	ContentChars   int      `json:"content_chars"`
-	ContentPreview string   `json:"content_preview"`
+	// OK is true when Issues is empty.
+	OK bool `json:"ok"`
+	// Issues are the failed checks' messages, then "request error: …" when the
+	// request failed.
+	Issues []string `json:"issues"`
+	// FinishReason is the stream's finish_reason, null when none came.
+	FinishReason *string `json:"finish_reason"`
+	// ContentChars is the content's length in characters (code points).
+	ContentChars int `json:"content_chars"`
+	// ContentPreview is the content's first 240 characters.
+	ContentPreview string `json:"content_preview"`
 	// Content is the whole content, only with include_content.
 	Content *string `json:"content,omitempty"`
 	// ContentTruncated reports that the client kept only the first part
@@ -109,50 +189,70 @@ type Quality struct {
 
 // ToolCallsSummary summarizes streamed tool calls; nil when none.
 type ToolCallsSummary struct {
-	Count int               `json:"count"`
-	Names []string          `json:"names"`
-	Raw   []openai.ToolCall `json:"raw"`
+	// Count is the number of tool calls.
+	Count int `json:"count"`
+	// Names are the called functions' names, sorted.
+	Names []string `json:"names"`
+	// Raw are the merged tool calls in stream order.
+	Raw []openai.ToolCall `json:"raw"`
 }
 
 // Record is one case × repetition result (reference:
 // _build_workload_record). Field order and JSON keys follow the reference;
 // Error is an addition.
 type Record struct {
-	RunID      string            `json:"run_id"`
-	Timestamp  string            `json:"timestamp"`
-	StartedAt  string            `json:"started_at"`
-	Workload   string            `json:"workload"`
-	CaseID     string            `json:"case_id"`
-	Repetition int               `json:"repetition"`
-	Tags       []string          `json:"tags"`
-	ModelID    string            `json:"model_id"`
-	Runtime    Runtime           `json:"runtime"`
-	Hardware   Hardware          `json:"hardware"`
-	Request    RequestInfo       `json:"request"`
-	Policy     Policy            `json:"policy"`
-	CacheReset CacheReset        `json:"cache_reset"`
-	Metrics    Metrics           `json:"metrics"`
-	Quality    Quality           `json:"quality"`
-	ToolCalls  *ToolCallsSummary `json:"tool_calls"`
-	OK         bool              `json:"ok"`
+	// RunID is the run's 8-hex-digit id.
+	RunID string `json:"run_id"`
+	// Timestamp is the run's start, ISO 8601 UTC as Python's isoformat()
+	// writes it ("2006-01-02T15:04:05.000000+00:00").
+	Timestamp string `json:"timestamp"`
+	// StartedAt is when this request was sent, in the same format.
+	StartedAt string `json:"started_at"`
+	// Workload is the workload's name.
+	Workload string `json:"workload"`
+	CaseID   string `json:"case_id"`
+	// Repetition is 0-based.
+	Repetition int `json:"repetition"`
+	// Tags are the case's tags, [] when none.
+	Tags []string `json:"tags"`
+	// ModelID is the model requested.
+	ModelID    string      `json:"model_id"`
+	Runtime    Runtime     `json:"runtime"`
+	Hardware   Hardware    `json:"hardware"`
+	Request    RequestInfo `json:"request"`
+	Policy     Policy      `json:"policy"`
+	CacheReset CacheReset  `json:"cache_reset"`
+	Metrics    Metrics     `json:"metrics"`
+	Quality    Quality     `json:"quality"`
+	// ToolCalls is null when no tool call was streamed.
+	ToolCalls *ToolCallsSummary `json:"tool_calls"`
+	// OK equals Quality.OK.
+	OK bool `json:"ok"`
 	// Error is the request error ("" when the request succeeded). Addition.
 	Error string `json:"error,omitempty"`
 }
 
 // WorkloadInfo is the payload's "workload" block.
 type WorkloadInfo struct {
-	Name        string         `json:"name"`
-	Description string         `json:"description"`
-	Path        string         `json:"path"`
-	Defaults    map[string]any `json:"defaults"`
-	Repetitions int            `json:"repetitions"`
+	// Name is the workload's name.
+	Name string `json:"name"`
+	// Description is the workload's description, "" when none.
+	Description string `json:"description"`
+	// Path is the workload file's absolute path.
+	Path string `json:"path"`
+	// Defaults is the workload's defaults block as written.
+	Defaults map[string]any `json:"defaults"`
+	// Repetitions is how many times each case ran.
+	Repetitions int `json:"repetitions"`
 }
 
 // Transport is the payload's "transport" block. RequestTimeoutS is nil
 // when no transport timeout applied.
 type Transport struct {
+	// RequestTimeoutS is the transport timeout per request, in seconds.
 	RequestTimeoutS *float64 `json:"request_timeout_s"`
-	Note            string   `json:"note"`
+	// Note says the transport timeout is a safety net, not a policy.
+	Note string `json:"note"`
 }
 
 // PolicyNote is the payload's "policy" block.
@@ -163,29 +263,39 @@ type PolicyNote struct {
 // CacheEvent is one cache reset made under the run's cache policy.
 // CaseID and Repetition are set for "before-case" events only.
 type CacheEvent struct {
-	Scope      string     `json:"scope"`
-	CaseID     *string    `json:"case_id,omitempty"`
-	Repetition *int       `json:"repetition,omitempty"`
-	Event      CacheReset `json:"event"`
+	// Scope is "before-run" or "before-case".
+	Scope string `json:"scope"`
+	// CaseID is the case the reset preceded.
+	CaseID *string `json:"case_id,omitempty"`
+	// Repetition is that case's 0-based repetition.
+	Repetition *int `json:"repetition,omitempty"`
+	// Event is the reset's outcome.
+	Event CacheReset `json:"event"`
 }
 
 // CachePolicy is the payload's "cache_policy" block.
 type CachePolicy struct {
-	Mode   string       `json:"mode"`
+	// Mode is the normalized cache policy (see workload.NormalizeCachePolicy).
+	Mode string `json:"mode"`
+	// Events are the resets made, in order; [] when none.
 	Events []CacheEvent `json:"events"`
 }
 
 // Payload is the whole workload results document (reference:
 // run_bench_serve_workload's payload).
 type Payload struct {
-	RunID       string       `json:"run_id"`
+	// RunID is the run's 8-hex-digit id, shared by every record.
+	RunID string `json:"run_id"`
+	// Timestamp is the run's start, ISO 8601 UTC.
 	Timestamp   string       `json:"timestamp"`
 	Workload    WorkloadInfo `json:"workload"`
 	Transport   Transport    `json:"transport"`
 	Policy      PolicyNote   `json:"policy"`
 	CachePolicy CachePolicy  `json:"cache_policy"`
-	Summary     RunSummary   `json:"summary"`
-	Results     []Record     `json:"results"`
+	// Summary aggregates Results.
+	Summary RunSummary `json:"summary"`
+	// Results are the records, case by case, repetition by repetition.
+	Results []Record `json:"results"`
 	// SLO holds the run-level thresholds checked after the run (the
 	// workload's defaults.slo and the caller's), in order; omitted when
 	// none were given. Addition.
@@ -195,56 +305,95 @@ type Payload struct {
 // SLOResult is one run-level threshold and its outcome. Measured is nil
 // when the run had no sample for the metric (which fails the threshold).
 type SLOResult struct {
-	Threshold string   `json:"threshold"`
-	Measured  *float64 `json:"measured"`
-	Pass      bool     `json:"pass"`
+	// Threshold is the threshold as written, e.g. "ttft_p95_ms <= 500".
+	Threshold string `json:"threshold"`
+	// Measured is the run's value of the metric, in the threshold's unit.
+	Measured *float64 `json:"measured"`
+	// Pass reports whether Measured met the threshold.
+	Pass bool `json:"pass"`
 }
 
 // Stats are summary statistics of one metric (reference:
 // compute_summary_stats): sample standard deviation, percentiles by linear
 // interpolation between closest ranks.
 type Stats struct {
-	Mean   float64 `json:"mean"`
+	// Mean is the arithmetic mean, in the metric's unit (ms, tokens/s,
+	// characters).
+	Mean float64 `json:"mean"`
+	// Stddev is the sample standard deviation (n − 1), 0 for one sample.
 	Stddev float64 `json:"stddev"`
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
-	P50    float64 `json:"p50"`
-	P95    float64 `json:"p95"`
-	P99    float64 `json:"p99"`
+	// P50, P95 and P99 are percentiles by linear interpolation between closest
+	// ranks.
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
 }
 
 // CaseSummary is one entry of RunSummary.CaseSummaries (reference:
 // _summarize_case). Stats pointers are nil (JSON {}) when there are no
 // samples... see MarshalJSON in summary.go.
 type CaseSummary struct {
-	SampleCount               int     `json:"sample_count"`
-	Repetitions               []int   `json:"repetitions"`
-	Passed                    bool    `json:"passed"`
-	FailureCount              int     `json:"failure_count"`
-	FailureRate               float64 `json:"failure_rate"`
-	PolicyTimeoutPassed       *bool   `json:"policy_timeout_passed"`
-	PolicyTimeoutFailureCount *int    `json:"policy_timeout_failure_count"`
-	LatencyMS                 *Stats  `json:"latency_ms"`
-	TTFTms                    *Stats  `json:"ttft_ms"`
-	GenTPS                    *Stats  `json:"gen_tps"`
-	ContentChars              *Stats  `json:"content_chars"`
+	// SampleCount is the case's records (one per repetition).
+	SampleCount int `json:"sample_count"`
+	// Repetitions are the distinct repetitions, sorted.
+	Repetitions []int `json:"repetitions"`
+	// Passed is true when every record's Quality.OK is.
+	Passed bool `json:"passed"`
+	// FailureCount counts records whose Quality.OK is false.
+	FailureCount int `json:"failure_count"`
+	// FailureRate is FailureCount / SampleCount rounded to 4 places.
+	FailureRate float64 `json:"failure_rate"`
+	// PolicyTimeoutPassed is true when every record was within its policy
+	// timeout; null without one.
+	PolicyTimeoutPassed *bool `json:"policy_timeout_passed"`
+	// PolicyTimeoutFailureCount counts records over (or errored under) the
+	// policy timeout; null without one.
+	PolicyTimeoutFailureCount *int `json:"policy_timeout_failure_count"`
+	// LatencyMS summarizes e2e latency in ms over the records whose request
+	// succeeded.
+	LatencyMS *Stats `json:"latency_ms"`
+	// TTFTms summarizes TTFT in ms over the records whose request succeeded.
+	TTFTms *Stats `json:"ttft_ms"`
+	// GenTPS summarizes gen_tps in tokens/s over the records whose request
+	// succeeded.
+	GenTPS *Stats `json:"gen_tps"`
+	// ContentChars summarizes content_chars (characters) over every record.
+	ContentChars *Stats `json:"content_chars"`
 }
 
 // RunSummary is the payload's "summary" block (reference:
 // summarize_workload_results).
 type RunSummary struct {
-	CaseCount                 int                    `json:"case_count"`
-	UniqueCaseCount           int                    `json:"unique_case_count"`
-	RepetitionCount           int                    `json:"repetition_count"`
-	Passed                    bool                   `json:"passed"`
-	FailureCount              int                    `json:"failure_count"`
-	FailureRate               float64                `json:"failure_rate"`
-	QualityPassed             bool                   `json:"quality_passed"`
-	QualityFailureCount       int                    `json:"quality_failure_count"`
-	PolicyTimeoutPassed       *bool                  `json:"policy_timeout_passed"`
-	PolicyTimeoutFailureCount *int                   `json:"policy_timeout_failure_count"`
-	LatencyMS                 *Stats                 `json:"latency_ms"`
-	TTFTms                    *Stats                 `json:"ttft_ms"`
-	GenTPS                    *Stats                 `json:"gen_tps"`
-	CaseSummaries             map[string]CaseSummary `json:"case_summaries"`
+	// CaseCount counts records (case × repetition).
+	CaseCount int `json:"case_count"`
+	// UniqueCaseCount counts distinct case ids.
+	UniqueCaseCount int `json:"unique_case_count"`
+	// RepetitionCount is the most distinct repetitions of any case.
+	RepetitionCount int `json:"repetition_count"`
+	// Passed is true when every record's Quality.OK is; QualityPassed is the
+	// same.
+	Passed bool `json:"passed"`
+	// FailureCount counts records whose Quality.OK is false; QualityFailureCount
+	// is the same.
+	FailureCount int `json:"failure_count"`
+	// FailureRate is FailureCount / CaseCount rounded to 4 places, 0 for no
+	// records.
+	FailureRate         float64 `json:"failure_rate"`
+	QualityPassed       bool    `json:"quality_passed"`
+	QualityFailureCount int     `json:"quality_failure_count"`
+	// PolicyTimeoutPassed is true when every record with a policy timeout was
+	// within it; null when none had one.
+	PolicyTimeoutPassed *bool `json:"policy_timeout_passed"`
+	// PolicyTimeoutFailureCount counts records over (or errored under) their
+	// policy timeout; null when none had one.
+	PolicyTimeoutFailureCount *int `json:"policy_timeout_failure_count"`
+	// LatencyMS, TTFTms (ms) and GenTPS (tokens/s) cover the records whose
+	// request succeeded.
+	LatencyMS *Stats `json:"latency_ms"`
+	TTFTms    *Stats `json:"ttft_ms"`
+	GenTPS    *Stats `json:"gen_tps"`
+	// CaseSummaries maps case id to its summary; never nil.
+	CaseSummaries map[string]CaseSummary `json:"case_summaries"`
 }
