@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/load"
+)
+
+func TestWorkloadSLOs(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+
+	// smoke.json has defaults.slo ["ttft_p95_ms <= 2000", "error_rate <= 0"].
+	res := invoke(t, "--url", srv.URL, "--workload", smoke, "--repetitions", "1", "--output", out,
+		"--slo", "ttft_p95_ms >= 99999")
+	assert.Equal(t, ExitFailed, res.code, "a failed --slo threshold exits 1 although every case passed")
+	p := readPayload(t, out)
+	assert.True(t, p.Summary.Passed, "the cases themselves passed")
+	require.Len(t, p.SLO, 3, "the workload's two thresholds and the --slo one are recorded in the payload")
+	assert.Equal(t, []string{"ttft_p95_ms <= 2000", "error_rate <= 0", "ttft_p95_ms >= 99999"},
+		[]string{p.SLO[0].Threshold, p.SLO[1].Threshold, p.SLO[2].Threshold}, "workload thresholds first, then --slo, as written")
+	assert.Equal(t, []bool{true, true, false}, []bool{p.SLO[0].Pass, p.SLO[1].Pass, p.SLO[2].Pass}, "outcomes recorded")
+	require.NotNil(t, p.SLO[0].Measured, "ttft measured")
+	ttft := load.Outcome{Measured: *p.SLO[0].Measured}.MeasuredString()
+	assert.Contains(t, res.stderr, "SLO ttft_p95_ms <= 2000: PASS (measured "+ttft+")\n", "pass line with the recorded measurement")
+	assert.Contains(t, res.stderr, "SLO error_rate <= 0: PASS (measured 0)\n", "scalar threshold line")
+	assert.Contains(t, res.stderr, "SLO ttft_p95_ms >= 99999: FAIL (measured "+ttft+", want >= 99999)\n", "fail line says what was wanted")
+	assert.Less(t, strings.Index(res.stderr, "SLO ttft_p95_ms <= 2000"), strings.Index(res.stderr, "Workload results written to"),
+		"SLO lines come before the results are written (they are part of the payload)")
+
+	res = invoke(t, "--url", srv.URL, "--workload", smoke, "--repetitions", "1", "--output", out, "--slo", "error_rate <= 0.5")
+	assert.Equal(t, ExitOK, res.code, "passing thresholds exit 0")
+	assert.Contains(t, res.stderr, "SLO error_rate <= 0.5: PASS (measured 0)\n")
+	assert.Len(t, readPayload(t, out).SLO, 3, "--slo adds to the workload's thresholds")
+
+	sent := len(srv.ChatRequests())
+	res = invoke(t, "--url", srv.URL, "--workload", smoke, "--slo", "ttft_p95 <= 5", "--slo", "bogus")
+	assert.Equal(t, ExitUsage, res.code, "a bad --slo expression is a usage error")
+	assert.Contains(t, res.stderr, `benchserve: --slo: threshold "ttft_p95 <= 5": ttft is a time: add a unit`, "first bad expression named")
+	assert.Contains(t, res.stderr, `benchserve: --slo: threshold "bogus"`, "every bad expression is reported")
+	assert.Contains(t, res.stderr, helpHint, "a flag mistake points at --help")
+	assert.Len(t, srv.ChatRequests(), sent, "nothing ran for a bad --slo")
+
+	help := invoke(t, "--help")
+	assert.Contains(t, help.stderr, "  --slo EXPR\n", "--slo documented in --help")
+}

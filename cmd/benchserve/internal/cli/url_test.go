@@ -1,0 +1,28 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/benchserve/benchserve/fixtures"
+)
+
+func TestURLNormalized(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	res := invoke(t, "--url", srv.URL+"/v1", "--workload", smoke, "--repetitions", "1", "--format", "csv")
+	assert.Equal(t, ExitOK, res.code, "an OpenAI-style .../v1 base URL works in workload mode")
+	assert.Equal(t, 4, strings.Count(res.stdout, "\r\n"), "header and 3 records")
+
+	res = invoke(t, "--url", srv.URL+"/v1/", "--prompts", "short", "--concurrency", "1", "--repetitions", "1", "--warmup", "0")
+	assert.Equal(t, ExitOK, res.code, "and in sweep mode")
+	assert.Contains(t, res.stderr, "Connecting to "+srv.URL+"...\n", "the normalized URL is used")
+
+	for _, mode := range [][]string{{"--workload", smoke}, {"--prompts", "short"}} {
+		res = invoke(t, append([]string{"--url", "127.0.0.1:8080"}, mode...)...)
+		assert.Equal(t, ExitUsage, res.code, "a URL without scheme is a usage error (%s)", mode[0])
+		assert.Contains(t, res.stderr, `benchserve: --url: server URL "127.0.0.1:8080": want http:// or https:// and a host`, "clear message (%s)", mode[0])
+		assert.NotContains(t, res.stderr, "cannot reach", "no connection attempted (%s)", mode[0])
+	}
+}
