@@ -48,7 +48,7 @@ func (s shape) request() stream.Request {
 		m["sent_unix_ns"] = s.Sent.UnixNano()
 	}
 	return stream.Request{
-		Model:     "bench",
+		Model:     fixtures.DefaultModel,
 		Messages:  []openai.Message{{"role": "user", "content": "bench"}},
 		MaxTokens: s.Tokens + 1,
 		ExtraBody: map[string]any{"bench": m},
