@@ -198,15 +198,7 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	if env.thresholds, err = load.ParseThresholds(cfg.SLOs...); err != nil {
 		b.Fatalf("benchtest: %v", err)
 	}
-	url := cfg.URL
-	if url == "" {
-		fo := fixtures.Options{}
-		if cfg.Fixture != nil {
-			fo = *cfg.Fixture
-		}
-		url = fixtures.Start(b, fo).URL
-	}
-	url = strings.TrimRight(url, "/")
+	url := strings.TrimRight(serverURL(b, cfg), "/")
 	conns := 0
 	for _, n := range env.levels {
 		conns = max(conns, n)

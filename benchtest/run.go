@@ -51,14 +51,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	if _, err := load.ParseThresholds(slos...); err != nil {
 		require.NoError(t, err, "benchtest: SLO thresholds")
 	}
-	url := cfg.URL
-	if url == "" {
-		fo := fixtures.Options{}
-		if cfg.Fixture != nil {
-			fo = *cfg.Fixture
-		}
-		url = fixtures.Start(t, fo).URL
-	}
+	url := serverURL(t, cfg)
 	ctx := t.Context()
 	r, err := runner.New(ctx, runner.Config{
 		URL:            url,
@@ -480,4 +473,17 @@ func subtestNamesUnique(path string, cases []workload.Case) error {
 		seen[name] = c.ID
 	}
 	return nil
+}
+
+// serverURL is the configured server, or a fixture server started for tb
+// (closed by its cleanup) with cfg.Fixture's options when none is given.
+func serverURL(tb testing.TB, cfg Config) string {
+	if cfg.URL != "" {
+		return cfg.URL
+	}
+	fo := fixtures.Options{}
+	if cfg.Fixture != nil {
+		fo = *cfg.Fixture
+	}
+	return fixtures.Start(tb, fo).URL
 }
