@@ -24,7 +24,12 @@ func writeInputs(t *testing.T) (base, cand, sweep, db string) {
 	dir := t.TempDir()
 	base, cand = filepath.Join(dir, "base.json"), filepath.Join(dir, "cand.json")
 	sweep, db = filepath.Join(dir, "sweep.json"), filepath.Join(dir, "history.db")
-	for path, p := range map[string]*results.Payload{base: baselinePayload(), cand: candidatePayload()} {
+	// A slice, not a map: the SQLite rows must go in baseline-first.
+	for _, in := range []struct {
+		path string
+		p    *results.Payload
+	}{{base, baselinePayload()}, {cand, candidatePayload()}} {
+		path, p := in.path, in.p
 		b, err := results.FormatJSON(p)
 		require.NoError(t, err, "setup: format payload")
 		require.NoError(t, os.WriteFile(path, b, 0o644), "setup: write payload")
