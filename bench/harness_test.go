@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/stream"
 )
 
@@ -313,7 +314,7 @@ func BenchmarkTTFTAccuracy(b *testing.B) {
 							after = append(after, m-lag-float64(ttftScripted)/float64(time.Millisecond))
 						}
 					}
-					e, t, sl, il, al := load.NewDist(errs), load.NewDist(ttft), load.NewDist(sendLag), load.NewDist(inLags), load.NewDist(after)
+					e, t, sl, il, al := stats.NewDist(errs), stats.NewDist(ttft), stats.NewDist(sendLag), stats.NewDist(inLags), stats.NewDist(after)
 					const ns = float64(time.Millisecond)
 					b.ReportMetric(e.P50*ns, "ttft-err-p50-ns/op")
 					b.ReportMetric(e.P99*ns, "ttft-err-p99-ns/op")
@@ -439,7 +440,7 @@ func BenchmarkTTFTFloor(b *testing.B) {
 							errs = append(errs, float64(d-ttftScripted)/float64(time.Millisecond))
 						}
 					}
-					e := load.NewDist(errs)
+					e := stats.NewDist(errs)
 					const ns = float64(time.Millisecond)
 					b.ReportMetric(e.P50*ns, "ttft-err-p50-ns/op")
 					b.ReportMetric(e.P99*ns, "ttft-err-p99-ns/op")

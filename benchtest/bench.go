@@ -14,6 +14,7 @@ import (
 	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/serverinfo"
+	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/stream"
 	"github.com/benchserve/benchserve/sweep"
 	"github.com/benchserve/benchserve/workload"
@@ -34,7 +35,7 @@ func WithConcurrencyLevels(levels ...int) Option {
 	}
 }
 
-// WithSLO adds run-level thresholds (load.ParseThreshold syntax, e.g.
+// WithSLO adds run-level thresholds (stats.ParseThreshold syntax, e.g.
 // "ttft_p95_ms <= 500", "error_rate <= 0.01") that BenchWorkload and
 // BenchSweep check after each sub-benchmark, failing it with the measured
 // value ("ttft_p95_ms = 612.4, want <= 500"). A threshold that does not
@@ -47,7 +48,7 @@ func WithSLO(thresholds ...string) Option {
 // WithGoodput makes BenchWorkload and BenchSweep also report goodput
 // (goodput-req/s: requests per second that succeeded and met every limit
 // of slo, DistServe's definition). RunWorkload ignores it.
-func WithGoodput(slo load.RequestSLO) Option {
+func WithGoodput(slo stats.RequestSLO) Option {
 	return func(c *Config) { c.Goodput = &slo }
 }
 
@@ -179,7 +180,7 @@ func setName(set string) string {
 type benchEnv struct {
 	cfg        Config
 	levels     []int
-	thresholds []load.Threshold
+	thresholds []stats.Threshold
 	client     *stream.Client
 	model      string
 }
@@ -195,7 +196,7 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	if len(env.levels) == 0 {
 		env.levels = []int{cfg.Concurrency}
 	}
-	if env.thresholds, err = load.ParseThresholds(cfg.SLOs...); err != nil {
+	if env.thresholds, err = stats.ParseThresholds(cfg.SLOs...); err != nil {
 		b.Fatalf("benchtest: %v", err)
 	}
 	url := strings.TrimRight(serverURL(b, cfg), "/")
@@ -244,7 +245,7 @@ func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request,
 		s := load.SampleOf(res, err)
 		if err == nil && res != nil {
 			if msg := check(res); msg != "" {
-				s.Kind, s.Err = load.KindQuality, fmt.Errorf("quality check: %s", msg)
+				s.Kind, s.Err = stats.KindQuality, fmt.Errorf("quality check: %s", msg)
 			}
 		}
 		return s
@@ -286,7 +287,7 @@ func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request,
 		// benchmark result; partial failures are reported in failures.
 		b.Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
 	}
-	for _, o := range load.Evaluate(st, env.thresholds) {
+	for _, o := range stats.Evaluate(st, env.thresholds) {
 		if !o.Pass {
 			b.Errorf("benchtest: SLO %s: %s", o.Expr, o)
 		}
@@ -298,11 +299,11 @@ func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request,
 // out-tok/s, req/s, failures, goodput-req/s when st has a GoodputSLO).
 // Use it to report a load.RunClosed or load.RunOpen run from your own
 // benchmark. Distributions without samples are not reported.
-func ReportStats(b *testing.B, st load.Stats) {
+func ReportStats(b *testing.B, st stats.Stats) {
 	b.Helper()
 	for _, m := range []struct {
 		name string
-		d    load.Dist
+		d    stats.Dist
 	}{{"ttft", st.TTFT}, {"ttfo", st.TTFO}, {"tpot", st.TPOT}, {"itl", st.ITL}, {"e2el", st.E2EL}} {
 		if m.d.Count == 0 {
 			continue

@@ -17,7 +17,7 @@ import (
 
 	"github.com/benchserve/benchserve/benchtest"
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/stats"
 )
 
 // childEnv selects, in a child test process, which of the benchmarks
@@ -53,7 +53,7 @@ func BenchmarkFixtureSweep(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchtest.BenchSweep(b, []string{"short", file}, []int{1, 3}, benchtest.WithFixture(fastFixture()),
-		benchtest.WithGoodput(load.RequestSLO{TTFTms: 10_000}))
+		benchtest.WithGoodput(stats.RequestSLO{TTFTms: 10_000}))
 }
 
 func BenchmarkFixtureSLO(b *testing.B) {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/stats"
 )
 
 // Environment variables read by RunWorkload and BenchWorkload. An option
@@ -79,7 +79,7 @@ type Config struct {
 	// Concurrency).
 	ConcurrencyLevels []int
 	// Goodput, when set, makes benchmarks report goodput-req/s.
-	Goodput *load.RequestSLO
+	Goodput *stats.RequestSLO
 	// Percentiles are extra percentiles computed for thresholds.
 	Percentiles []float64
 }

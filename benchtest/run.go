@@ -20,6 +20,7 @@ import (
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
+	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/workload"
 )
 
@@ -48,7 +49,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	require.NoError(t, err, "benchtest: workload did not load")
 
 	slos := append(append([]string(nil), w.SLO...), cfg.SLOs...)
-	if _, err := load.ParseThresholds(slos...); err != nil {
+	if _, err := stats.ParseThresholds(slos...); err != nil {
 		require.NoError(t, err, "benchtest: SLO thresholds")
 	}
 	url := serverURL(t, cfg)

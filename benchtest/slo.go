@@ -8,9 +8,10 @@ import (
 
 	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/stats"
 )
 
-// CheckSLOs evaluates run-level thresholds (load.ParseThreshold syntax:
+// CheckSLOs evaluates run-level thresholds (stats.ParseThreshold syntax:
 // "ttft_p95_ms <= 500", "tpot_mean_ms <= 50", "error_rate <= 0.01",
 // "gen_tps_p50 >= 20") on st, each as its own subtest of t named
 // slo/<threshold without spaces> (slo/ttft_p95_ms<=500), like k6
@@ -27,19 +28,19 @@ import (
 //
 // After RunWorkload: benchtest.CheckSLOs(t, benchtest.PayloadStats(p), …);
 // after a load run: benchtest.CheckSLOs(t, run.Stats(opts), …).
-func CheckSLOs(t *testing.T, st load.Stats, thresholds ...string) ([]load.Outcome, bool) {
+func CheckSLOs(t *testing.T, st stats.Stats, thresholds ...string) ([]stats.Outcome, bool) {
 	t.Helper()
-	var ths []load.Threshold
+	var ths []stats.Threshold
 	var bad []error
 	for _, expr := range thresholds {
-		th, err := load.ParseThreshold(expr)
+		th, err := stats.ParseThreshold(expr)
 		if err != nil {
 			bad = append(bad, err)
 			continue
 		}
 		ths = append(ths, th)
 	}
-	outcomes := load.Evaluate(st, ths)
+	outcomes := stats.Evaluate(st, ths)
 	ok := len(bad) == 0
 	t.Run("slo", func(t *testing.T) {
 		if len(bad) > 0 {
@@ -68,9 +69,9 @@ func formatAttr(v float64) string {
 	if math.IsNaN(v) {
 		return "NaN"
 	}
-	return load.Outcome{Measured: v}.MeasuredString()
+	return stats.Outcome{Measured: v}.MeasuredString()
 }
 
 // PayloadStats summarizes a workload run's records as load statistics, so
 // CheckSLOs can gate a RunWorkload result; see load.PayloadStats.
-func PayloadStats(p *results.Payload) load.Stats { return load.PayloadStats(p) }
+func PayloadStats(p *results.Payload) stats.Stats { return load.PayloadStats(p) }

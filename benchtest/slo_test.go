@@ -12,16 +12,17 @@ import (
 	"github.com/benchserve/benchserve/benchtest"
 	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/stats"
 )
 
 // sloStats is four requests with TTFT 100, 200, 300, 400 ms (p95 385 ms)
 // and one failure, over 2 s.
-func sloStats() load.Stats {
+func sloStats() stats.Stats {
 	var samples []load.Sample
 	for _, ttft := range []float64{100, 200, 300, 400} {
 		samples = append(samples, load.Sample{TTFTms: ttft, E2ELms: 2 * ttft, TPOTms: 10, GenTPS: 100, CompletionTokens: 5})
 	}
-	samples = append(samples, load.Sample{Kind: load.KindHTTP5xx})
+	samples = append(samples, load.Sample{Kind: stats.KindHTTP5xx})
 	return load.Summarize(samples, 2*time.Second, load.StatsOptions{})
 }
 
@@ -85,7 +86,7 @@ func TestPayloadStats(t *testing.T) {
 	st := benchtest.PayloadStats(p)
 	assert.Equal(t, 5, st.Requests, "every record is a request")
 	assert.Equal(t, 2, st.Succeeded, "two clean records")
-	assert.Equal(t, map[load.ErrorKind]int{load.KindRequest: 1, load.KindPolicyTimeout: 1, load.KindQuality: 1}, st.Errors, "errors by kind")
+	assert.Equal(t, map[stats.ErrorKind]int{stats.KindRequest: 1, stats.KindPolicyTimeout: 1, stats.KindQuality: 1}, st.Errors, "errors by kind")
 	assert.Equal(t, 2*time.Second, st.Duration, "first start to last end")
 	assert.Equal(t, 200.0, st.TTFT.Mean, "TTFT mean of the clean records")
 	assert.Equal(t, 120.0, st.TTFO.Mean, "TTFO from the records")

@@ -11,17 +11,17 @@
 //     (burstiness) arrivals from a seeded schedule (Schedule); a request is
 //     sent on schedule whether or not earlier ones finished, and each
 //     records its lag behind the schedule, so a client that cannot keep up
-//     is visible in the stats (Stats.Lag, Stats.Late), never silent.
+//     is visible in the stats (stats.Stats.Lag, stats.Stats.Late), never silent.
 //     A cap on requests in flight bounds it; the overflow either waits
 //     (and is late) or is dropped and counted.
 //
-// Run.Stats / Summarize turn the samples into Stats: mean, median, stddev,
+// Run.Stats / Summarize turn the samples into stats.Stats: mean, median, stddev,
 // p50/p90/p95/p99 (and chosen percentiles) of TTFT, TTFO, TPOT, ITL (every
 // chunk gap, pooled) and E2EL, request and output-token throughput, peak
 // streams in flight, errors by kind (Classify) and DistServe goodput
-// (requests per second meeting a per-request RequestSLO).
+// (requests per second meeting a per-request stats.RequestSLO).
 //
-// Thresholds (ParseThreshold: "ttft_p95_ms <= 500", "error_rate <= 0.01")
-// are evaluated on Stats after the run, each giving an Outcome with the
+// Thresholds (stats.ParseThreshold: "ttft_p95_ms <= 500", "error_rate <= 0.01")
+// are evaluated on stats.Stats after the run, each giving an stats.Outcome with the
 // measured value; package benchtest turns them into subtests.
 package load

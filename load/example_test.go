@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/stream"
 )
 
@@ -26,11 +27,11 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	st := run.Stats(load.StatsOptions{Goodput: &load.RequestSLO{TTFTms: 1000}})
+	st := run.Stats(load.StatsOptions{Goodput: &stats.RequestSLO{TTFTms: 1000}})
 	fmt.Printf("requests=%d succeeded=%d output_tokens=%d errors=%d\n", st.Requests, st.Succeeded, st.OutputTokens, len(st.Errors))
 
-	ths, _ := load.ParseThresholds("ttft_p99_ms <= 1000", "error_rate <= 0")
-	for _, o := range load.Evaluate(st, ths) {
+	ths, _ := stats.ParseThresholds("ttft_p99_ms <= 1000", "error_rate <= 0")
+	for _, o := range stats.Evaluate(st, ths) {
 		fmt.Println(o.Name(), o.Pass)
 	}
 	// Output:

@@ -5,10 +5,11 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/stats"
 )
 
 // PayloadStats summarizes a results payload (what RunWorkload returns) as
-// Stats, so thresholds (Evaluate, benchtest.CheckSLOs) can gate a workload run. Every record is one
+// stats.Stats, so thresholds (stats.Evaluate, benchtest.CheckSLOs) can gate a workload run. Every record is one
 // request. A record with Error set is failed: of kind policy_timeout when
 // its policy timeout was exceeded, else of kind "request" (the payload
 // keeps the error text, not its type); one whose quality checks failed
@@ -16,7 +17,7 @@ import (
 // earliest started_at to the latest started_at + e2e latency (records
 // whose started_at does not parse are left out of it), so throughputs are
 // approximate for sequential runs with gaps between cases.
-func PayloadStats(p *results.Payload) Stats {
+func PayloadStats(p *results.Payload) stats.Stats {
 	samples := make([]Sample, 0, len(p.Results))
 	var first, last time.Time
 	for i, r := range p.Results {
@@ -30,11 +31,11 @@ func PayloadStats(p *results.Payload) Stats {
 		}
 		switch {
 		case r.Error != "" && r.Policy.WithinTimeout != nil && !*r.Policy.WithinTimeout:
-			s.Kind = KindPolicyTimeout
+			s.Kind = stats.KindPolicyTimeout
 		case r.Error != "":
-			s.Kind = KindRequest
+			s.Kind = stats.KindRequest
 		case !r.Quality.OK:
-			s.Kind = KindQuality
+			s.Kind = stats.KindQuality
 		}
 		samples = append(samples, s)
 		start, err := time.Parse("2006-01-02T15:04:05.999999-07:00", r.StartedAt)
@@ -52,20 +53,16 @@ func PayloadStats(p *results.Payload) Stats {
 	return Summarize(samples, last.Sub(first), StatsOptions{})
 }
 
-// KindRequest is the error kind PayloadStats gives a record whose
-// request failed for a reason other than its policy timeout.
-const KindRequest ErrorKind = "request"
-
-// CheckPayload evaluates run-level thresholds (ParseThreshold syntax) on a
+// CheckPayload evaluates run-level thresholds (stats.ParseThreshold syntax) on a
 // workload payload's records and records the outcomes in p.SLO, in the
 // order given. It returns the outcomes, or an error naming every
 // threshold that does not parse (then p is unchanged).
-func CheckPayload(p *results.Payload, thresholds []string) ([]Outcome, error) {
-	ths, err := ParseThresholds(thresholds...)
+func CheckPayload(p *results.Payload, thresholds []string) ([]stats.Outcome, error) {
+	ths, err := stats.ParseThresholds(thresholds...)
 	if err != nil {
 		return nil, err
 	}
-	outcomes := Evaluate(PayloadStats(p), ths)
+	outcomes := stats.Evaluate(PayloadStats(p), ths)
 	p.SLO = SLOResults(thresholds, outcomes)
 	return outcomes, nil
 }
@@ -73,7 +70,7 @@ func CheckPayload(p *results.Payload, thresholds []string) ([]Outcome, error) {
 // SLOResults turns outcomes into the payload's slo entries, each named by
 // the threshold as written (exprs[i] for outcomes[i]); a measurement
 // without samples (NaN) is recorded as null.
-func SLOResults(exprs []string, outcomes []Outcome) []results.SLOResult {
+func SLOResults(exprs []string, outcomes []stats.Outcome) []results.SLOResult {
 	out := make([]results.SLOResult, len(outcomes))
 	for i, o := range outcomes {
 		name := o.Name()

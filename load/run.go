@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/stream"
 )
 
@@ -107,8 +108,8 @@ type Run struct {
 	Late int
 }
 
-// Stats summarizes the run (see Summarize) and adds the run-level counts.
-func (r *Run) Stats(opts StatsOptions) Stats {
+// stats.Stats summarizes the run (see Summarize) and adds the run-level counts.
+func (r *Run) Stats(opts StatsOptions) stats.Stats {
 	s := Summarize(r.Samples, r.Duration, opts)
 	s.Mode = r.Mode
 	s.PeakInFlight = r.PeakInFlight
@@ -207,7 +208,7 @@ func RunClosed(ctx context.Context, fn Func, cfg Closed) (*Run, error) {
 // Schedule(Rate, Burstiness, n, Seed) and is sent then, whatever happened
 // to earlier requests, unless MaxInFlight requests are in flight (see
 // Overflow). Each sample records its lag (actual send − scheduled), so a
-// client that cannot keep up shows in Stats.Lag and Run.Late instead of
+// client that cannot keep up shows in stats.Stats.Lag and Run.Late instead of
 // silently lowering the rate. It returns an error, before sending
 // anything, for invalid arrival parameters or an unbounded run.
 func RunOpen(ctx context.Context, fn Func, cfg Open) (*Run, error) {
@@ -268,7 +269,7 @@ schedule:
 			default:
 				now := time.Since(rec.start)
 				rec.add(Sample{Index: i, Scheduled: at, Sent: now, Lag: now - at,
-					Kind: KindDropped, Err: errDropped})
+					Kind: stats.KindDropped, Err: errDropped})
 				continue
 			}
 		default:

@@ -5,38 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/stream"
-)
-
-// ErrorKind classifies why a request failed; "" means it succeeded.
-type ErrorKind string
-
-// Error kinds reported in Stats.Errors (see Classify).
-const (
-	// KindHTTP4xx: the server answered 4xx (stream.HTTPError).
-	KindHTTP4xx ErrorKind = "http_4xx"
-	// KindHTTP5xx: the server answered 5xx (stream.HTTPError).
-	KindHTTP5xx ErrorKind = "http_5xx"
-	// KindHTTPOther: any other non-2xx status (stream.HTTPError).
-	KindHTTPOther ErrorKind = "http_other"
-	// KindServerError: an error reported inside a 200 stream (stream.ServerError).
-	KindServerError ErrorKind = "server_error"
-	// KindPolicyTimeout: the case's policy timeout fired (stream.ErrPolicyTimeout).
-	KindPolicyTimeout ErrorKind = "policy_timeout"
-	// KindTruncated: the stream ended without [DONE] (stream.ErrTruncated).
-	KindTruncated ErrorKind = "truncated"
-	// KindCanceled: the run's context ended (its duration cap or the
-	// caller) while the request was in flight.
-	KindCanceled ErrorKind = "canceled"
-	// KindTransport: anything else (connection refused, reset, bad JSON…).
-	KindTransport ErrorKind = "transport"
-	// KindQuality: the request streamed without error but its answer
-	// failed a quality check (set by callers that check answers, such as
-	// package benchtest).
-	KindQuality ErrorKind = "quality"
-	// KindDropped: an open-loop request never sent because MaxInFlight
-	// requests were already in flight (OverflowDrop).
-	KindDropped ErrorKind = "dropped"
 )
 
 // Classify maps a ChatStream error to its kind with errors.Is/As on
@@ -46,7 +16,7 @@ const (
 // truncated, context.Canceled/DeadlineExceeded → canceled, anything else →
 // transport. Policy timeouts are tested before context errors because a
 // policy timeout may wrap a deadline.
-func Classify(err error) ErrorKind {
+func Classify(err error) stats.ErrorKind {
 	var he *stream.HTTPError
 	var se *stream.ServerError
 	switch {
@@ -55,21 +25,21 @@ func Classify(err error) ErrorKind {
 	case errors.As(err, &he):
 		switch {
 		case he.StatusCode >= 400 && he.StatusCode < 500:
-			return KindHTTP4xx
+			return stats.KindHTTP4xx
 		case he.StatusCode >= 500 && he.StatusCode < 600:
-			return KindHTTP5xx
+			return stats.KindHTTP5xx
 		}
-		return KindHTTPOther
+		return stats.KindHTTPOther
 	case errors.As(err, &se):
-		return KindServerError
+		return stats.KindServerError
 	case errors.Is(err, stream.ErrPolicyTimeout):
-		return KindPolicyTimeout
+		return stats.KindPolicyTimeout
 	case errors.Is(err, stream.ErrTruncated):
-		return KindTruncated
+		return stats.KindTruncated
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return KindCanceled
+		return stats.KindCanceled
 	}
-	return KindTransport
+	return stats.KindTransport
 }
 
 // Sample is the measurement of one request of a run, kept small (no
@@ -99,7 +69,7 @@ type Sample struct {
 	// A sample may also be failed by the caller after the fact (a failed
 	// quality check): set Kind (and Err) on it.
 	Err  error
-	Kind ErrorKind
+	Kind stats.ErrorKind
 }
 
 // OK reports whether the request succeeded.
@@ -110,7 +80,7 @@ func SampleOf(res *stream.Result, err error) Sample {
 	s := Sample{Err: err, Kind: Classify(err)}
 	if res == nil {
 		if err != nil && s.Kind == "" {
-			s.Kind = KindTransport
+			s.Kind = stats.KindTransport
 		}
 		return s
 	}

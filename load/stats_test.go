@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/stream"
 )
 
@@ -25,8 +26,8 @@ func handBuilt() []load.Sample {
 		ok(200, 20, 400, 11, 20),
 		ok(300, 30, 600, 11),
 		ok(400, 40, 800, 1), // one token: no TPOT, no gen_tps
-		{Err: &stream.HTTPError{StatusCode: 500}, Kind: load.KindHTTP5xx, E2ELms: 5},
-		{Kind: load.KindDropped, Err: errors.New("dropped")},
+		{Err: &stream.HTTPError{StatusCode: 500}, Kind: stats.KindHTTP5xx, E2ELms: 5},
+		{Kind: stats.KindDropped, Err: errors.New("dropped")},
 	}
 }
 
@@ -36,7 +37,7 @@ func TestSummarize(t *testing.T) {
 	assert.Equal(t, 4, st.Succeeded, "succeeded")
 	assert.Equal(t, 1, st.Failed, "failed")
 	assert.Equal(t, 1, st.Dropped, "dropped")
-	assert.Equal(t, map[load.ErrorKind]int{load.KindHTTP5xx: 1, load.KindDropped: 1}, st.Errors, "errors by kind")
+	assert.Equal(t, map[stats.ErrorKind]int{stats.KindHTTP5xx: 1, stats.KindDropped: 1}, st.Errors, "errors by kind")
 	assert.InDelta(t, 2.0/6, st.ErrorRate, 1e-12, "(failed + dropped) / (requests + dropped)")
 
 	assert.Equal(t, 4, st.TTFT.Count, "failed requests have no TTFT")
@@ -75,20 +76,20 @@ func TestSummarizeEmpty(t *testing.T) {
 func TestGoodput(t *testing.T) {
 	samples := handBuilt()
 	for _, tc := range []struct {
-		slo  load.RequestSLO
+		slo  stats.RequestSLO
 		want float64
 		why  string
 	}{
-		{load.RequestSLO{}, 2, "no limits: every succeeded request (4 in 2 s)"},
-		{load.RequestSLO{TTFTms: 250}, 1, "TTFT 100 and 200 pass"},
-		{load.RequestSLO{TTFTms: 200}, 1, "the limit is inclusive"},
-		{load.RequestSLO{TPOTms: 25}, 1.5, "TPOT 10 and 20 pass, and the 1-token request has no TPOT to fail"},
-		{load.RequestSLO{TTFTms: 1000, TPOTms: 25, E2ELms: 300}, 0.5, "only the first meets all three"},
-		{load.RequestSLO{E2ELms: 10}, 0, "the failed request's 5 ms does not count"},
+		{stats.RequestSLO{}, 2, "no limits: every succeeded request (4 in 2 s)"},
+		{stats.RequestSLO{TTFTms: 250}, 1, "TTFT 100 and 200 pass"},
+		{stats.RequestSLO{TTFTms: 200}, 1, "the limit is inclusive"},
+		{stats.RequestSLO{TPOTms: 25}, 1.5, "TPOT 10 and 20 pass, and the 1-token request has no TPOT to fail"},
+		{stats.RequestSLO{TTFTms: 1000, TPOTms: 25, E2ELms: 300}, 0.5, "only the first meets all three"},
+		{stats.RequestSLO{E2ELms: 10}, 0, "the failed request's 5 ms does not count"},
 	} {
 		assert.Equal(t, tc.want, load.Goodput(samples, 2*time.Second, tc.slo), tc.why)
 	}
-	slo := load.RequestSLO{TTFTms: 250}
+	slo := stats.RequestSLO{TTFTms: 250}
 	st := load.Summarize(samples, 2*time.Second, load.StatsOptions{Goodput: &slo})
 	assert.Equal(t, 1.0, st.Goodput, "Summarize computes goodput with an SLO")
 }

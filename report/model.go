@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/stats"
 )
 
 // Run is one input of a report: a workload run (Payload set) or a prompt
@@ -229,7 +230,7 @@ func outcomeOf(r results.Record) string {
 }
 
 func median(vs []float64) *float64 {
-	st, err := results.ComputeStats(vs)
+	st, err := stats.Compute(vs)
 	if err != nil {
 		return nil
 	}

@@ -117,7 +117,7 @@ var (
 	intishFields = map[reflect.Type]map[string]bool{
 		reflect.TypeFor[Policy](): {"TimeoutMS": true},
 	}
-	ownPkgPath = reflect.TypeFor[Stats]().PkgPath()
+	ownPkgPath = reflect.TypeFor[Record]().PkgPath()
 )
 
 // pyJSON encodes v the way the reference's json.dumps does (ensure_ascii,

@@ -1,6 +1,9 @@
 package results
 
-import "github.com/benchserve/benchserve/openai"
+import (
+	"github.com/benchserve/benchserve/openai"
+	"github.com/benchserve/benchserve/stats"
+)
 
 // Runtime describes the server under test (reference: auto_detect_runtime).
 // Missing endpoints leave fields at their zero values.
@@ -313,23 +316,10 @@ type SLOResult struct {
 	Pass bool `json:"pass"`
 }
 
-// Stats are summary statistics of one metric (reference:
-// compute_summary_stats): sample standard deviation, percentiles by linear
-// interpolation between closest ranks.
-type Stats struct {
-	// Mean is the arithmetic mean, in the metric's unit (ms, tokens/s,
-	// characters).
-	Mean float64 `json:"mean"`
-	// Stddev is the sample standard deviation (n − 1), 0 for one sample.
-	Stddev float64 `json:"stddev"`
-	Min    float64 `json:"min"`
-	Max    float64 `json:"max"`
-	// P50, P95 and P99 are percentiles by linear interpolation between closest
-	// ranks.
-	P50 float64 `json:"p50"`
-	P95 float64 `json:"p95"`
-	P99 float64 `json:"p99"`
-}
+// Stats is the statistics block of the reference's summaries
+// (compute_summary_stats); it is stats.Summary, the one statistics
+// definition every summary, SLO threshold and report uses.
+type Stats = stats.Summary
 
 // CaseSummary is one entry of RunSummary.CaseSummaries (reference:
 // _summarize_case). Stats pointers are nil (JSON {}) when there are no

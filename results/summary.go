@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+
+	"github.com/benchserve/benchserve/stats"
 )
 
 // GroupByCase buckets records by CaseID, keeping each bucket in input order
@@ -259,4 +261,13 @@ func decodeOptStats(raw json.RawMessage) (*Stats, error) {
 		return nil, err
 	}
 	return &st, nil
+}
+
+// statsOrNil is _summary_or_empty: nil (JSON {}) for no samples.
+func statsOrNil(values []float64) *stats.Summary {
+	s, err := stats.Compute(values)
+	if err != nil {
+		return nil
+	}
+	return &s
 }

@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/openai"
+	"github.com/benchserve/benchserve/stats"
 )
 
 // Known keys of each object level; anything else is an error.
@@ -236,7 +236,7 @@ func (p *parser) parse(data []byte) *Workload {
 				p.add(at{}, field, "want a threshold string like \"ttft_p95_ms <= 500\", got %s", describe(item))
 				continue
 			}
-			if _, err := load.ParseThreshold(expr); err != nil {
+			if _, err := stats.ParseThreshold(expr); err != nil {
 				p.add(at{}, field, "%v", err)
 				continue
 			}

@@ -24,7 +24,7 @@ type Workload struct {
 	CachePolicy string
 	// SLO are run-level thresholds from defaults.slo (a benchserve
 	// addition the reference ignores), e.g. "ttft_p95_ms <= 500", each
-	// already checked with load.ParseThreshold.
+	// already checked with stats.ParseThreshold.
 	SLO []string
 	// Cases are the cases in file order; never empty.
 	Cases []Case

@@ -24,6 +24,7 @@ import (
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/serverinfo"
+	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/stream"
 	"github.com/benchserve/benchserve/sweep"
 	"github.com/benchserve/benchserve/workload"
@@ -197,7 +198,7 @@ func commonChecks(f *benchFlags, pr *problems) {
 	} else {
 		f.url = u
 	}
-	if _, err := load.ParseThresholds(f.slo...); err != nil {
+	if _, err := stats.ParseThresholds(f.slo...); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			pr.addUsage("--slo: %s", strings.TrimPrefix(line, "load: "))
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/stats"
 )
 
 func TestWorkloadSLOs(t *testing.T) {
@@ -28,7 +28,7 @@ func TestWorkloadSLOs(t *testing.T) {
 		[]string{p.SLO[0].Threshold, p.SLO[1].Threshold, p.SLO[2].Threshold}, "workload thresholds first, then --slo, as written")
 	assert.Equal(t, []bool{true, true, false}, []bool{p.SLO[0].Pass, p.SLO[1].Pass, p.SLO[2].Pass}, "outcomes recorded")
 	require.NotNil(t, p.SLO[0].Measured, "ttft measured")
-	ttft := load.Outcome{Measured: *p.SLO[0].Measured}.MeasuredString()
+	ttft := stats.Outcome{Measured: *p.SLO[0].Measured}.MeasuredString()
 	assert.Contains(t, res.stderr, "SLO ttft_p95_ms <= 2000: PASS (measured "+ttft+")\n", "pass line with the recorded measurement")
 	assert.Contains(t, res.stderr, "SLO error_rate <= 0: PASS (measured 0)\n", "scalar threshold line")
 	assert.Contains(t, res.stderr, "SLO ttft_p95_ms >= 99999: FAIL (measured "+ttft+", want >= 99999)\n", "fail line says what was wanted")

@@ -1,4 +1,4 @@
-package results
+package stats
 
 import (
 	"errors"
@@ -7,26 +7,26 @@ import (
 	"slices"
 )
 
-// ErrNoSamples is returned by ComputeStats for an empty input (the
+// ErrNoSamples is returned by Compute for an empty input (the
 // reference raises ValueError("Cannot compute summary stats on empty
 // list")). Callers branch on it with errors.Is.
-var ErrNoSamples = errors.New("results: stats: no samples")
+var ErrNoSamples = errors.New("stats: no samples")
 
-// ComputeStats summarizes values (reference: compute_summary_stats): the
+// Compute summarizes values (reference: compute_summary_stats): the
 // arithmetic mean, the sample standard deviation (n−1 denominator; 0 for a
 // single value), min, max, and p50/p95/p99 by linear interpolation between
 // closest ranks (index = p/100·(n−1) into the sorted values). Units are
 // those of the input. values is not modified. An empty input returns
 // ErrNoSamples. NaN inputs propagate into the result as in the reference.
-func ComputeStats(values []float64) (Stats, error) {
+func Compute(values []float64) (Summary, error) {
 	n := len(values)
 	if n == 0 {
-		return Stats{}, ErrNoSamples
+		return Summary{}, ErrNoSamples
 	}
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
 	mean, stddev := meanStdev(values)
-	return Stats{
+	return Summary{
 		Mean:   mean,
 		Stddev: stddev,
 		Min:    sorted[0],
@@ -106,11 +106,20 @@ func meanStdev(values []float64) (mean, stddev float64) {
 	return mean, math.Sqrt(variance)
 }
 
-// statsOrNil is _summary_or_empty: nil (JSON {}) for no samples.
-func statsOrNil(values []float64) *Stats {
-	s, err := ComputeStats(values)
-	if err != nil {
-		return nil
-	}
-	return &s
+// Summary holds the summary statistics of one metric (reference:
+// compute_summary_stats): sample standard deviation, percentiles by linear
+// interpolation between closest ranks.
+type Summary struct {
+	// Mean is the arithmetic mean, in the metric's unit (ms, tokens/s,
+	// characters).
+	Mean float64 `json:"mean"`
+	// Stddev is the sample standard deviation (n − 1), 0 for one sample.
+	Stddev float64 `json:"stddev"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	// P50, P95 and P99 are percentiles by linear interpolation between closest
+	// ranks.
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
 }

@@ -1,4 +1,4 @@
-package load
+package stats
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package results
+package stats
 
 import (
 	"errors"
@@ -12,30 +12,30 @@ import (
 // Expected values were computed with the reference compute_summary_stats
 // on CPython 3.11 and are compared exactly: the port must agree to the bit.
 
-func TestComputeStatsEmptyIsErrNoSamples(t *testing.T) {
-	_, err := ComputeStats(nil)
+func TestComputeEmptyIsErrNoSamples(t *testing.T) {
+	_, err := Compute(nil)
 	assert.True(t, errors.Is(err, ErrNoSamples), "empty input must return ErrNoSamples, got %v", err)
-	_, err = ComputeStats([]float64{})
+	_, err = Compute([]float64{})
 	assert.ErrorIs(t, err, ErrNoSamples, "empty non-nil input must return ErrNoSamples")
 }
 
-func TestComputeStatsOneValue(t *testing.T) {
-	s, err := ComputeStats([]float64{42.5})
+func TestComputeOneValue(t *testing.T) {
+	s, err := Compute([]float64{42.5})
 	require.NoError(t, err, "one value is enough")
-	assert.Equal(t, Stats{Mean: 42.5, Stddev: 0, Min: 42.5, Max: 42.5, P50: 42.5, P95: 42.5, P99: 42.5}, s,
+	assert.Equal(t, Summary{Mean: 42.5, Stddev: 0, Min: 42.5, Max: 42.5, P50: 42.5, P95: 42.5, P99: 42.5}, s,
 		"a single value is every statistic and stddev is 0")
 }
 
-func TestComputeStatsTwoValues(t *testing.T) {
-	s, err := ComputeStats([]float64{200, 100})
+func TestComputeTwoValues(t *testing.T) {
+	s, err := Compute([]float64{200, 100})
 	require.NoError(t, err, "two values")
-	assert.Equal(t, Stats{Mean: 150, Stddev: 70.71067811865476, Min: 100, Max: 200, P50: 150, P95: 195, P99: 199}, s,
+	assert.Equal(t, Summary{Mean: 150, Stddev: 70.71067811865476, Min: 100, Max: 200, P50: 150, P95: 195, P99: 199}, s,
 		"sample stddev (n-1) and interpolated percentiles of two values")
 }
 
-func TestComputeStatsTenValuesInterpolates(t *testing.T) {
+func TestComputeTenValuesInterpolates(t *testing.T) {
 	in := []float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}
-	s, err := ComputeStats(in)
+	s, err := Compute(in)
 	require.NoError(t, err, "ten values")
 	assert.Equal(t, 5.5, s.Mean, "mean")
 	assert.Equal(t, 3.0276503540974917, s.Stddev, "sample stddev")
@@ -47,12 +47,12 @@ func TestComputeStatsTenValuesInterpolates(t *testing.T) {
 	assert.Equal(t, []float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}, in, "the input must not be reordered")
 }
 
-func TestComputeStatsHundredOneValuesHitsRanks(t *testing.T) {
+func TestComputeHundredOneValuesHitsRanks(t *testing.T) {
 	in := make([]float64, 101)
 	for i := range in {
 		in[100-i] = float64(i)
 	}
-	s, err := ComputeStats(in)
+	s, err := Compute(in)
 	require.NoError(t, err, "101 values")
 	assert.Equal(t, 50.0, s.P50, "p50 of 0..100 is exactly rank 50")
 	assert.Equal(t, 95.0, s.P95, "p95 of 0..100 is exactly rank 95")
@@ -60,8 +60,8 @@ func TestComputeStatsHundredOneValuesHitsRanks(t *testing.T) {
 	assert.Equal(t, 29.300170647967224, s.Stddev, "sample stddev of 0..100")
 }
 
-func TestComputeStatsMatchesPythonRounding(t *testing.T) {
-	s, err := ComputeStats([]float64{12.5, 40.25, 7.125})
+func TestComputeMatchesPythonRounding(t *testing.T) {
+	s, err := Compute([]float64{12.5, 40.25, 7.125})
 	require.NoError(t, err, "three values")
 	assert.Equal(t, 19.958333333333332, s.Mean, "statistics.mean is the correctly rounded mean")
 	assert.Equal(t, 17.77741427579763, s.Stddev, "statistics.stdev")
@@ -69,8 +69,8 @@ func TestComputeStatsMatchesPythonRounding(t *testing.T) {
 	assert.Equal(t, 39.695, s.P99, "p99")
 }
 
-func TestComputeStatsNaNPropagates(t *testing.T) {
-	s, err := ComputeStats([]float64{1, math.NaN()})
+func TestComputeNaNPropagates(t *testing.T) {
+	s, err := Compute([]float64{1, math.NaN()})
 	require.NoError(t, err, "NaN is a sample, not an error")
 	assert.True(t, math.IsNaN(s.Mean), "NaN mean")
 }
