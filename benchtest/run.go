@@ -4,20 +4,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/load"
-	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/stats"
@@ -44,13 +39,17 @@ import (
 func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	t.Helper()
 	cfg, err := resolve(opts)
-	require.NoError(t, err, "benchtest: configuration")
+	if err != nil {
+		t.Fatalf("benchtest: configuration: %v", err)
+	}
 	w, err := workload.Load(path)
-	require.NoError(t, err, "benchtest: workload did not load")
+	if err != nil {
+		t.Fatalf("benchtest: workload did not load: %v", err)
+	}
 
 	slos := append(append([]string(nil), w.SLO...), cfg.SLOs...)
 	if _, err := stats.ParseThresholds(slos...); err != nil {
-		require.NoError(t, err, "benchtest: SLO thresholds")
+		t.Fatalf("benchtest: SLO thresholds: %v", err)
 	}
 	url := serverURL(t, cfg)
 	ctx := t.Context()
@@ -63,13 +62,21 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 		IncludeContent: cfg.IncludeContent,
 		Conns:          cfg.Concurrency,
 	})
-	require.NoError(t, err, "benchtest: server at %s", url)
+	if err != nil {
+		t.Fatalf("benchtest: server at %s: %v", url, err)
+	}
 	t.Cleanup(r.Close)
 	policy, err := runner.ResolveCachePolicy(cfg.CachePolicy, w)
-	require.NoError(t, err, "benchtest: %s: cache policy", path)
+	if err != nil {
+		t.Fatalf("benchtest: %s: cache policy: %v", path, err)
+	}
 	cases := w.Select(cfg.Tags)
-	require.NotEmpty(t, cases, "benchtest: %s: no case has any of the tags %v", path, cfg.Tags)
-	require.NoError(t, subtestNamesUnique(path, cases), "benchtest: case ids")
+	if len(cases) == 0 {
+		t.Fatalf("benchtest: %s: no case has any of the tags %v", path, cfg.Tags)
+	}
+	if err := subtestNamesUnique(path, cases); err != nil {
+		t.Fatalf("benchtest: case ids: %v", err)
+	}
 
 	t.Attr("workload", w.Name)
 	t.Attr("model", r.Model())
@@ -157,12 +164,12 @@ func (run *workloadRun) execute(ctx context.Context, c workload.Case, rep int) r
 // every result measured so far. SQLite outputs are appended once, at the
 // end, so that a run is one transaction.
 func (run *workloadRun) checkpoint() {
-	if run.cfg.Output == "" || isSQLitePath(run.cfg.Output) {
+	if run.cfg.Output == "" || results.FormatForPath(run.cfg.Output) == results.FormatSQLite {
 		return
 	}
 	run.writeMu.Lock()
 	defer run.writeMu.Unlock()
-	_ = WriteResults(run.snapshot(), run.cfg.Output) // reported by the final write
+	_ = results.WriteFile(run.snapshot(), run.cfg.Output) // reported by the final write
 }
 
 // concurrent runs the cases (× repetitions) with at most cfg.Concurrency
@@ -237,10 +244,10 @@ func (run *workloadRun) report(t *testing.T, out runner.Outcome) {
 	// The request error first: the failed checks after it are often
 	// its consequences (no finish_reason, too short).
 	if out.Err != nil {
-		assert.Fail(t, fmt.Sprintf("%s: request error: %v", prefix, out.Err))
+		t.Errorf("%s: request error: %v", prefix, out.Err)
 	}
 	for _, is := range out.Issues {
-		assert.Fail(t, prefix+": "+describeIssue(is, out))
+		t.Error(prefix + ": " + describeIssue(is, out))
 	}
 }
 
@@ -266,7 +273,7 @@ func (run *workloadRun) finish(t *testing.T) {
 	p := run.snapshot()
 	if run.cfg.Output != "" {
 		run.writeMu.Lock()
-		err := WriteResults(p, run.cfg.Output)
+		err := results.WriteFile(p, run.cfg.Output)
 		run.writeMu.Unlock()
 		if err != nil {
 			t.Errorf("benchtest: %v", err)
@@ -275,45 +282,12 @@ func (run *workloadRun) finish(t *testing.T) {
 		}
 	}
 	if run.cfg.Report != "" {
-		if err := report.WriteFile(run.cfg.Report, report.FromPayload(p, "")); err != nil {
+		if err := results.WriteFile(p, run.cfg.Report); err != nil {
 			t.Errorf("benchtest: report: %v", err)
 		} else {
 			t.Logf("benchtest: report written to %s", run.cfg.Report)
 		}
 	}
-}
-
-// WriteResults writes p to path in the format its extension names: .csv,
-// .sql, .txt (table), .db/.sqlite/.sqlite3 (SQLite, appended to the
-// bench_serve_workload table), anything else JSON. A relative path is
-// relative to the test's working directory (its package directory under
-// go test); missing parent directories are created. Text files are written
-// atomically (temporary file and rename), so an earlier file is never
-// left truncated.
-func WriteResults(p *results.Payload, path string) error {
-	if isSQLitePath(path) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("benchtest: results: %w", err)
-		}
-		return results.WriteSQLite(p, path)
-	}
-	format := "json"
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv":
-		format = "csv"
-	case ".sql":
-		format = "sql"
-	case ".txt", ".table":
-		format = "table"
-	}
-	data, err := results.Format(p, format)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("benchtest: results: %w", err)
-	}
-	return results.WriteFileAtomic(path, data, 0o644)
 }
 
 func displayPath(path string) string {
@@ -378,16 +352,6 @@ func preview(s string, n int) string {
 		i++
 	}
 	return s
-}
-
-// isSQLitePath reports whether path names a SQLite output (.db, .sqlite,
-// .sqlite3).
-func isSQLitePath(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".db", ".sqlite", ".sqlite3":
-		return true
-	}
-	return false
 }
 
 // selectedByFlags reports whether go test's -run and -skip patterns select

@@ -14,6 +14,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/benchserve/benchserve/benchtest"
+	"github.com/benchserve/benchserve/history"
+	_ "github.com/benchserve/benchserve/report" // opts in to BENCHSERVE_REPORT (.html)
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -139,7 +141,7 @@ func TestRunWorkloadCSVAndSQLiteOutput(t *testing.T) {
 	db := filepath.Join(dir, "runs.db")
 	runInner(t, "TestInnerMixed", "BENCHSERVE_OUTPUT="+db)
 	runInner(t, "TestInnerMixed", "BENCHSERVE_OUTPUT="+db)
-	rows, err := results.ReadRows(context.Background(), db, results.WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), db, results.WorkloadTable)
 	require.NoError(t, err, "SQLite file written")
 	assert.Len(t, rows, 4, "two runs of two cases, appended")
 }

@@ -64,6 +64,12 @@ func WriteWith(w io.Writer, opts Options, runs ...Run) error {
 	return nil
 }
 
+func init() {
+	results.RegisterWriter(results.FormatHTML, func(p *results.Payload, path string) error {
+		return WriteFile(path, FromPayload(p, ""))
+	})
+}
+
 // WriteFile renders runs as Write does and replaces path with the page
 // atomically (results.WriteFileAtomic, mode 0644): readers see the old file
 // or the new one, never half a report. Errors are Write's or the

@@ -11,8 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	_ "modernc.org/sqlite" // pure-Go driver "sqlite" (also registered by results)
-
+	"github.com/benchserve/benchserve/history"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -138,14 +137,14 @@ func loadSQLite(path, base string) ([]Run, error) {
 	}
 	var runs []Run
 	if tables[results.WorkloadTable] {
-		rows, err := results.ReadRows(ctx, path, results.WorkloadTable)
+		rows, err := history.ReadRows(ctx, path, results.WorkloadTable)
 		if err != nil {
 			return nil, badInput(path, "%v", err)
 		}
 		runs = append(runs, workloadRuns(rows, base)...)
 	}
 	if tables[results.SweepTable] {
-		rows, err := results.ReadRows(ctx, path, results.SweepTable)
+		rows, err := history.ReadRows(ctx, path, results.SweepTable)
 		if err != nil {
 			return nil, badInput(path, "%v", err)
 		}

@@ -2,16 +2,15 @@ package report_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/benchserve/benchserve/history"
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 )
@@ -33,12 +32,12 @@ func writeInputs(t *testing.T) (base, cand, sweep, db string) {
 		b, err := results.FormatJSON(p)
 		require.NoError(t, err, "setup: format payload")
 		require.NoError(t, os.WriteFile(path, b, 0o644), "setup: write payload")
-		require.NoError(t, results.WriteSQLite(p, db), "setup: sqlite workload rows")
+		require.NoError(t, history.AppendPayload(p, db), "setup: sqlite workload rows")
 	}
 	b, err := results.FormatSweepJSON(sweepRows())
 	require.NoError(t, err, "setup: format sweep")
 	require.NoError(t, os.WriteFile(sweep, b, 0o644), "setup: write sweep")
-	require.NoError(t, results.WriteSweepSQLite(sweepRows(), db), "setup: sqlite sweep rows")
+	require.NoError(t, history.AppendSweep(sweepRows(), db), "setup: sqlite sweep rows")
 	return base, cand, sweep, db
 }
 
@@ -119,61 +118,8 @@ func TestLoadBadInput(t *testing.T) {
 
 func TestLoadSQLiteWithoutTables(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "other.sqlite")
-	require.NoError(t, results.WriteRows(t.Context(), db, "something_else", "a TEXT", []string{"a"}, [][]any{{"x"}}), "setup: unrelated SQLite file")
+	require.NoError(t, history.WriteRows(t.Context(), db, "something_else", "a TEXT", []string{"a"}, [][]any{{"x"}}), "setup: unrelated SQLite file")
 	_, err := report.Load(db)
 	assert.ErrorIs(t, err, report.ErrBadInput, "a SQLite file without benchserve tables is bad input")
 	assert.ErrorContains(t, err, "no rows in tables bench_serve_workload or bench_serve", "the error names the tables looked for")
-}
-
-func TestMainCLI(t *testing.T) {
-	base, cand, sweep, _ := writeInputs(t)
-	out := filepath.Join(t.TempDir(), "r.html")
-	var stdout, stderr bytes.Buffer
-	code := report.Main([]string{base, "--output", out, cand, sweep, "--title", "Nightly <promotion>"}, &stdout, &stderr)
-	require.Equal(t, 0, code, "report writes: stderr %q", stderr.String())
-	assert.Equal(t, "wrote "+out+" (3 runs)\n", stdout.String(), "flags after file names are parsed too")
-	b, err := os.ReadFile(out)
-	require.NoError(t, err, "the report file exists")
-	page := string(b)
-	assert.Contains(t, page, "<title>Nightly &lt;promotion&gt;</title>", "--title sets the (escaped) title")
-	_, data := dataOf(t, page)
-	assert.Len(t, data["runs"], 3, "all three inputs are in the report")
-	assert.Len(t, data["comparisons"], 1, "the two workload runs are compared")
-	var js struct {
-		Comparisons []struct{ Baseline, Candidate string }
-	}
-	raw, _ := dataOf(t, page)
-	require.NoError(t, json.Unmarshal([]byte(raw), &js), "decode comparisons")
-	assert.Equal(t, "base", js.Comparisons[0].Baseline, "the first file given is the baseline")
-	assert.Equal(t, "cand", js.Comparisons[0].Candidate, "the second file is the candidate")
-}
-
-func TestMainErrors(t *testing.T) {
-	bad := filepath.Join(t.TempDir(), "bad.json")
-	require.NoError(t, os.WriteFile(bad, []byte(`{"x": 1}`), 0o644), "setup")
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
-		{"no files", nil, 2, "no results files given"},
-		{"unknown flag", []string{"--nope"}, 2, "flag provided but not defined: -nope"},
-		{"bad input", []string{bad}, 2, "bad.json: a JSON object without a \"results\" array"},
-		{"help", []string{"-h"}, 0, "usage: benchserve report"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := report.Main(tc.args, &stdout, &stderr)
-			assert.Equal(t, tc.code, code, "exit code")
-			assert.Contains(t, stderr.String(), tc.want, "stderr explains")
-			assert.Empty(t, stdout.String(), "nothing on stdout")
-		})
-	}
-	// A write failure is exit 1.
-	base, _, _, _ := writeInputs(t)
-	var stdout, stderr bytes.Buffer
-	code := report.Main([]string{"-o", filepath.Join(t.TempDir(), "missing", "r.html"), base}, &stdout, &stderr)
-	assert.Equal(t, 1, code, "a report that cannot be written exits 1")
-	assert.True(t, strings.HasPrefix(stderr.String(), "benchserve report: results: write"), "stderr names the failed write: %q", stderr.String())
 }

@@ -1,8 +1,6 @@
 package results
 
-import (
-	"context"
-)
+import ()
 
 // SweepResult is one prompt-sweep configuration's aggregated result
 // (reference: the BenchServeResult dataclass), field for field in
@@ -99,7 +97,9 @@ func (r SweepResult) Row() []any {
 	}
 }
 
-func sweepRows(results []SweepResult) [][]any {
+// SweepRows returns one row per sweep result, cells in ResultColumns
+// order (reference: the rows of write_csv / write_sqlite).
+func SweepRows(results []SweepResult) [][]any {
 	rows := make([][]any, 0, len(results))
 	for _, r := range results {
 		rows = append(rows, r.Row())
@@ -132,14 +132,14 @@ func FormatSweepJSON(results []SweepResult) ([]byte, error) {
 // FormatSweepCSV renders a ResultColumns header and one row per result as
 // Python's csv.DictWriter does (reference: format_csv); see FormatCSV.
 func FormatSweepCSV(results []SweepResult) []byte {
-	return writePyCSV(ResultColumns, sweepRows(results))
+	return writePyCSV(ResultColumns, SweepRows(results))
 }
 
 // FormatSweepSQL renders "CREATE TABLE IF NOT EXISTS bench_serve
 // (SQLSchema);" and one INSERT per result, escaped by SQLLiteral, joined by
 // "\n" (reference: format_sql).
 func FormatSweepSQL(results []SweepResult) []byte {
-	return formatSQL(SweepTable, SQLSchema, sweepRows(results))
+	return formatSQL(SweepTable, SQLSchema, SweepRows(results))
 }
 
 // FormatSweep renders results in one of Formats (the CLI's --format for
@@ -156,11 +156,4 @@ func FormatSweep(results []SweepResult, format string) ([]byte, error) {
 		return FormatSweepTable(results), nil
 	}
 	return nil, unknownFormat(format)
-}
-
-// WriteSweepSQLite appends results to table bench_serve of the SQLite
-// database at path (reference: write_sqlite), creating file and table
-// (SQLSchema) when missing, all rows in one transaction; see WriteRows.
-func WriteSweepSQLite(results []SweepResult, path string) error {
-	return WriteRows(context.Background(), path, SweepTable, SQLSchema, ResultColumns, sweepRows(results))
 }

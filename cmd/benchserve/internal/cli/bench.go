@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/benchserve/benchserve/history"
 	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/progress"
 	"github.com/benchserve/benchserve/results"
@@ -224,24 +225,20 @@ func (f *benchFlags) tags() []string {
 }
 
 // outputFormat resolves --format auto: from --output's extension when it
-// names one (.db, .sqlite, .sqlite3 → sqlite, .csv, .sql, .txt → table;
-// a benchserve departure: the reference writes JSON whatever the name),
-// else modeDefault (json for workloads, table for sweeps, as the reference).
+// names a results format (results.FormatForPath: .db/.sqlite/.sqlite3 →
+// sqlite, .csv, .sql, .txt/.table → table, .json; a benchserve departure:
+// the reference writes JSON whatever the name), else modeDefault (json for
+// workloads, table for sweeps, as the reference).
 func outputFormat(format, output, modeDefault string) string {
 	if format != "auto" {
 		return format
 	}
-	switch strings.ToLower(filepath.Ext(output)) {
-	case ".db", ".sqlite", ".sqlite3":
-		return "sqlite"
-	case ".csv":
-		return "csv"
-	case ".sql":
-		return "sql"
-	case ".txt":
-		return "table"
+	switch f := results.FormatForPath(output); f {
+	case "", results.FormatHTML:
+		return modeDefault
+	default:
+		return f
 	}
-	return modeDefault
 }
 
 // sqliteHeader starts every SQLite database file.
@@ -553,7 +550,7 @@ func checkSLOs(e *env, p *results.Payload, thresholds []string) bool {
 
 func writeWorkload(e *env, p *results.Payload, format, output string) int {
 	return writeOutput(e, format, output, outputMessages{sqlite: "Workload SQLite results written to %s\n", file: "Workload results written to %s\n"},
-		func() error { return results.WriteSQLite(p, output) },
+		func() error { return history.AppendPayload(p, output) },
 		func() ([]byte, error) { return results.Format(p, format) },
 		func() ([]byte, error) { return results.FormatJSON(p) })
 }
@@ -818,7 +815,7 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 
 func writeSweep(e *env, rows []results.SweepResult, format, output string) int {
 	return writeOutput(e, format, output, outputMessages{sqlite: "\nSQLite results written to %s\n", file: "\nResults written to %s\n", beforeStdout: "\n"},
-		func() error { return results.WriteSweepSQLite(rows, output) },
+		func() error { return history.AppendSweep(rows, output) },
 		func() ([]byte, error) { return results.FormatSweep(rows, format) },
 		func() ([]byte, error) { return results.FormatSweep(rows, "json") })
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/history"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -177,7 +178,7 @@ func TestWorkloadTabularFormats(t *testing.T) {
 		require.Equal(t, ExitOK, res.code, "sqlite run %d", i)
 		assert.Contains(t, res.stderr, "Workload SQLite results written to "+db)
 	}
-	rows, err := results.ReadRows(context.Background(), db, results.WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), db, results.WorkloadTable)
 	require.NoError(t, err)
 	require.Len(t, rows, 6, "two runs of 3 records are both kept")
 	var cols []string
@@ -290,7 +291,7 @@ func TestSweepAllFormats(t *testing.T) {
 		require.Equal(t, ExitOK, res.code, "sqlite run %d", i)
 		assert.Contains(t, res.stderr, "\nSQLite results written to "+db+"\n")
 	}
-	dbRows, err := results.ReadRows(context.Background(), db, results.SweepTable)
+	dbRows, err := history.ReadRows(context.Background(), db, results.SweepTable)
 	require.NoError(t, err)
 	assert.Len(t, dbRows, 16, "two sweeps of 8 rows are both kept")
 }

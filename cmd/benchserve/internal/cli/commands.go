@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
-
-	"github.com/benchserve/benchserve/report"
 )
 
 // env is what a command may touch besides its arguments.
@@ -79,7 +77,7 @@ func commandUsage(w io.Writer) {
 
 // runReport is `benchserve report RESULTS... --output report.html`.
 func runReport(_ context.Context, e *env, args []string) int {
-	return report.Main(args, e.stdout, e.stderr)
+	return reportMain(args, e.stdout, e.stderr)
 }
 
 func lookup(name string) *command {

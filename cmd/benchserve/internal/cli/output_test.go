@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/history"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -49,7 +51,7 @@ func TestOutputCheckedBeforeRun(t *testing.T) {
 	require.NoError(t, os.WriteFile(empty, nil, 0o644))
 	res = invoke(t, "--url", srv.URL, "--workload", smoke, "--repetitions", "1", "--format", "sqlite", "--output", empty)
 	require.Equal(t, ExitOK, res.code, "an empty file is fine for sqlite")
-	rows, err := results.ReadRows(context.Background(), empty, results.WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), empty, results.WorkloadTable)
 	require.NoError(t, err)
 	assert.Len(t, rows, 3, "the run was appended to the empty file")
 }
@@ -65,14 +67,14 @@ func TestFormatAutoFromExtension(t *testing.T) {
 	res, db := wl("runs.db")
 	require.Equal(t, ExitOK, res.code)
 	assert.Contains(t, res.stderr, "Workload SQLite results written to "+db, ".db picks sqlite")
-	rows, err := results.ReadRows(context.Background(), db, results.WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), db, results.WorkloadTable)
 	require.NoError(t, err, ".db output is a SQLite database")
 	assert.Len(t, rows, 3)
 
 	for _, ext := range []string{".sqlite", ".sqlite3"} {
 		res, out := wl("runs" + ext)
 		require.Equal(t, ExitOK, res.code)
-		_, err := results.ReadRows(context.Background(), out, results.WorkloadTable)
+		_, err := history.ReadRows(context.Background(), out, results.WorkloadTable)
 		assert.NoError(t, err, "%s picks sqlite", ext)
 	}
 
@@ -103,12 +105,14 @@ func TestFormatAutoFromExtension(t *testing.T) {
 	require.Equal(t, ExitOK, res.code)
 	data, err = os.ReadFile(sweepOut)
 	require.NoError(t, err)
-	assert.Equal(t, results.TableColumns, strings.Fields(strings.SplitN(string(data), "\n", 2)[0]), "sweeps keep the reference's auto (table) for .json")
+	var jsonRows []map[string]any
+	require.NoError(t, json.Unmarshal(data, &jsonRows), ".json picks json for sweeps too (the one extension table)")
+	assert.Len(t, jsonRows, 1, "one sweep row")
 
 	sweepDB := filepath.Join(dir, "sweep.sqlite")
 	res = invoke(t, "--url", srv.URL, "--prompts", "short", "--concurrency", "1", "--repetitions", "1", "--warmup", "0", "--output", sweepDB)
 	require.Equal(t, ExitOK, res.code)
-	sweepRows, err := results.ReadRows(context.Background(), sweepDB, results.SweepTable)
+	sweepRows, err := history.ReadRows(context.Background(), sweepDB, results.SweepTable)
 	require.NoError(t, err, ".sqlite picks sqlite for sweeps")
 	assert.Len(t, sweepRows, 1)
 

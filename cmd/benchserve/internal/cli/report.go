@@ -1,13 +1,15 @@
-package report
+package cli
 
 import (
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+
+	"github.com/benchserve/benchserve/report"
 )
 
-const usage = `usage: benchserve report [--output report.html] [--title TITLE] RESULTS...
+const reportUsage = `usage: benchserve report [--output report.html] [--title TITLE] RESULTS...
 
 Writes one self-contained HTML report (opens from disk, no network) for
 RESULTS: workload payload JSON files, sweep JSON files (arrays of sweep
@@ -18,20 +20,20 @@ workload are compared case by case with the first one given.
 flags:
 `
 
-// Main runs `benchserve report RESULTS... --output report.html` with args
+// reportMain runs `benchserve report RESULTS... --output report.html` with args
 // (the arguments after "report"; flags may come before or after the
 // files) and returns the exit code: 0 when the report was written, 1 when
 // writing it failed, 2 for usage errors and bad inputs (the message names
 // the file). It prints "wrote PATH (N runs)" to stdout and errors to
 // stderr. -h/--help prints usage and returns 0.
-func Main(args []string, stdout, stderr io.Writer) int {
+func reportMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("benchserve report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	output := fs.String("output", "report.html", "write the report to this `file` (replaced atomically)")
 	fs.StringVar(output, "o", "report.html", "shorthand for --output")
 	title := fs.String("title", "", "page `title` (default \"benchserve report\")")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usage)
+		fmt.Fprint(fs.Output(), reportUsage)
 		fs.PrintDefaults()
 	}
 	// The standard flag package stops at the first file name; keep
@@ -56,19 +58,26 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	var runs []Run
+	var runs []report.Run
 	for _, f := range files {
-		rs, err := Load(f)
+		rs, err := report.Load(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "benchserve: %v\n", err)
 			return 2
 		}
 		runs = append(runs, rs...)
 	}
-	if err := WriteFileWith(*output, Options{Title: *title}, runs...); err != nil {
+	if err := report.WriteFileWith(*output, report.Options{Title: *title}, runs...); err != nil {
 		fmt.Fprintf(stderr, "benchserve report: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "wrote %s (%s)\n", *output, plural(len(runs), "run", "runs"))
+	fmt.Fprintf(stdout, "wrote %s (%s)\n", *output, runsWord(len(runs)))
 	return 0
+}
+
+func runsWord(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
 }

@@ -1,4 +1,5 @@
-package results
+// The SQLite history (package history) of the formats' fixed payloads.
+package results_test
 
 import (
 	"context"
@@ -9,27 +10,30 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/history"
+	"github.com/benchserve/benchserve/results"
 )
 
 func countRows(t *testing.T, path, table string) int {
 	t.Helper()
-	rows, err := ReadRows(context.Background(), path, table)
+	rows, err := history.ReadRows(context.Background(), path, table)
 	require.NoError(t, err, "read %s from %s", table, path)
 	return len(rows)
 }
 
 func TestWriteSQLiteAppendsAcrossRuns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history.db")
-	first := fixedPayload()
-	require.NoError(t, WriteSQLite(first, path), "first run creates file and table")
+	first := results.FixedPayload()
+	require.NoError(t, history.AppendPayload(first, path), "first run creates file and table")
 
-	second := fixedPayload()
+	second := results.FixedPayload()
 	for i := range second.Results {
 		second.Results[i].RunID = "run00002"
 	}
-	require.NoError(t, WriteSQLite(second, path), "second run appends")
+	require.NoError(t, history.AppendPayload(second, path), "second run appends")
 
-	rows, err := ReadRows(context.Background(), path, WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), path, results.WorkloadTable)
 	require.NoError(t, err, "read back")
 	require.Len(t, rows, 6, "rows of both runs are present")
 	assert.Equal(t, "abcd1234", rows[0]["run_id"], "first run's rows come first")
@@ -50,12 +54,12 @@ func TestWriteSQLiteAppendsAcrossRuns(t *testing.T) {
 	for c := range r0 {
 		cols = append(cols, c)
 	}
-	assert.ElementsMatch(t, WorkloadResultColumns, cols, "table has exactly the reference columns")
+	assert.ElementsMatch(t, results.WorkloadResultColumns, cols, "table has exactly the reference columns")
 }
 
 func TestWriteSQLiteFailedRunLeavesEarlierRowsAndNoPartialRun(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history.db")
-	require.NoError(t, WriteSQLite(fixedPayload(), path), "first run")
+	require.NoError(t, history.AppendPayload(results.FixedPayload(), path), "first run")
 
 	// A trigger makes the third row of the next run fail after two rows
 	// were inserted inside the transaction.
@@ -66,16 +70,16 @@ func TestWriteSQLiteFailedRunLeavesEarlierRowsAndNoPartialRun(t *testing.T) {
 	require.NoError(t, err, "create trigger")
 	require.NoError(t, db.Close(), "close")
 
-	bad := fixedPayload()
+	bad := results.FixedPayload()
 	for i := range bad.Results {
 		bad.Results[i].RunID = "bad"
 	}
-	err = WriteSQLite(bad, path)
+	err = history.AppendPayload(bad, path)
 	require.Error(t, err, "the trigger must make the write fail")
 	assert.Contains(t, err.Error(), "boom", "the driver error is wrapped")
 	assert.Contains(t, err.Error(), "insert row 2", "the error names the failing row")
 
-	rows, err := ReadRows(context.Background(), path, WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), path, results.WorkloadTable)
 	require.NoError(t, err, "read back")
 	assert.Len(t, rows, 3, "only the first run's rows: the failed run was rolled back whole")
 	for _, r := range rows {
@@ -91,9 +95,9 @@ func TestWriteSQLiteIncompatibleExistingTableKeepsRows(t *testing.T) {
 	require.NoError(t, err, "seed an old-shaped table")
 	require.NoError(t, db.Close(), "close")
 
-	err = WriteSQLite(fixedPayload(), path)
+	err = history.AppendPayload(results.FixedPayload(), path)
 	require.Error(t, err, "inserting reference columns into an old-shaped table fails")
-	rows, err := ReadRows(context.Background(), path, WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), path, results.WorkloadTable)
 	require.NoError(t, err, "read back")
 	require.Len(t, rows, 1, "the existing row is untouched")
 	assert.Equal(t, "keep me", rows[0]["note"], "existing data never lost")
@@ -101,51 +105,51 @@ func TestWriteSQLiteIncompatibleExistingTableKeepsRows(t *testing.T) {
 
 func TestWriteSQLiteEmptyRunCreatesTable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.db")
-	require.NoError(t, WriteSQLite(BuildPayload(PayloadInput{RunID: "x", Timestamp: "t"}), path), "empty payload")
-	assert.Equal(t, 0, countRows(t, path, WorkloadTable), "table exists and is empty")
+	require.NoError(t, history.AppendPayload(results.BuildPayload(results.PayloadInput{RunID: "x", Timestamp: "t"}), path), "empty payload")
+	assert.Equal(t, 0, countRows(t, path, results.WorkloadTable), "table exists and is empty")
 }
 
 func TestWriteSweepSQLite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sweep.db")
-	require.NoError(t, WriteSweepSQLite(fixedSweep(), path), "first sweep")
-	require.NoError(t, WriteSweepSQLite(fixedSweep()[:1], path), "second sweep appends")
-	rows, err := ReadRows(context.Background(), path, SweepTable)
+	require.NoError(t, history.AppendSweep(results.FixedSweep(), path), "first sweep")
+	require.NoError(t, history.AppendSweep(results.FixedSweep()[:1], path), "second sweep appends")
+	rows, err := history.ReadRows(context.Background(), path, results.SweepTable)
 	require.NoError(t, err, "read back")
 	require.Len(t, rows, 3, "rows of both sweeps")
 	assert.Nil(t, rows[0]["enable_thinking"], "unset enable_thinking is NULL")
 	assert.Equal(t, int64(1), rows[1]["enable_thinking"], "true stored as 1")
 	assert.Equal(t, int64(0), rows[1]["validated"], "failed config stored validated=0")
 	assert.Equal(t, `{"top_k": 20}`, rows[1]["extra_body"], "extra body text")
-	assert.Len(t, rows[0], len(ResultColumns), "bench_serve has the reference columns")
+	assert.Len(t, rows[0], len(results.ResultColumns), "bench_serve has the reference columns")
 }
 
 func TestIdentifierValidation(t *testing.T) {
 	for _, ok := range []string{"bench_serve", "_x", "a1", "run_id"} {
-		assert.NoErrorf(t, ValidateIdentifier(ok, "column"), "%q is a valid identifier", ok)
+		assert.NoErrorf(t, results.ValidateIdentifier(ok, "column"), "%q is a valid identifier", ok)
 	}
 	for _, bad := range []string{"", "Bench", "1abc", "a-b", "a b", "x;DROP TABLE y", `a"`, "tëst", "a\n"} {
-		err := ValidateIdentifier(bad, "column")
+		err := results.ValidateIdentifier(bad, "column")
 		assert.Errorf(t, err, "%q must be rejected", bad)
-		assert.Truef(t, errors.Is(err, ErrInvalidIdentifier), "%q: error must match ErrInvalidIdentifier", bad)
-		var ie *IdentifierError
-		if assert.ErrorAs(t, err, &ie, "error is an *IdentifierError") {
+		assert.Truef(t, errors.Is(err, results.ErrInvalidIdentifier), "%q: error must match results.ErrInvalidIdentifier", bad)
+		var ie *results.IdentifierError
+		if assert.ErrorAs(t, err, &ie, "error is an *results.IdentifierError") {
 			assert.Equal(t, bad, ie.Identifier, "error carries the identifier")
 		}
 	}
-	assert.EqualError(t, ValidateIdentifier("Bad", "table"), `results: invalid SQLite table identifier: "Bad"`, "message names kind and identifier")
+	assert.EqualError(t, results.ValidateIdentifier("Bad", "table"), `results: invalid SQLite table identifier: "Bad"`, "message names kind and identifier")
 
 	path := filepath.Join(t.TempDir(), "never.db")
-	err := WriteRows(context.Background(), path, "bad-table", "x TEXT", []string{"x"}, nil)
-	assert.ErrorIs(t, err, ErrInvalidIdentifier, "bad table name rejected")
-	err = WriteRows(context.Background(), path, "ok", "x TEXT", []string{"x; --"}, nil)
-	assert.ErrorIs(t, err, ErrInvalidIdentifier, "bad column name rejected")
+	err := history.WriteRows(context.Background(), path, "bad-table", "x TEXT", []string{"x"}, nil)
+	assert.ErrorIs(t, err, results.ErrInvalidIdentifier, "bad table name rejected")
+	err = history.WriteRows(context.Background(), path, "ok", "x TEXT", []string{"x; --"}, nil)
+	assert.ErrorIs(t, err, results.ErrInvalidIdentifier, "bad column name rejected")
 	assert.NoFileExists(t, path, "nothing is created when identifiers are rejected")
 }
 
 func TestWriteRowsArityMismatchRollsBack(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a.db")
-	err := WriteRows(context.Background(), path, "t", "a TEXT, b TEXT", []string{"a", "b"}, [][]any{{"1", "2"}, {"only"}})
+	err := history.WriteRows(context.Background(), path, "t", "a TEXT, b TEXT", []string{"a", "b"}, [][]any{{"1", "2"}, {"only"}})
 	require.Error(t, err, "a short row is an error")
-	_, err = ReadRows(context.Background(), path, "t")
+	_, err = history.ReadRows(context.Background(), path, "t")
 	assert.Error(t, err, "the CREATE TABLE was rolled back with the rows")
 }

@@ -1,60 +1,28 @@
-package results
+package history
 
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 
 	_ "modernc.org/sqlite" // pure-Go driver "sqlite"
+
+	"github.com/benchserve/benchserve/results"
 )
 
-// ErrInvalidIdentifier is matched (errors.Is) by every *IdentifierError.
-var ErrInvalidIdentifier = errors.New("results: invalid SQLite identifier")
-
-// IdentifierError is ValidateIdentifier's error. It prints like the
-// reference's ValueError: `results: invalid SQLite column identifier: "Bad"`.
-type IdentifierError struct {
-	Kind       string // "table" or "column"
-	Identifier string
-}
-
-// Error prints the reference message with the package prefix.
-func (e *IdentifierError) Error() string {
-	return fmt.Sprintf("results: invalid SQLite %s identifier: %q", e.Kind, e.Identifier)
-}
-
-// Is reports whether target is ErrInvalidIdentifier.
-func (e *IdentifierError) Is(target error) bool { return target == ErrInvalidIdentifier }
-
-var sqlIdentifierRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-
-// ValidateIdentifier rejects table or column names that are unsafe to
-// interpolate into SQL (reference: _validate_sql_identifier, pattern
-// ^[a-z_][a-z0-9_]*$). kind ("table", "column") names the identifier in the
-// *IdentifierError returned (errors.Is(err, ErrInvalidIdentifier)).
-func ValidateIdentifier(identifier, kind string) error {
-	if !sqlIdentifierRE.MatchString(identifier) {
-		return &IdentifierError{Kind: kind, Identifier: identifier}
-	}
-	return nil
-}
-
-// WriteSQLite appends one row per record (RecordRow) to table
+// AppendPayload appends one row per record (RecordRow) to table
 // bench_serve_workload of the SQLite database at path (reference:
 // write_workload_sqlite), creating the file and the table
 // (WorkloadSQLSchema) when missing. See WriteRows for the guarantees.
-func WriteSQLite(p *Payload, path string) error {
-	rows := make([][]any, 0, len(payloadResults(p)))
-	for _, r := range payloadResults(p) {
-		rows = append(rows, RecordRow(r))
+func AppendPayload(p *results.Payload, path string) error {
+	rows := make([][]any, 0, len(p.Results))
+	for _, r := range p.Results {
+		rows = append(rows, results.RecordRow(r))
 	}
-	return WriteRows(context.Background(), path, WorkloadTable, WorkloadSQLSchema, WorkloadResultColumns, rows)
+	return WriteRows(context.Background(), path, results.WorkloadTable, results.WorkloadSQLSchema, results.WorkloadResultColumns, rows)
 }
 
 // WriteRows appends rows (cells in columns order) to table in the SQLite
@@ -67,31 +35,31 @@ func WriteSQLite(p *Payload, path string) error {
 // already in the table are never changed. NaN cells are stored as NULL
 // (what SQLite does with a NaN REAL anyway); bools as 1/0.
 func WriteRows(ctx context.Context, path, table, schema string, columns []string, rows [][]any) (err error) {
-	if err := ValidateIdentifier(table, "table"); err != nil {
+	if err := results.ValidateIdentifier(table, "table"); err != nil {
 		return err
 	}
 	for _, c := range columns {
-		if err := ValidateIdentifier(c, "column"); err != nil {
+		if err := results.ValidateIdentifier(c, "column"); err != nil {
 			return err
 		}
 	}
-	path = expandHome(path)
+	path = results.ExpandHome(path)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
-		return fmt.Errorf("results: sqlite %s: open: %w", path, err)
+		return fmt.Errorf("history: sqlite %s: open: %w", path, err)
 	}
 	defer func() {
 		if cerr := db.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("results: sqlite %s: close: %w", path, cerr)
+			err = fmt.Errorf("history: sqlite %s: close: %w", path, cerr)
 		}
 	}()
 	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, "PRAGMA busy_timeout = 5000"); err != nil {
-		return fmt.Errorf("results: sqlite %s: open: %w", path, err)
+		return fmt.Errorf("history: sqlite %s: open: %w", path, err)
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("results: sqlite %s: begin: %w", path, err)
+		return fmt.Errorf("history: sqlite %s: begin: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -99,19 +67,19 @@ func WriteRows(ctx context.Context, path, table, schema string, columns []string
 		}
 	}()
 	if _, err = tx.ExecContext(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (%s)", table, schema)); err != nil {
-		return fmt.Errorf("results: sqlite %s: create table %s: %w", path, table, err)
+		return fmt.Errorf("history: sqlite %s: create table %s: %w", path, table, err)
 	}
 	if len(rows) > 0 {
 		placeholders := strings.TrimSuffix(strings.Repeat("?, ", len(columns)), ", ")
 		stmt, perr := tx.PrepareContext(ctx, fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", table, strings.Join(columns, ", "), placeholders))
 		if perr != nil {
-			err = fmt.Errorf("results: sqlite %s: insert into %s: %w", path, table, perr)
+			err = fmt.Errorf("history: sqlite %s: insert into %s: %w", path, table, perr)
 			return err
 		}
 		defer stmt.Close()
 		for i, row := range rows {
 			if len(row) != len(columns) {
-				err = fmt.Errorf("results: sqlite %s: row %d: %d values for %d columns", path, i, len(row), len(columns))
+				err = fmt.Errorf("history: sqlite %s: row %d: %d values for %d columns", path, i, len(row), len(columns))
 				return err
 			}
 			args := make([]any, len(row))
@@ -119,12 +87,12 @@ func WriteRows(ctx context.Context, path, table, schema string, columns []string
 				args[j] = sqliteValue(v)
 			}
 			if _, err = stmt.ExecContext(ctx, args...); err != nil {
-				return fmt.Errorf("results: sqlite %s: insert row %d into %s: %w", path, i, table, err)
+				return fmt.Errorf("history: sqlite %s: insert row %d into %s: %w", path, i, table, err)
 			}
 		}
 	}
 	if err = tx.Commit(); err != nil {
-		return fmt.Errorf("results: sqlite %s: commit: %w", path, err)
+		return fmt.Errorf("history: sqlite %s: commit: %w", path, err)
 	}
 	return nil
 }
@@ -151,26 +119,26 @@ func sqliteValue(v any) any {
 // tests; the table name is checked with ValidateIdentifier. A missing file
 // is an error (it is not created).
 func ReadRows(ctx context.Context, path, table string) (_ []map[string]any, err error) {
-	if err := ValidateIdentifier(table, "table"); err != nil {
+	if err := results.ValidateIdentifier(table, "table"); err != nil {
 		return nil, err
 	}
-	path = expandHome(path)
+	path = results.ExpandHome(path)
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("results: sqlite %s: %w", path, err)
+		return nil, fmt.Errorf("history: sqlite %s: %w", path, err)
 	}
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
-		return nil, fmt.Errorf("results: sqlite %s: open: %w", path, err)
+		return nil, fmt.Errorf("history: sqlite %s: open: %w", path, err)
 	}
 	defer db.Close()
 	rs, err := db.QueryContext(ctx, "SELECT * FROM "+table+" ORDER BY rowid")
 	if err != nil {
-		return nil, fmt.Errorf("results: sqlite %s: select %s: %w", path, table, err)
+		return nil, fmt.Errorf("history: sqlite %s: select %s: %w", path, table, err)
 	}
 	defer rs.Close()
 	cols, err := rs.Columns()
 	if err != nil {
-		return nil, fmt.Errorf("results: sqlite %s: select %s: %w", path, table, err)
+		return nil, fmt.Errorf("history: sqlite %s: select %s: %w", path, table, err)
 	}
 	var out []map[string]any
 	for rs.Next() {
@@ -180,7 +148,7 @@ func ReadRows(ctx context.Context, path, table string) (_ []map[string]any, err 
 			ptrs[i] = &vals[i]
 		}
 		if err := rs.Scan(ptrs...); err != nil {
-			return nil, fmt.Errorf("results: sqlite %s: select %s: %w", path, table, err)
+			return nil, fmt.Errorf("history: sqlite %s: select %s: %w", path, table, err)
 		}
 		m := make(map[string]any, len(cols))
 		for i, c := range cols {
@@ -189,16 +157,16 @@ func ReadRows(ctx context.Context, path, table string) (_ []map[string]any, err 
 		out = append(out, m)
 	}
 	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("results: sqlite %s: select %s: %w", path, table, err)
+		return nil, fmt.Errorf("history: sqlite %s: select %s: %w", path, table, err)
 	}
 	return out, nil
 }
 
-func expandHome(path string) string {
-	if path == "~" || strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, strings.TrimPrefix(path, "~"))
-		}
-	}
-	return path
+// AppendSweep appends results to table bench_serve of the SQLite
+// database at path (reference: write_sqlite), creating file and table
+// (results.SQLSchema) when missing, all rows in one transaction; see WriteRows.
+func AppendSweep(rows []results.SweepResult, path string) error {
+	return WriteRows(context.Background(), path, results.SweepTable, results.SQLSchema, results.ResultColumns, results.SweepRows(rows))
 }
+
+func init() { results.RegisterWriter(results.FormatSQLite, AppendPayload) }
