@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/benchserve/benchserve/history"
+	"github.com/benchserve/benchserve/results"
+)
+
+// outputFormat resolves --format auto: from --output's extension when it
+// names a results format (results.FormatForPath: .db/.sqlite/.sqlite3 →
+// sqlite, .csv, .sql, .txt/.table → table, .json; a benchserve departure:
+// the reference writes JSON whatever the name), else modeDefault (json for
+// workloads, table for sweeps, as the reference).
+func outputFormat(format, output, modeDefault string) string {
+	if format != "auto" {
+		return format
+	}
+	switch f := results.FormatForPath(output); f {
+	case "", results.FormatHTML:
+		return modeDefault
+	default:
+		return f
+	}
+}
+
+func writeWorkload(e *env, p *results.Payload, format, output string) int {
+	return writeOutput(e, format, output, outputMessages{sqlite: "Workload SQLite results written to %s\n", file: "Workload results written to %s\n"},
+		func() error { return history.AppendPayload(p, output) },
+		func() ([]byte, error) { return results.Format(p, format) },
+		func() ([]byte, error) { return results.FormatJSON(p) })
+}
+
+// outputMessages are the reference's "written to" lines (they differ
+// between workloads and sweeps).
+type outputMessages struct {
+	sqlite, file string
+	// beforeStdout is printed to stderr before results go to stdout.
+	beforeStdout string
+}
+
+// writeOutput writes results as the reference does: sqlite appends to
+// --output; other formats go atomically to --output, else to stdout.
+// When writing fails the measured results are kept: asJSON's rendering
+// goes to a fallback file (see keepResults) and the status is ExitFailed.
+func writeOutput(e *env, format, output string, msg outputMessages, sqlite func() error, render, asJSON func() ([]byte, error)) int {
+	if format == "sqlite" {
+		if err := sqlite(); err != nil {
+			return keepResults(e, output, err, asJSON)
+		}
+		fmt.Fprintf(e.stderr, msg.sqlite, output)
+		return ExitOK
+	}
+	data, err := render()
+	if err != nil {
+		return keepResults(e, output, err, asJSON)
+	}
+	if output != "" {
+		if err := results.WriteFileAtomic(output, data, 0o644); err != nil {
+			return keepResults(e, output, err, asJSON)
+		}
+		fmt.Fprintf(e.stderr, msg.file, output)
+		return ExitOK
+	}
+	fmt.Fprint(e.stderr, msg.beforeStdout)
+	fmt.Fprintf(e.stdout, "%s\n", data)
+	return ExitOK
+}
+
+// keepResults reports writeErr, then writes asJSON's rendering of the
+// measured results to fallbackPath and says where; it returns ExitFailed.
+func keepResults(e *env, output string, writeErr error, asJSON func() ([]byte, error)) int {
+	fmt.Fprintf(e.stderr, "benchserve: writing the results failed: %v\n", writeErr)
+	data, err := asJSON()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve: the measured results are lost: %v\n", err)
+		return ExitFailed
+	}
+	path, err := writeFallback(output, data)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve: the measured results are lost: %v\n", err)
+		return ExitFailed
+	}
+	fmt.Fprintf(e.stderr, "benchserve: the measured results were kept as JSON in %s\n", path)
+	return ExitFailed
+}
+
+// writeFallback writes data next to output as "<output>.partial.json"
+// (atomically) or, when that fails or output is "", to a new
+// "benchserve-<name>-*.partial.json" in os.TempDir(), and returns the
+// path written.
+func writeFallback(output string, data []byte) (string, error) {
+	var errs []error
+	if output != "" {
+		path := expandHome(output) + ".partial.json"
+		err := results.WriteFileAtomic(path, data, 0o644)
+		if err == nil {
+			return path, nil
+		}
+		errs = append(errs, err)
+	}
+	name := strings.Map(func(r rune) rune {
+		if r == '*' || r == os.PathSeparator || r == '/' {
+			return '_'
+		}
+		return r
+	}, filepath.Base(output))
+	if output == "" {
+		name = "results"
+	}
+	fh, err := os.CreateTemp("", "benchserve-"+name+"-*.partial.json")
+	if err != nil {
+		return "", errors.Join(append(errs, err)...)
+	}
+	_, err = fh.Write(data)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(fh.Name())
+		return "", errors.Join(append(errs, err)...)
+	}
+	return fh.Name(), nil
+}
+
+func writeSweep(e *env, rows []results.SweepResult, format, output string) int {
+	return writeOutput(e, format, output, outputMessages{sqlite: "\nSQLite results written to %s\n", file: "\nResults written to %s\n", beforeStdout: "\n"},
+		func() error { return history.AppendSweep(rows, output) },
+		func() ([]byte, error) { return results.FormatSweep(rows, format) },
+		func() ([]byte, error) { return results.FormatSweep(rows, "json") })
+}

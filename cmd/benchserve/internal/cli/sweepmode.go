@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/benchserve/benchserve/sweep"
+)
+
+// sweepConfig turns the flags into a sweep.Config, collecting every
+// problem (reference: the parsing half of bench_serve_command).
+func sweepConfig(e *env, f *benchFlags) (sweep.Config, []string) {
+	var problems []string
+	cfg := sweep.Config{
+		URL: f.url, Model: f.model, APIKey: f.apiKey,
+		PromptFile: f.promptFile, SystemPromptFile: f.systemPromptFile,
+		// As the reference's CLI: a system prompt file implies skipping the
+		// preflight, which would warm the cache being measured.
+		SkipPreflightTokenCount: f.skipPreflightTokenCount || f.systemPromptFile != "",
+		MaxTokens:               f.maxTokens, Repetitions: f.repetitions, Warmup: f.warmup,
+		NoValidate: f.validate.val == "false", NoScrape: f.scrapeMetrics.val == "false",
+		Tag: f.tag.val, Progress: e.stderr,
+		RequestTimeout: -1,
+	}
+	if t := f.requestTimeout(); t > 0 {
+		cfg.RequestTimeout = t
+	}
+	for _, ps := range strings.Split(f.prompts, ",") {
+		if ps = strings.TrimSpace(ps); ps != "" {
+			cfg.PromptSets = append(cfg.PromptSets, ps)
+		}
+	}
+	if len(cfg.PromptSets) == 0 {
+		problems = append(problems, "--prompts: no prompt set given")
+	}
+	for _, c := range strings.Split(f.concurrency, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n < 1 {
+			problems = append(problems, fmt.Sprintf("--concurrency: want integers >= 1, got %q", strings.TrimSpace(c)))
+			continue
+		}
+		cfg.Concurrencies = append(cfg.Concurrencies, n)
+	}
+	if f.enableThinking.val != "" {
+		for _, v := range strings.Split(f.enableThinking.val, ",") {
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "true":
+				b := true
+				cfg.Thinking = append(cfg.Thinking, &b)
+			case "false":
+				b := false
+				cfg.Thinking = append(cfg.Thinking, &b)
+			default:
+				problems = append(problems, fmt.Sprintf("--enable-thinking: want true, false or true,false, got %q", v))
+			}
+		}
+	}
+	if f.extraBody.val != "" {
+		cfg.ExtraBodies = splitExtraBodies(f.extraBody.val)
+	}
+	for _, kv := range f.overrides {
+		o, err := sweep.ParseOverride(kv)
+		if err != nil {
+			problems = append(problems, "--override-field: "+strings.TrimPrefix(err.Error(), "sweep: "))
+			continue
+		}
+		cfg.Overrides = append(cfg.Overrides, o)
+	}
+	if f.repetitions < 1 {
+		problems = append(problems, fmt.Sprintf("--repetitions must be at least 1, got %d", f.repetitions))
+	}
+	if f.maxTokens < 1 {
+		problems = append(problems, fmt.Sprintf("--max-tokens must be at least 1, got %d", f.maxTokens))
+	}
+	if f.warmup < 0 {
+		problems = append(problems, fmt.Sprintf("--warmup must be at least 0, got %d", f.warmup))
+	}
+	if f.cachePolicy.val != "" {
+		fmt.Fprintln(e.stderr, "Warning: --cache-policy applies to --workload runs only; ignored for the prompt sweep")
+	}
+	for _, name := range []string{"slo", "case-tag"} {
+		if f.given(name) {
+			fmt.Fprintf(e.stderr, "Warning: --%s applies to --workload runs only; ignored for the prompt sweep\n", name)
+		}
+	}
+	return cfg, problems
+}
+
+// splitExtraBodies splits "{…},{…}" between a "}" and a "{" separated by
+// a comma and optional spaces, then strips spaces and quotes from each
+// piece (reference: re.split(r"(?<=})\s*,\s*(?={)", …) and
+// .strip().strip("'\"")), so both '{"a":1}','{"b":2}' and {"a":1},{"b":2}
+// work.
+func splitExtraBodies(s string) []string {
+	var parts []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '}' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && isSpace(s[j]) {
+			j++
+		}
+		if j >= len(s) || s[j] != ',' {
+			continue
+		}
+		j++
+		for j < len(s) && isSpace(s[j]) {
+			j++
+		}
+		if j < len(s) && s[j] == '{' {
+			parts = append(parts, s[start:i+1])
+			start = j
+			i = j - 1
+		}
+	}
+	parts = append(parts, s[start:])
+	for k, p := range parts {
+		parts[k] = strings.Trim(strings.TrimSpace(p), `'"`)
+	}
+	return parts
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '\v'
+}
+
+// runSweepMode runs the prompt sweep (reference: run_bench_serve).
+func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
+	format := outputFormat(f.format.val, f.output, "table")
+	var pr problems
+	commonChecks(f, &pr)
+	cfg, flagProblems := sweepConfig(e, f)
+	pr.usage = append(pr.usage, flagProblems...)
+	if format == "sqlite" && f.output == "" {
+		pr.addUsage("--output is required when --format sqlite")
+	}
+	if pr.empty() {
+		if err := sweep.Validate(cfg); err != nil {
+			addSweepProblems(&pr, err)
+		}
+	}
+	if err := checkOutput(f.output, format); err != nil {
+		pr.addInput("%v", err)
+	}
+	if !pr.empty() {
+		return pr.report(e)
+	}
+	if code, ok := checkServer(ctx, e, f); !ok {
+		return code
+	}
+	rows, runErr := sweep.Run(ctx, cfg)
+	if runErr != nil && len(rows) == 0 {
+		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
+		if ctx.Err() != nil {
+			return ExitFailed
+		}
+		return ExitUsage
+	}
+	if code := writeSweep(e, rows, format, f.output); code != ExitOK {
+		return code
+	}
+	if runErr != nil {
+		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
+		return ExitFailed
+	}
+	for _, r := range rows {
+		if !r.Validated {
+			return ExitFailed
+		}
+	}
+	return ExitOK
+}

@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/term"
+
+	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/progress"
+	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/runner"
+	"github.com/benchserve/benchserve/workload"
+)
+
+// runWorkloadMode runs a declarative workload (reference:
+// run_bench_serve_workload).
+func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
+	if w := sweepOnlyWarning(f); w != "" {
+		fmt.Fprintln(e.stderr, w)
+	}
+	format := outputFormat(f.format.val, f.output, "json")
+	var pr problems
+	if format == "sqlite" && f.output == "" {
+		pr.addUsage("--output is required when --format sqlite")
+	}
+	if f.repetitions < 1 {
+		pr.addUsage("--repetitions must be at least 1, got %d", f.repetitions)
+	}
+	commonChecks(f, &pr)
+	tags := f.tags()
+	w, err := workload.Load(f.workload.val)
+	var selected []workload.Case
+	if err != nil {
+		pr.addInput("%v", err)
+	} else if selected = w.Select(tags); len(selected) == 0 {
+		pr.addUsage("--case-tag %s: no case of %s has any of these tags", strings.Join(tags, ","), f.workload.val)
+	}
+	if err := checkOutput(f.output, format); err != nil {
+		pr.addInput("%v", err)
+	}
+	if !pr.empty() {
+		return pr.report(e)
+	}
+	if code, ok := checkServer(ctx, e, f); !ok {
+		return code
+	}
+
+	hc, closeIdle := newHTTPClient(f.requestTimeout(), 2)
+	defer closeIdle()
+	r, err := runner.New(ctx, runner.Config{
+		URL: f.url, Model: f.model, APIKey: f.apiKey, HTTP: hc,
+		RequestTimeout: f.requestTimeout(), NoScrape: f.scrapeMetrics.val == "false", IncludeContent: f.includeContent,
+	})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
+		return ExitUsage
+	}
+	// In a terminal a live progress line (done/total, elapsed, ETA);
+	// elsewhere (CI logs, pipes) the reference's line per case.
+	// The total counts the selected cases only (after --case-tag).
+	var live *progress.Reporter
+	if stderrIsTerminal(e.stderr) {
+		live = progress.New(e.stderr, len(selected)*f.repetitions, progress.WithTerminal(true))
+	}
+	var (
+		mu     sync.Mutex
+		failed []results.Record
+	)
+	p, runErr := r.Run(ctx, w, runner.RunOptions{
+		Repetitions: f.repetitions,
+		CachePolicy: f.cachePolicy.val,
+		Tags:        tags,
+		Progress: func(rec results.Record, done, total int) {
+			if live != nil {
+				live.Done(rec.CaseID, rec.OK)
+				if !rec.OK {
+					mu.Lock()
+					failed = append(failed, rec)
+					mu.Unlock()
+				}
+				return
+			}
+			status := "ok"
+			if !rec.OK {
+				status = "FAIL"
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "  [%d/%d] %s ... %.0fms %s (%d/%d)\n",
+				rec.Repetition+1, f.repetitions, rec.CaseID, rec.Metrics.E2ELms, status, done, total)
+			if !rec.OK {
+				for _, is := range recordIssues(rec) {
+					fmt.Fprintf(&b, "      %s\n", is)
+				}
+			}
+			fmt.Fprint(e.stderr, b.String())
+		},
+	})
+	live.Finish()
+	if live != nil {
+		fmt.Fprint(e.stderr, failureReport(failed, f.repetitions))
+	}
+	if p == nil {
+		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
+		return ExitUsage
+	}
+	sloFailed := checkSLOs(e, p, append(append([]string{}, w.SLO...), f.slo...))
+	if code := writeWorkload(e, p, format, f.output); code != ExitOK {
+		return code
+	}
+	if runErr != nil {
+		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
+		return ExitFailed
+	}
+	if !p.Summary.Passed || sloFailed {
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// stderrIsTerminal decides the live progress mode (a variable so tests
+// can force it).
+var stderrIsTerminal = isTerminal
+
+// recordIssues are the reasons a record failed, in the record's order
+// (the request error, when there was one, is the last issue); a failed
+// record without issues gets its error, if any.
+func recordIssues(rec results.Record) []string {
+	if len(rec.Quality.Issues) > 0 {
+		return rec.Quality.Issues
+	}
+	if rec.Error != "" {
+		return []string{"request error: " + rec.Error}
+	}
+	return nil
+}
+
+// failureReport lists the failed records' issues grouped by case, cases
+// in the order they first failed:
+//
+//	Failed cases:
+//	  never
+//	    [1/2] content does not match required_regex …
+//	    [2/2] request error: …
+//
+// "" when nothing failed.
+func failureReport(failed []results.Record, reps int) string {
+	if len(failed) == 0 {
+		return ""
+	}
+	var order []string
+	byCase := map[string][]results.Record{}
+	for _, rec := range failed {
+		if _, ok := byCase[rec.CaseID]; !ok {
+			order = append(order, rec.CaseID)
+		}
+		byCase[rec.CaseID] = append(byCase[rec.CaseID], rec)
+	}
+	var b strings.Builder
+	b.WriteString("Failed cases:\n")
+	for _, id := range order {
+		fmt.Fprintf(&b, "  %s\n", id)
+		for _, rec := range byCase[id] {
+			issues := recordIssues(rec)
+			if len(issues) == 0 {
+				issues = []string{"failed (no issue recorded)"}
+			}
+			for _, is := range issues {
+				fmt.Fprintf(&b, "    [%d/%d] %s\n", rec.Repetition+1, reps, is)
+			}
+		}
+	}
+	return b.String()
+}
+
+// checkSLOs evaluates the run-level thresholds on p (recording them in
+// p.SLO, see load.CheckPayload), prints one line each to stderr:
+//
+//	SLO ttft_p95_ms <= 500: PASS (measured 212.3)
+//	SLO ttft_p95_ms <= 500: FAIL (measured 612.4, want <= 500)
+//
+// and reports whether any failed. The thresholds were checked before the
+// run, so a parse error here is only reported.
+func checkSLOs(e *env, p *results.Payload, thresholds []string) bool {
+	if len(thresholds) == 0 {
+		return false
+	}
+	outcomes, err := load.CheckPayload(p, thresholds)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
+		return true
+	}
+	failed := false
+	for i, o := range outcomes {
+		expr := thresholds[i]
+		if o.Pass {
+			fmt.Fprintf(e.stderr, "SLO %s: PASS (measured %s)\n", expr, o.MeasuredString())
+			continue
+		}
+		failed = true
+		want := fmt.Sprintf("want %s %s", o.Op, strconv.FormatFloat(o.Value, 'g', -1, 64))
+		if math.IsNaN(o.Measured) {
+			fmt.Fprintf(e.stderr, "SLO %s: FAIL (no samples, %s)\n", expr, want)
+			continue
+		}
+		fmt.Fprintf(e.stderr, "SLO %s: FAIL (measured %s, %s)\n", expr, o.MeasuredString(), want)
+	}
+	return failed
+}
+
+// isTerminal reports whether w is a terminal (a live progress line can be
+// redrawn there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
