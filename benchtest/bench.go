@@ -3,14 +3,13 @@ package benchtest
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/serverinfo"
@@ -19,53 +18,6 @@ import (
 	"github.com/benchserve/benchserve/sweep"
 	"github.com/benchserve/benchserve/workload"
 )
-
-// WithConcurrencyLevels makes BenchWorkload run every case at each of
-// these concurrency levels, as sub-benchmarks conc=N (default: the
-// configured concurrency, WithConcurrency or $BENCHSERVE_CONCURRENCY).
-// Levels below 1 are ignored. RunWorkload ignores it.
-func WithConcurrencyLevels(levels ...int) Option {
-	return func(c *Config) {
-		c.ConcurrencyLevels = nil
-		for _, n := range levels {
-			if n >= 1 {
-				c.ConcurrencyLevels = append(c.ConcurrencyLevels, n)
-			}
-		}
-	}
-}
-
-// WithSLO adds run-level thresholds (stats.ParseThreshold syntax, e.g.
-// "ttft_p95_ms <= 500", "error_rate <= 0.01") that BenchWorkload and
-// BenchSweep check after each sub-benchmark, failing it with the measured
-// value ("ttft_p95_ms = 612.4, want <= 500"). A threshold that does not
-// parse fails the benchmark before anything runs. RunWorkload checks them
-// too, on the whole run, as subtests slo/<threshold> (see CheckSLOs).
-func WithSLO(thresholds ...string) Option {
-	return func(c *Config) { c.SLOs = append(c.SLOs, thresholds...) }
-}
-
-// WithGoodput makes BenchWorkload and BenchSweep also report goodput
-// (goodput-req/s: requests per second that succeeded and met every limit
-// of slo, DistServe's definition). RunWorkload ignores it.
-func WithGoodput(slo stats.RequestSLO) Option {
-	return func(c *Config) { c.Goodput = &slo }
-}
-
-// WithFixture sets the options of the fixture server BenchWorkload and
-// BenchSweep start when no URL is configured (default: fixtures.Options{},
-// the default responder at fixtures.DefaultTiming); RunWorkload uses it too.
-func WithFixture(opts fixtures.Options) Option {
-	return func(c *Config) { c.Fixture = &opts }
-}
-
-// WithPercentiles adds percentiles (e.g. 99.9) for thresholds to use
-// besides the p50/p90/p95/p99 every distribution has; any percentile can
-// be named in a threshold, this only precomputes them. RunWorkload
-// ignores it.
-func WithPercentiles(ps ...float64) Option {
-	return func(c *Config) { c.Percentiles = append(c.Percentiles, ps...) }
-}
 
 // BenchWorkload loads the workload at path and benchmarks every case (of
 // the configured tags) at every concurrency level, as sub-benchmarks
@@ -97,9 +49,9 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	if err != nil {
 		b.Fatalf("benchtest: %v", err)
 	}
-	cases := w.Select(env.cfg.Tags)
+	cases := w.Select(env.cfg.tags)
 	if len(cases) == 0 {
-		b.Fatalf("benchtest: %s: no case has any of the tags %v", displayPath(path), env.cfg.Tags)
+		b.Fatalf("benchtest: %s: no case has any of the tags %v", displayPath(path), env.cfg.tags)
 	}
 	for _, c := range cases {
 		req := runner.CaseRequest(env.model, c)
@@ -178,58 +130,39 @@ func setName(set string) string {
 // benchEnv is the server, client and settings shared by one
 // BenchWorkload or BenchSweep call.
 type benchEnv struct {
-	cfg        Config
+	cfg        config
 	levels     []int
 	thresholds []stats.Threshold
 	client     *stream.Client
 	model      string
 }
 
+// newBenchEnv connects to the server through the one engine (runner.New:
+// URL, API key, HTTP client, timeouts, model detection), with enough idle
+// connections for the largest concurrency level.
 func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	b.Helper()
 	cfg, err := resolve(opts)
 	if err != nil {
 		b.Fatalf("benchtest: configuration: %v", err)
 	}
-	env := &benchEnv{cfg: cfg}
-	env.levels = cfg.ConcurrencyLevels
-	if len(env.levels) == 0 {
-		env.levels = []int{cfg.Concurrency}
+	if cfg.output != "" || cfg.report != "" {
+		b.Fatalf("benchtest: an output or report (WithOutput, WithReport, $%s, $%s) applies to RunWorkload; benchmarks report with b.ReportMetric", EnvOutput, EnvReport)
 	}
-	if env.thresholds, err = stats.ParseThresholds(cfg.SLOs...); err != nil {
+	env := &benchEnv{cfg: cfg}
+	env.levels = cfg.concurrencyLevels
+	if len(env.levels) == 0 {
+		env.levels = []int{cfg.concurrency}
+	}
+	if env.thresholds, err = stats.ParseThresholds(cfg.slos...); err != nil {
 		b.Fatalf("benchtest: %v", err)
 	}
-	url := strings.TrimRight(serverURL(b, cfg), "/")
-	conns := 0
-	for _, n := range env.levels {
-		conns = max(conns, n)
-	}
-	hc := newHTTPClient(conns, cfg.RequestTimeout)
-	b.Cleanup(hc.CloseIdleConnections)
-	env.client = &stream.Client{BaseURL: url, APIKey: cfg.APIKey, HTTP: hc}
-	env.model = cfg.Model
-	if env.model == "" {
-		env.model = (&serverinfo.Prober{BaseURL: url, APIKey: cfg.APIKey}).Detect(b.Context()).ModelID
-	}
-	if env.model == "" {
-		b.Fatalf("benchtest: could not determine the model id from %s/v1/models; set %s", url, EnvModel)
-	}
-	b.Attr("server", url)
+	r := newRunner(b, cfg, slices.Max(env.levels))
+	env.client = r.Client()
+	env.model = r.Model()
+	b.Attr("server", serverinfo.RedactURL(r.URL()))
 	b.Attr("model", env.model)
 	return env
-}
-
-// newHTTPClient returns a client that keeps up to conns idle connections
-// to the server, so a round of conns streams reuses the previous round's
-// connections instead of dialling (net/http keeps only 2 per host by
-// default), and does not follow redirects (see stream's default client).
-func newHTTPClient(conns int, timeout time.Duration) *http.Client {
-	tr := stream.NewTransport(conns)
-	return &http.Client{
-		Transport:     tr,
-		Timeout:       timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
 }
 
 // maxLoggedFailures bounds the failures logged per sub-benchmark.
@@ -268,7 +201,7 @@ func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request,
 		elapsed += run.Duration
 		peak = max(peak, run.PeakInFlight)
 	}
-	st := load.Summarize(samples, elapsed, load.StatsOptions{Percentiles: env.cfg.Percentiles, Goodput: env.cfg.Goodput})
+	st := load.Summarize(samples, elapsed, load.StatsOptions{Goodput: env.cfg.goodput})
 	st.PeakInFlight = peak
 	logged, failed := 0, 0
 	for i, s := range samples {

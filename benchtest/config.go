@@ -1,12 +1,14 @@
 package benchtest
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/stats"
 )
 
@@ -37,154 +39,162 @@ const (
 	EnvConcurrency = "BENCHSERVE_CONCURRENCY"
 )
 
-// Config holds every setting of a run. Its zero value works: fixture
-// server, auto-detected model, one repetition, all cases, sequential,
-// 300 s transport timeout, cache counters scraped.
-type Config struct {
-	// URL of the server; "" starts the fixture server (default: $BENCHSERVE_URL).
-	URL string
-	// Model id; "" auto-detects (default: $BENCHSERVE_MODEL).
-	Model string
-	// APIKey sent as a Bearer token (default: $BENCHSERVE_API_KEY).
-	APIKey string
-	// Repetitions of every case; 0 means 1 (default: $BENCHSERVE_REPETITIONS).
-	Repetitions int
-	// Tags filter; nil runs every case (default: $BENCHSERVE_TAGS).
-	Tags []string
-	// CachePolicy overrides the workload's (default: $BENCHSERVE_CACHE_POLICY).
-	CachePolicy string
-	// Output is a results file path (default: $BENCHSERVE_OUTPUT).
-	Output string
-	// Report is an HTML report path (default: $BENCHSERVE_REPORT).
-	Report string
-	// Concurrency is how many cases run at once; 0 means 1
-	// (default: $BENCHSERVE_CONCURRENCY).
-	Concurrency int
-	// RequestTimeout is the transport safety timeout of one request;
-	// 0 means 300 s, negative means none.
-	RequestTimeout time.Duration
-	// NoScrape disables reading /metrics around each case.
-	NoScrape bool
-	// IncludeContent keeps each response's whole content in the payload.
-	IncludeContent bool
-
-	// Fixture configures the fixture server started when URL is ""
-	// (default: fixtures.Options{}).
-	Fixture *fixtures.Options
-	// SLOs are run-level thresholds ("ttft_p95_ms <= 500"), checked after
-	// the run as subtests slo/<threshold>, added to the workload's
-	// defaults.slo.
-	SLOs []string
-	// ConcurrencyLevels are the levels BenchWorkload sweeps (default:
-	// Concurrency).
-	ConcurrencyLevels []int
-	// Goodput, when set, makes benchmarks report goodput-req/s.
-	Goodput *stats.RequestSLO
-	// Percentiles are extra percentiles computed for thresholds.
-	Percentiles []float64
+// config holds every setting of a run, resolved from the options and the
+// environment. Its zero value works: fixture server, auto-detected model,
+// one repetition, all cases, sequential, the default transport timeout
+// (runner.DefaultRequestTimeout), cache counters scraped.
+type config struct {
+	url, model, apiKey string
+	repetitions        int
+	tags               []string
+	cachePolicy        string
+	output, report     string
+	concurrency        int
+	concurrencyLevels  []int
+	requestTimeout     time.Duration
+	noScrape           bool
+	includeContent     bool
+	fixture            *fixtures.Options
+	slos               []string
+	goodput            *stats.RequestSLO
 }
 
-// Option changes a Config.
-type Option func(*Config)
+// Option sets one setting of RunWorkload, BenchWorkload or BenchSweep.
+// Options win over the BENCHSERVE_* environment, which wins over the
+// defaults. An option that does not apply to the function it is given to
+// fails the test instead of being ignored.
+type Option func(*config)
 
-// WithURL targets a running server instead of the fixture.
-func WithURL(url string) Option { return func(c *Config) { c.URL = url } }
+// WithURL targets a running server instead of the fixture (default:
+// $BENCHSERVE_URL; unset starts the fixture server on loopback).
+func WithURL(url string) Option { return func(c *config) { c.url = url } }
 
-// WithModel sets the model id instead of auto-detecting it.
-func WithModel(model string) Option { return func(c *Config) { c.Model = model } }
+// WithModel sets the model id instead of auto-detecting it (default:
+// $BENCHSERVE_MODEL, else the run's server's first /v1/models entry).
+func WithModel(model string) Option { return func(c *config) { c.model = model } }
 
-// WithAPIKey sends key as a Bearer token.
-func WithAPIKey(key string) Option { return func(c *Config) { c.APIKey = key } }
+// WithAPIKey sends key as a Bearer token (default: $BENCHSERVE_API_KEY).
+func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
 
-// WithRepetitions runs every case n times; subtests are named case/rep=N.
-func WithRepetitions(n int) Option { return func(c *Config) { c.Repetitions = n } }
+// WithRepetitions runs every case n times (n >= 1); subtests are named
+// case/rep=N (default: $BENCHSERVE_REPETITIONS, else 1).
+func WithRepetitions(n int) Option { return func(c *config) { c.repetitions = n } }
 
-// WithTags keeps only cases having any of tags.
-func WithTags(tags ...string) Option { return func(c *Config) { c.Tags = tags } }
+// WithTags keeps only cases having any of tags (default: $BENCHSERVE_TAGS,
+// comma-separated; unset runs every case).
+func WithTags(tags ...string) Option { return func(c *config) { c.tags = tags } }
 
 // WithCachePolicy overrides the workload's cache policy: "preserve",
-// "before-run" or "before-case".
-func WithCachePolicy(p string) Option { return func(c *Config) { c.CachePolicy = p } }
+// "before-run" or "before-case" (default: $BENCHSERVE_CACHE_POLICY).
+func WithCachePolicy(p string) Option { return func(c *config) { c.cachePolicy = p } }
 
-// WithOutput writes the results payload to path after the run.
-func WithOutput(path string) Option { return func(c *Config) { c.Output = path } }
+// WithOutput writes the results payload to path after the run, in the
+// format its extension names (results.FormatForPath; .db needs import _
+// "github.com/benchserve/benchserve/history"). Default: $BENCHSERVE_OUTPUT.
+func WithOutput(path string) Option { return func(c *config) { c.output = path } }
 
-// WithReport writes a self-contained HTML report to path after the run.
-func WithReport(path string) Option { return func(c *Config) { c.Report = path } }
+// WithReport writes the self-contained HTML report to path (.html) after
+// the run; it needs import _ "github.com/benchserve/benchserve/report" in
+// a test file (default: $BENCHSERVE_REPORT).
+func WithReport(path string) Option { return func(c *config) { c.report = path } }
 
-// WithConcurrency runs up to n cases at once (closed loop).
-func WithConcurrency(n int) Option { return func(c *Config) { c.Concurrency = n } }
+// WithConcurrency keeps up to n requests in flight (a closed loop): in
+// RunWorkload the selected cases run n at a time under a conc=N subtest;
+// in BenchWorkload and BenchSweep it is the one concurrency level unless
+// WithConcurrencyLevels gives several (default: $BENCHSERVE_CONCURRENCY,
+// else 1).
+func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
 
-// WithRequestTimeout sets the per-request transport timeout.
-func WithRequestTimeout(d time.Duration) Option { return func(c *Config) { c.RequestTimeout = d } }
+// WithConcurrencyLevels makes BenchWorkload and BenchSweep run every case
+// at each of these levels, as sub-benchmarks conc=N. RunWorkload, which
+// runs at one concurrency, fails when given it.
+func WithConcurrencyLevels(levels ...int) Option {
+	return func(c *config) { c.concurrencyLevels = levels }
+}
 
-// WithoutScrape disables the /metrics scrapes around each case.
-func WithoutScrape() Option { return func(c *Config) { c.NoScrape = true } }
+// WithRequestTimeout sets the transport timeout of one request: 0 keeps
+// runner.DefaultRequestTimeout (300 s), a negative value means none.
+func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.requestTimeout = d } }
+
+// WithoutScrape disables the /metrics scrapes around each case (cache
+// counters are then null).
+func WithoutScrape() Option { return func(c *config) { c.noScrape = true } }
 
 // WithContent keeps each response's whole content in the payload.
-func WithContent() Option { return func(c *Config) { c.IncludeContent = true } }
+func WithContent() Option { return func(c *config) { c.includeContent = true } }
 
-// WithConfig replaces the whole configuration (environment defaults still
-// fill the fields left zero).
-func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
+// WithSLO adds run-level thresholds (stats.ParseThreshold syntax, e.g.
+// "ttft_p95_ms <= 500", "error_rate <= 0.01"). RunWorkload checks them
+// after the run, on top of the workload's defaults.slo, each as a subtest
+// slo/<threshold> failing with the measured value ("ttft_p95_ms = 612.4,
+// want <= 500"); BenchWorkload and BenchSweep check them per
+// sub-benchmark. A threshold that does not parse fails the test before
+// anything is sent.
+func WithSLO(thresholds ...string) Option {
+	return func(c *config) { c.slos = append(c.slos, thresholds...) }
+}
+
+// WithGoodput makes BenchWorkload and BenchSweep also report goodput
+// (goodput-req/s: requests per second that succeeded and met every limit
+// of slo, DistServe's definition).
+func WithGoodput(slo stats.RequestSLO) Option {
+	return func(c *config) { c.goodput = &slo }
+}
+
+// WithFixture sets the options of the fixture server started when no URL
+// is configured (default: fixtures.Options{}, the default responder at
+// fixtures.DefaultTiming).
+func WithFixture(opts fixtures.Options) Option {
+	return func(c *config) { c.fixture = &opts }
+}
 
 // resolve builds the effective configuration: environment first, then the
-// options on top; it reports malformed numeric environment values.
-func resolve(opts []Option) (Config, error) {
-	var env Config
-	env.URL = os.Getenv(EnvURL)
-	env.Model = os.Getenv(EnvModel)
-	env.APIKey = os.Getenv(EnvAPIKey)
-	env.CachePolicy = os.Getenv(EnvCachePolicy)
-	env.Output = os.Getenv(EnvOutput)
-	env.Report = os.Getenv(EnvReport)
+// options on top; it reports malformed environment values and settings
+// out of range.
+func resolve(opts []Option) (config, error) {
+	var cfg config
+	cfg.url = os.Getenv(EnvURL)
+	cfg.model = os.Getenv(EnvModel)
+	cfg.apiKey = os.Getenv(EnvAPIKey)
+	cfg.cachePolicy = os.Getenv(EnvCachePolicy)
+	cfg.output = os.Getenv(EnvOutput)
+	cfg.report = os.Getenv(EnvReport)
 	if v := os.Getenv(EnvTags); v != "" {
 		for _, t := range strings.Split(v, ",") {
 			if t = strings.TrimSpace(t); t != "" {
-				env.Tags = append(env.Tags, t)
+				cfg.tags = append(cfg.tags, t)
 			}
 		}
 	}
 	var err error
-	if env.Repetitions, err = envInt(EnvRepetitions); err != nil {
-		return Config{}, err
+	if cfg.repetitions, err = envInt(EnvRepetitions); err != nil {
+		return config{}, err
 	}
-	if env.Concurrency, err = envInt(EnvConcurrency); err != nil {
-		return Config{}, err
+	if cfg.concurrency, err = envInt(EnvConcurrency); err != nil {
+		return config{}, err
 	}
-	cfg := env
 	for _, o := range opts {
 		o(&cfg)
 	}
-	// WithConfig may have zeroed fields the environment sets.
-	fill(&cfg.URL, env.URL)
-	fill(&cfg.Model, env.Model)
-	fill(&cfg.APIKey, env.APIKey)
-	fill(&cfg.CachePolicy, env.CachePolicy)
-	fill(&cfg.Output, env.Output)
-	fill(&cfg.Report, env.Report)
-	if cfg.Tags == nil {
-		cfg.Tags = env.Tags
+	cfg.repetitions = max(cfg.repetitions, 0)
+	if cfg.repetitions == 0 {
+		cfg.repetitions = 1
 	}
-	if cfg.Repetitions == 0 {
-		cfg.Repetitions = max(env.Repetitions, 1)
+	if cfg.concurrency == 0 {
+		cfg.concurrency = 1
 	}
-	if cfg.Concurrency == 0 {
-		cfg.Concurrency = max(env.Concurrency, 1)
+	if cfg.concurrency < 0 {
+		return config{}, fmt.Errorf("benchtest: WithConcurrency(%d): want at least 1", cfg.concurrency)
 	}
-	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = 300 * time.Second
+	for _, n := range cfg.concurrencyLevels {
+		if n < 1 {
+			return config{}, fmt.Errorf("benchtest: WithConcurrencyLevels: level %d: want at least 1", n)
+		}
 	}
-	if cfg.RequestTimeout < 0 {
-		cfg.RequestTimeout = 0
+	if cfg.report != "" && results.FormatForPath(cfg.report) != results.FormatHTML {
+		return config{}, fmt.Errorf("benchtest: report %s: want an .html path", cfg.report)
 	}
 	return cfg, nil
-}
-
-func fill(dst *string, v string) {
-	if *dst == "" {
-		*dst = v
-	}
 }
 
 func envInt(name string) (int, error) {

@@ -1,7 +1,6 @@
 package benchtest
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"path/filepath"
@@ -12,10 +11,9 @@ import (
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/serverinfo"
 	"github.com/benchserve/benchserve/workload"
 )
 
@@ -42,121 +40,141 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	if err != nil {
 		t.Fatalf("benchtest: configuration: %v", err)
 	}
+	if len(cfg.concurrencyLevels) > 0 {
+		t.Fatalf("benchtest: WithConcurrencyLevels applies to BenchWorkload; RunWorkload runs at one concurrency (WithConcurrency)")
+	}
 	w, err := workload.Load(path)
 	if err != nil {
 		t.Fatalf("benchtest: workload did not load: %v", err)
 	}
-
-	slos := append(append([]string(nil), w.SLO...), cfg.SLOs...)
-	if _, err := stats.ParseThresholds(slos...); err != nil {
-		t.Fatalf("benchtest: SLO thresholds: %v", err)
-	}
-	url := serverURL(t, cfg)
-	ctx := t.Context()
-	r, err := runner.New(ctx, runner.Config{
-		URL:            url,
-		Model:          cfg.Model,
-		APIKey:         cfg.APIKey,
-		RequestTimeout: cfg.RequestTimeout,
-		NoScrape:       cfg.NoScrape,
-		IncludeContent: cfg.IncludeContent,
-		Conns:          cfg.Concurrency,
+	r := newRunner(t, cfg, cfg.concurrency)
+	file := displayPath(path)
+	run := &workloadRun{cfg: cfg, file: file}
+	sess, err := r.Start(t.Context(), w, runner.RunOptions{
+		Repetitions: cfg.repetitions,
+		Concurrency: cfg.concurrency,
+		CachePolicy: cfg.cachePolicy,
+		Tags:        cfg.tags,
+		SLOs:        cfg.slos,
+		Include: func(j runner.Job) bool {
+			return cfg.concurrency == 1 || selectedByFlags(t.Name()+"/"+concName(cfg.concurrency), j.Name(max(cfg.repetitions, 1)))
+		},
+		Progress: func(runner.Outcome, int, int) { run.checkpoint() },
 	})
 	if err != nil {
-		t.Fatalf("benchtest: server at %s: %v", url, err)
+		t.Fatalf("benchtest: %v", err)
 	}
-	t.Cleanup(r.Close)
-	policy, err := runner.ResolveCachePolicy(cfg.CachePolicy, w)
-	if err != nil {
-		t.Fatalf("benchtest: %s: cache policy: %v", path, err)
-	}
-	cases := w.Select(cfg.Tags)
-	if len(cases) == 0 {
-		t.Fatalf("benchtest: %s: no case has any of the tags %v", path, cfg.Tags)
-	}
-	if err := subtestNamesUnique(path, cases); err != nil {
+	if err := subtestNamesUnique(path, sess.Jobs()); err != nil {
 		t.Fatalf("benchtest: case ids: %v", err)
 	}
-
+	run.sess = sess
 	t.Attr("workload", w.Name)
 	t.Attr("model", r.Model())
-	t.Attr("server", url)
+	t.Attr("server", serverinfo.RedactURL(r.URL()))
 	if rt := r.Runtime().Server; rt != "" {
 		t.Attr("runtime", rt)
 	}
-
-	run := &workloadRun{r: r, w: w, cfg: cfg, file: displayPath(path), policy: policy}
-	run.payload = r.NewPayload(w, cfg.Repetitions, policy)
 	// Registered before any case runs, so results already measured are
 	// written even if a subtest panics or the test is stopped.
 	t.Cleanup(func() { run.finish(t) })
 
-	if policy == "before-run" {
-		ev := r.ClearCache(ctx)
-		run.payload.CachePolicy.Events = append(run.payload.CachePolicy.Events, results.CacheEvent{Scope: "before-run", Event: ev})
-	}
-	if cfg.Concurrency > 1 {
-		t.Run(fmt.Sprintf("conc=%d", cfg.Concurrency), func(t *testing.T) { run.concurrent(t, cases) })
+	reps := sess.Repetitions()
+	if cfg.concurrency > 1 {
+		// The requests go out from plain goroutines (not t.Parallel
+		// subtests), so the concurrency is exactly the one asked for
+		// whatever go test's -parallel is; each outcome is then reported
+		// as its own subtest, in the reference's order.
+		t.Run(concName(cfg.concurrency), func(t *testing.T) {
+			outs := make(chan func(), len(sess.Jobs()))
+			go func() {
+				_ = sess.RunAll(t.Context(), func(j runner.Job, out runner.Outcome, ok bool) {
+					outs <- func() {
+						t.Run(j.Name(reps), func(t *testing.T) {
+							if !ok {
+								t.Skip("benchtest: not selected by -run/-skip when the requests were scheduled")
+							}
+							run.report(t, out)
+						})
+					}
+				})
+				close(outs)
+			}()
+			for report := range outs {
+				report()
+			}
+		})
 	} else {
-		for _, c := range cases {
+		for _, c := range uniqueCases(sess.Jobs()) {
 			t.Run(c.ID, func(t *testing.T) {
-				if cfg.Repetitions == 1 {
-					run.report(t, run.execute(t.Context(), c, 0))
-					return
-				}
-				for rep := range cfg.Repetitions {
-					t.Run(fmt.Sprintf("rep=%d", rep), func(t *testing.T) {
-						run.report(t, run.execute(t.Context(), c, rep))
+				for _, j := range sess.Jobs() {
+					if j.Case.ID != c.ID {
+						continue
+					}
+					if reps == 1 {
+						run.report(t, sess.Execute(t.Context(), j))
+						continue
+					}
+					t.Run(fmt.Sprintf("rep=%d", j.Rep), func(t *testing.T) {
+						run.report(t, sess.Execute(t.Context(), j))
 					})
 				}
 			})
 		}
 	}
-	p := run.snapshot()
-	if len(slos) > 0 {
-		outcomes, _ := CheckSLOs(t, PayloadStats(p), slos...)
-		p.SLO = load.SLOResults(slos, outcomes)
-		run.mu.Lock()
-		run.payload.SLO = p.SLO // the output file written at cleanup has them too
-		run.mu.Unlock()
+	p := sess.Payload()
+	if slos := sess.SLOs(); len(slos) > 0 {
+		reportSLOs(t, nil, sess.Outcomes(p))
 	}
 	return p
 }
 
-// workloadRun is the state of one RunWorkload call.
+// newRunner connects to the configured server (starting the fixture when
+// no URL is set) with conns idle connections, failing tb with the
+// runner's message when no model can be determined.
+func newRunner(tb testing.TB, cfg config, conns int) *runner.Runner {
+	tb.Helper()
+	url := serverURL(tb, cfg)
+	r, err := runner.New(tb.Context(), runner.Config{
+		URL:            url,
+		Model:          cfg.model,
+		APIKey:         cfg.apiKey,
+		RequestTimeout: cfg.requestTimeout,
+		NoScrape:       cfg.noScrape,
+		IncludeContent: cfg.includeContent,
+		Conns:          conns,
+	})
+	if err != nil {
+		tb.Fatalf("benchtest: %v", err)
+	}
+	tb.Cleanup(r.Close)
+	return r
+}
+
+func concName(n int) string { return fmt.Sprintf("conc=%d", n) }
+
+// uniqueCases returns the cases of jobs in first-seen order.
+func uniqueCases(jobs []runner.Job) []workload.Case {
+	var out []workload.Case
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		if !seen[j.Case.ID] {
+			seen[j.Case.ID] = true
+			out = append(out, j.Case)
+		}
+	}
+	return out
+}
+
+// workloadRun is the state of one RunWorkload call around its session.
 type workloadRun struct {
-	r      *runner.Runner
-	w      *workload.Workload
-	cfg    Config
-	file   string
-	policy string
+	sess *runner.Session
+	cfg  config
+	file string
 
 	mu       sync.Mutex
-	payload  *results.Payload
 	finished bool
 	// writeMu orders the checkpoint writes of concurrent cases.
 	writeMu sync.Mutex
-}
-
-// execute runs one case repetition, applying a before-case cache reset,
-// and records the outcome.
-func (run *workloadRun) execute(ctx context.Context, c workload.Case, rep int) runner.Outcome {
-	var reset *results.CacheReset
-	if run.policy == "before-case" {
-		ev := run.r.ClearCache(ctx)
-		reset = &ev
-		id, rp := c.ID, rep
-		run.mu.Lock()
-		run.payload.CachePolicy.Events = append(run.payload.CachePolicy.Events,
-			results.CacheEvent{Scope: "before-case", CaseID: &id, Repetition: &rp, Event: ev})
-		run.mu.Unlock()
-	}
-	out := run.r.RunCase(ctx, run.w, c, rep, reset)
-	run.mu.Lock()
-	run.payload.Results = append(run.payload.Results, out.Record)
-	run.mu.Unlock()
-	run.checkpoint()
-	return out
 }
 
 // checkpoint rewrites a text output file (atomically) after every case, so
@@ -164,63 +182,12 @@ func (run *workloadRun) execute(ctx context.Context, c workload.Case, rep int) r
 // every result measured so far. SQLite outputs are appended once, at the
 // end, so that a run is one transaction.
 func (run *workloadRun) checkpoint() {
-	if run.cfg.Output == "" || results.FormatForPath(run.cfg.Output) == results.FormatSQLite {
+	if run.cfg.output == "" || results.FormatForPath(run.cfg.output) == results.FormatSQLite || run.sess == nil {
 		return
 	}
 	run.writeMu.Lock()
 	defer run.writeMu.Unlock()
-	_ = results.WriteFile(run.snapshot(), run.cfg.Output) // reported by the final write
-}
-
-// concurrent runs the cases (× repetitions) with at most cfg.Concurrency
-// requests in flight, then reports each as its own subtest. The requests
-// run in plain goroutines, not t.Parallel subtests, so the concurrency is
-// exactly the one asked for whatever go test's -parallel is.
-func (run *workloadRun) concurrent(t *testing.T, cases []workload.Case) {
-	type job struct {
-		c    workload.Case
-		rep  int
-		name string
-		// done delivers the outcome; closed without one when -run or
-		// -skip deselected the job, so its subtest can never block.
-		done chan runner.Outcome
-	}
-	var jobs []job
-	for _, c := range cases {
-		for rep := range run.cfg.Repetitions {
-			name := c.ID
-			if run.cfg.Repetitions > 1 {
-				name = fmt.Sprintf("%s/rep=%d", c.ID, rep)
-			}
-			jobs = append(jobs, job{c: c, rep: rep, name: name, done: make(chan runner.Outcome, 1)})
-		}
-	}
-	ctx := t.Context()
-	sem := make(chan struct{}, run.cfg.Concurrency)
-	var wg sync.WaitGroup
-	for _, j := range jobs {
-		if !selectedByFlags(t.Name(), j.name) {
-			close(j.done) // -run/-skip leaves it out: send no request
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			j.done <- run.execute(ctx, j.c, j.rep)
-		}()
-	}
-	defer wg.Wait()
-	for _, j := range jobs {
-		t.Run(j.name, func(t *testing.T) {
-			out, ok := <-j.done
-			if !ok {
-				t.Skip("benchtest: not selected by -run/-skip when the requests were scheduled")
-			}
-			run.report(t, out)
-		})
-	}
+	_ = results.WriteFile(run.sess.Payload(), run.cfg.output) // reported by the final write
 }
 
 // report logs one outcome's measurements and turns every failed check
@@ -251,16 +218,6 @@ func (run *workloadRun) report(t *testing.T, out runner.Outcome) {
 	}
 }
 
-// snapshot returns a copy of the payload with its summary computed.
-func (run *workloadRun) snapshot() *results.Payload {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	p := *run.payload
-	p.Results = append([]results.Record(nil), run.payload.Results...)
-	run.r.Finish(&p)
-	return &p
-}
-
 // finish writes the output file once, with whatever was measured.
 func (run *workloadRun) finish(t *testing.T) {
 	run.mu.Lock()
@@ -270,22 +227,25 @@ func (run *workloadRun) finish(t *testing.T) {
 	}
 	run.finished = true
 	run.mu.Unlock()
-	p := run.snapshot()
-	if run.cfg.Output != "" {
+	if run.sess == nil {
+		return
+	}
+	p := run.sess.Payload()
+	if run.cfg.output != "" {
 		run.writeMu.Lock()
-		err := results.WriteFile(p, run.cfg.Output)
+		err := results.WriteFile(p, run.cfg.output)
 		run.writeMu.Unlock()
 		if err != nil {
 			t.Errorf("benchtest: %v", err)
 		} else {
-			t.Logf("benchtest: results written to %s", run.cfg.Output)
+			t.Logf("benchtest: results written to %s", run.cfg.output)
 		}
 	}
-	if run.cfg.Report != "" {
-		if err := results.WriteFile(p, run.cfg.Report); err != nil {
+	if run.cfg.report != "" {
+		if err := results.WriteFile(p, run.cfg.report); err != nil {
 			t.Errorf("benchtest: report: %v", err)
 		} else {
-			t.Logf("benchtest: report written to %s", run.cfg.Report)
+			t.Logf("benchtest: report written to %s", run.cfg.report)
 		}
 	}
 }
@@ -428,9 +388,9 @@ func splitPattern(s string) []string {
 // subtestNamesUnique reports case ids that go test would turn into the
 // same subtest name (it writes spaces as "_"), which would make -run and
 // gotestsum's reruns pick the wrong case.
-func subtestNamesUnique(path string, cases []workload.Case) error {
+func subtestNamesUnique(path string, jobs []runner.Job) error {
 	seen := map[string]string{}
-	for _, c := range cases {
+	for _, c := range uniqueCases(jobs) {
 		name := strings.ReplaceAll(c.ID, " ", "_")
 		if prev, ok := seen[name]; ok {
 			return fmt.Errorf("%s: case ids %q and %q both become the subtest name %q; rename one", path, prev, c.ID, name)
@@ -442,13 +402,13 @@ func subtestNamesUnique(path string, cases []workload.Case) error {
 
 // serverURL is the configured server, or a fixture server started for tb
 // (closed by its cleanup) with cfg.Fixture's options when none is given.
-func serverURL(tb testing.TB, cfg Config) string {
-	if cfg.URL != "" {
-		return cfg.URL
+func serverURL(tb testing.TB, cfg config) string {
+	if cfg.url != "" {
+		return cfg.url
 	}
 	fo := fixtures.Options{}
-	if cfg.Fixture != nil {
-		fo = *cfg.Fixture
+	if cfg.fixture != nil {
+		fo = *cfg.fixture
 	}
 	return fixtures.Start(tb, fo).URL
 }

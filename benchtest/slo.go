@@ -40,6 +40,19 @@ func CheckSLOs(t *testing.T, st stats.Stats, thresholds ...string) ([]stats.Outc
 	}
 	outcomes := stats.Evaluate(st, ths)
 	ok := len(bad) == 0
+	for _, o := range outcomes {
+		ok = ok && o.Pass
+	}
+	reportSLOs(t, bad, outcomes)
+	return outcomes, ok
+}
+
+// reportSLOs turns SLO outcomes (from CheckSLOs, or the engine's
+// runner.Session.Outcomes: the same numbers as the payload's slo block)
+// into subtests slo/<threshold>, and thresholds that did not parse into
+// slo/parse.
+func reportSLOs(t *testing.T, bad []error, outcomes []stats.Outcome) {
+	t.Helper()
 	t.Run("slo", func(t *testing.T) {
 		if len(bad) > 0 {
 			t.Run("parse", func(t *testing.T) {
@@ -49,7 +62,6 @@ func CheckSLOs(t *testing.T, st stats.Stats, thresholds ...string) ([]stats.Outc
 			})
 		}
 		for _, o := range outcomes {
-			ok = ok && o.Pass
 			t.Run(o.Name(), func(t *testing.T) {
 				t.Attr("measured", formatAttr(o.Measured))
 				if o.Pass {
@@ -60,7 +72,6 @@ func CheckSLOs(t *testing.T, st stats.Stats, thresholds ...string) ([]stats.Outc
 			})
 		}
 	})
-	return outcomes, ok
 }
 
 func formatAttr(v float64) string {

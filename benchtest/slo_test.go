@@ -81,16 +81,25 @@ func TestPayloadStats(t *testing.T) {
 		rec("2026-01-02T03:04:05.500000+00:00", 300, 1500), // ends at +2 s
 		{StartedAt: "2026-01-02T03:04:06.000000+00:00", Error: "stream: HTTP 500: boom"},
 		{StartedAt: "2026-01-02T03:04:06.000000+00:00", Error: "policy timeout", Policy: results.Policy{WithinTimeout: &no}},
-		{StartedAt: "2026-01-02T03:04:06.000000+00:00", Quality: results.Quality{OK: false}},
+		{StartedAt: "2026-01-02T03:04:06.000000+00:00", Quality: results.Quality{OK: false}, // streamed, failed a check
+			Metrics: results.Metrics{TTFTms: 200, TTFOms: &ttfo, E2ELms: 500, TPOTms: 5, GenTPS: 200, CompletionTokens: 10, ITLms: []float64{4, 6}}},
 	}}
 	st := benchtest.PayloadStats(p)
 	assert.Equal(t, 5, st.Requests, "every record is a request")
 	assert.Equal(t, 2, st.Succeeded, "two clean records")
 	assert.Equal(t, map[stats.ErrorKind]int{stats.KindRequest: 1, stats.KindPolicyTimeout: 1, stats.KindQuality: 1}, st.Errors, "errors by kind")
 	assert.Equal(t, 2*time.Second, st.Duration, "first start to last end")
-	assert.Equal(t, 200.0, st.TTFT.Mean, "TTFT mean of the clean records")
+	assert.Equal(t, 200.0, st.TTFT.Mean, "TTFT mean of every measured record, the quality failure included")
+	assert.Equal(t, 3, st.TTFT.Count, "the wire failures have no timings")
 	assert.Equal(t, 120.0, st.TTFO.Mean, "TTFO from the records")
-	assert.Equal(t, 4, st.ITL.Count, "pooled chunk gaps")
+	assert.Equal(t, 6, st.ITL.Count, "pooled chunk gaps")
 	assert.Equal(t, 1.0, st.RequestThroughput, "2 succeeded in 2 s")
-	assert.Equal(t, 10.0, st.OutputThroughput, "20 tokens in 2 s")
+	assert.Equal(t, 15.0, st.OutputThroughput, "30 streamed tokens in 2 s")
+
+	// The payload summary counts the same records: the SLO's TTFT and the
+	// summary's TTFT are one number.
+	sum := results.Summarize(p.Results)
+	require.NotNil(t, sum.TTFTms, "summary TTFT")
+	assert.Equal(t, sum.TTFTms.Mean, st.TTFT.Mean, "summary and SLO agree on the TTFT mean")
+	assert.Equal(t, sum.TTFTms.P95, st.TTFT.P95, "summary and SLO agree on the TTFT p95")
 }

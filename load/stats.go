@@ -39,9 +39,15 @@ func Summarize(samples []Sample, duration time.Duration, opts StatsOptions) stat
 				kind = Classify(x.Err)
 			}
 			s.Errors[kind]++
-			continue
+			// A request that streamed its answer and only failed a
+			// quality check was measured all the same: its timings
+			// count, as in the payload summary (one definition).
+			if kind != stats.KindQuality {
+				continue
+			}
+		} else {
+			s.Succeeded++
 		}
-		s.Succeeded++
 		s.OutputTokens += x.CompletionTokens
 		ttft = append(ttft, x.TTFTms)
 		e2el = append(e2el, x.E2ELms)

@@ -4,31 +4,78 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 
+	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/workload"
 )
 
-// RunOptions shape a whole workload run.
+// RunOptions shape a whole workload run. The zero value runs every case
+// once, sequentially, with the workload's cache policy.
 type RunOptions struct {
 	// Repetitions is how many times every case runs; 0 means 1.
 	Repetitions int
+	// Concurrency is how many requests are in flight at once (a closed
+	// loop over the jobs, in the reference's order); 0 means 1.
+	Concurrency int
 	// CachePolicy overrides the workload's cache_policy ("" keeps it):
 	// preserve, before-run or before-case.
 	CachePolicy string
 	// Tags keeps only cases having any of these tags; nil keeps all.
 	Tags []string
-	// Progress, when set, is called after each case with the record and
-	// the counts done/total.
-	Progress func(rec results.Record, done, total int)
+	// SLOs are run-level thresholds ("ttft_p95_ms <= 500", stats syntax)
+	// evaluated by Finish on top of the workload's defaults.slo.
+	SLOs []string
+	// Include, when set, is asked before a job of RunAll is sent; a job it
+	// refuses sends no request and has no record (go test's -run/-skip).
+	Include func(Job) bool
+	// Progress, when set, is called after each job with its outcome and
+	// the counts done/total. Calls are serialized.
+	Progress func(out Outcome, done, total int)
 }
 
-// Run runs every selected case of w, repetition-major as the reference
-// does (all cases of repetition 0, then of 1, …), applying the cache
-// policy, and returns the payload (reference: run_bench_serve_workload).
-// Records are appended as they complete; when ctx is cancelled the payload
-// holds what was measured so far together with ctx.Err().
-func (r *Runner) Run(ctx context.Context, w *workload.Workload, opts RunOptions) (*results.Payload, error) {
+// Job is one request of a run: case Case at repetition Rep (0-based).
+type Job struct {
+	Case workload.Case
+	Rep  int
+}
+
+// Name is the job's stable subtest name: the case id, with "/rep=N" when
+// the run has more than one repetition.
+func (j Job) Name(reps int) string {
+	if reps > 1 {
+		return fmt.Sprintf("%s/rep=%d", j.Case.ID, j.Rep)
+	}
+	return j.Case.ID
+}
+
+// Session is one run of one workload on a Runner: the payload under
+// construction and the jobs still to send. Create it with Start; it is
+// safe for concurrent use by the goroutines executing its jobs.
+type Session struct {
+	r      *Runner
+	w      *workload.Workload
+	opts   RunOptions
+	reps   int
+	policy string
+	slos   []string
+	jobs   []Job
+
+	mu      sync.Mutex
+	payload *results.Payload
+	done    int
+	// progressMu serializes Progress calls.
+	progressMu sync.Mutex
+}
+
+// Start resolves the run (repetitions, cache policy, the selected cases,
+// the SLO thresholds), applies a before-run cache reset and returns the
+// session (reference: the preamble of run_bench_serve_workload). Errors
+// name the workload file: no case with the tags, a bad cache policy or a
+// threshold that does not parse.
+func (r *Runner) Start(ctx context.Context, w *workload.Workload, opts RunOptions) (*Session, error) {
 	reps := opts.Repetitions
 	if reps == 0 {
 		reps = 1
@@ -36,43 +83,183 @@ func (r *Runner) Run(ctx context.Context, w *workload.Workload, opts RunOptions)
 	if reps < 0 {
 		return nil, fmt.Errorf("runner: repetitions must be at least 1, got %d", reps)
 	}
+	if opts.Concurrency < 0 {
+		return nil, fmt.Errorf("runner: concurrency must be at least 1, got %d", opts.Concurrency)
+	}
 	policy, err := ResolveCachePolicy(opts.CachePolicy, w)
 	if err != nil {
 		return nil, err
+	}
+	slos := append(append([]string(nil), w.SLO...), opts.SLOs...)
+	if _, err := stats.ParseThresholds(slos...); err != nil {
+		return nil, fmt.Errorf("runner: %s: %w", w.Path, err)
 	}
 	cases := w.Select(opts.Tags)
 	if len(cases) == 0 {
 		return nil, fmt.Errorf("runner: %s: no case has any of the tags %v", w.Path, opts.Tags)
 	}
-	p := r.NewPayload(w, reps, policy)
-	if policy == "before-run" {
-		p.CachePolicy.Events = append(p.CachePolicy.Events, results.CacheEvent{Scope: "before-run", Event: r.ClearCache(ctx)})
-	}
-	total := len(cases) * reps
-	done := 0
-	for rep := 0; rep < reps; rep++ {
+	s := &Session{r: r, w: w, opts: opts, reps: reps, policy: policy, slos: slos,
+		payload: r.NewPayload(w, reps, policy)}
+	// Repetition-major, as the reference: every case of repetition 0, then 1.
+	for rep := range reps {
 		for _, c := range cases {
-			if err := ctx.Err(); err != nil {
-				r.Finish(p)
-				return p, fmt.Errorf("runner: run stopped after %d of %d cases: %w", done, total, err)
-			}
-			var reset *results.CacheReset
-			if policy == "before-case" {
-				ev := r.ClearCache(ctx)
-				reset = &ev
-				id, rp := c.ID, rep
-				p.CachePolicy.Events = append(p.CachePolicy.Events, results.CacheEvent{Scope: "before-case", CaseID: &id, Repetition: &rp, Event: ev})
-			}
-			out := r.RunCase(ctx, w, c, rep, reset)
-			p.Results = append(p.Results, out.Record)
-			done++
-			if opts.Progress != nil {
-				opts.Progress(out.Record, done, total)
-			}
+			s.jobs = append(s.jobs, Job{Case: c, Rep: rep})
 		}
 	}
-	r.Finish(p)
-	return p, nil
+	if policy == "before-run" {
+		s.payload.CachePolicy.Events = append(s.payload.CachePolicy.Events,
+			results.CacheEvent{Scope: "before-run", Event: r.ClearCache(ctx)})
+	}
+	return s, nil
+}
+
+// Jobs returns the run's jobs in the reference's order.
+func (s *Session) Jobs() []Job { return s.jobs }
+
+// Repetitions is the resolved repetition count.
+func (s *Session) Repetitions() int { return s.reps }
+
+// CachePolicy is the resolved cache policy.
+func (s *Session) CachePolicy() string { return s.policy }
+
+// SLOs are the run-level thresholds Finish evaluates (defaults.slo, then
+// RunOptions.SLOs).
+func (s *Session) SLOs() []string { return s.slos }
+
+// Execute sends one job: a before-case cache reset when the policy says
+// so, then the case (RunCase); its record is added to the payload and
+// Progress is called. It never fails: failures are in the outcome.
+func (s *Session) Execute(ctx context.Context, j Job) Outcome {
+	var reset *results.CacheReset
+	if s.policy == "before-case" {
+		ev := s.r.ClearCache(ctx)
+		reset = &ev
+		id, rp := j.Case.ID, j.Rep
+		s.mu.Lock()
+		s.payload.CachePolicy.Events = append(s.payload.CachePolicy.Events,
+			results.CacheEvent{Scope: "before-case", CaseID: &id, Repetition: &rp, Event: ev})
+		s.mu.Unlock()
+	}
+	out := s.r.RunCase(ctx, s.w, j.Case, j.Rep, reset)
+	// Progress runs outside mu (it may call Payload) but serialized, in
+	// the order the records were added.
+	s.progressMu.Lock()
+	defer s.progressMu.Unlock()
+	s.mu.Lock()
+	s.payload.Results = append(s.payload.Results, out.Record)
+	s.done++
+	done := s.done
+	s.mu.Unlock()
+	if s.opts.Progress != nil {
+		s.opts.Progress(out, done, len(s.jobs))
+	}
+	return out
+}
+
+// RunAll sends every job that RunOptions.Include accepts, at most
+// RunOptions.Concurrency at a time, and calls each (when non-nil) with
+// every job's outcome (ok false for a job Include refused) in job order as
+// outcomes become available. It stops sending when ctx ends and returns
+// ctx's error then; the jobs already sent finish and are recorded.
+func (s *Session) RunAll(ctx context.Context, each func(j Job, out Outcome, ok bool)) error {
+	conc := max(s.opts.Concurrency, 1)
+	type slot struct {
+		out  Outcome
+		sent bool
+		done chan struct{}
+	}
+	slots := make([]*slot, len(s.jobs))
+	sem := make(chan struct{}, conc)
+	var wg sync.WaitGroup
+	var stopped error
+	for i, j := range s.jobs {
+		sl := &slot{done: make(chan struct{})}
+		slots[i] = sl
+		if s.opts.Include != nil && !s.opts.Include(j) {
+			close(sl.done)
+			continue
+		}
+		if conc == 1 {
+			// Sequential: run inline, so the order of the requests is the
+			// reference's and nothing is in flight between jobs.
+			if err := ctx.Err(); err != nil {
+				stopped = err
+				close(sl.done)
+				continue
+			}
+			sl.out, sl.sent = s.Execute(ctx, j), true
+			close(sl.done)
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			stopped = ctx.Err()
+			close(sl.done)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			sl.out, sl.sent = s.Execute(ctx, j), true
+			close(sl.done)
+		}()
+	}
+	for i, sl := range slots {
+		<-sl.done
+		if each != nil {
+			each(s.jobs[i], sl.out, sl.sent)
+		}
+	}
+	wg.Wait()
+	if stopped != nil {
+		return fmt.Errorf("runner: run stopped after %d of %d cases: %w", s.Done(), len(s.jobs), stopped)
+	}
+	return nil
+}
+
+// Done is the number of jobs executed so far.
+func (s *Session) Done() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done
+}
+
+// Payload returns a copy of the payload so far with its summary computed
+// and the run-level SLOs evaluated on its records (Evaluate). It can be
+// called at any time, e.g. to write what was measured before a stop.
+func (s *Session) Payload() *results.Payload {
+	s.mu.Lock()
+	p := *s.payload
+	p.CachePolicy.Events = append([]results.CacheEvent(nil), s.payload.CachePolicy.Events...)
+	p.Results = append([]results.Record(nil), s.payload.Results...)
+	s.mu.Unlock()
+	s.r.Finish(&p)
+	if len(s.slos) > 0 {
+		_, _ = load.CheckPayload(&p, s.slos) // sets p.SLO; parsed in Start
+	}
+	return &p
+}
+
+// Outcomes evaluates the run-level SLOs on p's records (the same samples
+// as the payload summary: see load.PayloadStats) in the order of SLOs.
+func (s *Session) Outcomes(p *results.Payload) []stats.Outcome {
+	ths, _ := stats.ParseThresholds(s.slos...) // parsed in Start
+	return stats.Evaluate(load.PayloadStats(p), ths)
+}
+
+// Run runs every selected case of w (Start, RunAll, Payload) and returns
+// the payload with its summary and SLO outcomes (reference:
+// run_bench_serve_workload). When ctx ends the payload holds what was
+// measured so far together with the error.
+func (r *Runner) Run(ctx context.Context, w *workload.Workload, opts RunOptions) (*results.Payload, error) {
+	s, err := r.Start(ctx, w, opts)
+	if err != nil {
+		return nil, err
+	}
+	runErr := s.RunAll(ctx, nil)
+	return s.Payload(), runErr
 }
 
 // ResolveCachePolicy returns the normalized policy: override if set, else
@@ -101,8 +288,8 @@ func (r *Runner) NewPayload(w *workload.Workload, reps int, cachePolicy string) 
 		defaults = map[string]any{}
 	}
 	var timeout *float64
-	if r.cfg.RequestTimeout > 0 {
-		s := r.cfg.RequestTimeout.Seconds()
+	if t := r.cfg.requestTimeout(); t > 0 {
+		s := t.Seconds()
 		timeout = &s
 	}
 	return &results.Payload{

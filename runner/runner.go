@@ -1,15 +1,19 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"time"
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/openai"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/scrape"
 	"github.com/benchserve/benchserve/serverinfo"
@@ -35,7 +39,8 @@ type Config struct {
 	// only timeout is RequestTimeout.
 	HTTP *http.Client
 	// RequestTimeout is the transport safety timeout of one request
-	// (reference --request-timeout-s, default 300 s); 0 means none.
+	// (reference --request-timeout-s). The one convention of benchserve:
+	// 0 means DefaultRequestTimeout, a negative value means none.
 	RequestTimeout time.Duration
 	// NoScrape disables the /metrics scrapes around each case.
 	NoScrape bool
@@ -47,6 +52,23 @@ type Config struct {
 	// MaxContentChars bounds the content kept per record with
 	// IncludeContent (code points); 0 means 1,000,000.
 	MaxContentChars int
+}
+
+// DefaultRequestTimeout is the transport safety timeout of one request
+// when Config.RequestTimeout is 0 (the reference's --request-timeout-s
+// default).
+const DefaultRequestTimeout = 300 * time.Second
+
+// requestTimeout applies the timeout convention: 0 → the default,
+// negative → none (0 for http.Client).
+func (c Config) requestTimeout() time.Duration {
+	switch {
+	case c.RequestTimeout == 0:
+		return DefaultRequestTimeout
+	case c.RequestTimeout < 0:
+		return 0
+	}
+	return c.RequestTimeout
 }
 
 // Runner runs cases of one workload against one server. Create it with
@@ -90,7 +112,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	if hc == nil {
 		// An own transport, so Close can release its idle connections
 		// without touching http.DefaultTransport's.
-		hc = &http.Client{Timeout: cfg.RequestTimeout, Transport: stream.NewTransport(cfg.Conns)}
+		hc = NewHTTPClient(cfg.requestTimeout(), cfg.Conns)
 		owned = true
 	}
 	r := &Runner{
@@ -109,18 +131,59 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		r.model = r.runtime.ModelID
 	}
 	if r.model == "" {
-		// Say why: an unreachable server is not a missing model.
-		if _, err := r.prober.Models(ctx); err != nil {
-			var reach *serverinfo.UnreachableError
-			if errors.As(err, &reach) {
-				r.Close()
-				return nil, fmt.Errorf("runner: cannot reach a server at %s: %w", cfg.URL, reach.Err)
-			}
-		}
+		err := r.modelError(ctx)
 		r.Close()
-		return nil, fmt.Errorf("runner: could not determine the model id from %s/v1/models; pass one (--model or BENCHSERVE_MODEL)", cfg.URL)
+		return nil, err
 	}
 	return r, nil
+}
+
+// NewHTTPClient is the HTTP client every benchserve run uses unless one is
+// given: its own transport keeping conns idle connections per host
+// (stream.NewTransport; 0 means net/http's 2), timeout as the whole
+// request's limit (0: none), and no redirects followed (a POST must not be
+// silently turned into a GET).
+func NewHTTPClient(timeout time.Duration, conns int) *http.Client {
+	return &http.Client{
+		Timeout:       timeout,
+		Transport:     stream.NewTransport(conns),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// HTTP is the client the runner sends every request with.
+func (r *Runner) HTTP() *http.Client { return r.hc }
+
+// URL is the normalized server root the runner talks to.
+func (r *Runner) URL() string { return r.cfg.URL }
+
+// Hardware is the fingerprint of the machine running the client.
+func (r *Runner) Hardware() results.Hardware { return r.hardware }
+
+// modelError says why no model id could be determined, in the one
+// wording every door uses: the server is unreachable, it refused the
+// request (a 401 names the API key), or it lists no model.
+func (r *Runner) modelError(ctx context.Context) error {
+	shown := serverinfo.RedactURL(r.cfg.URL)
+	_, err := r.prober.Models(ctx)
+	var reach *serverinfo.UnreachableError
+	var st *serverinfo.StatusError
+	switch {
+	case errors.As(err, &reach):
+		return fmt.Errorf("runner: cannot reach a server at %s: %w", shown, reach.Err)
+	case errors.As(err, &st) && (st.StatusCode == 401 || st.StatusCode == 403):
+		return fmt.Errorf("runner: the server at %s refused the request: HTTP %d from GET /v1/models: %s; check the API key (--api-key or BENCHSERVE_API_KEY)", shown, st.StatusCode, orNone(st.Message))
+	case errors.As(err, &st):
+		return fmt.Errorf("runner: could not list the models at %s: HTTP %d from GET /v1/models: %s; pass one (--model or BENCHSERVE_MODEL)", shown, st.StatusCode, orNone(st.Message))
+	}
+	return fmt.Errorf("runner: could not determine the model id from %s/v1/models; pass one (--model or BENCHSERVE_MODEL)", shown)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no message)"
+	}
+	return s
 }
 
 // Model is the model id requests are sent for.
@@ -164,18 +227,20 @@ type Outcome struct {
 // reset event to record, or nil. It never returns an error: failures are
 // recorded in the outcome, so no measurement is lost.
 func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.Case, rep int, cacheReset *results.CacheReset) Outcome {
-	var before, after scrape.Counters
-	if !r.cfg.NoScrape {
-		before, _ = scrape.Fetch(ctx, r.hc, r.cfg.URL, r.cfg.APIKey)
+	req := CaseRequest(r.model, c)
+	side := SideRequestTimeout
+	if req.Timeout > 0 && req.Timeout < side {
+		side = req.Timeout
 	}
-	res, err := r.client.ChatStream(ctx, CaseRequest(r.model, c))
+	before := r.scrapeWithin(ctx, side)
+	res, err := r.client.ChatStream(ctx, req)
 	if res == nil {
 		res = &stream.Result{StartedAt: time.Now()}
 	}
-	if !r.cfg.NoScrape {
-		after, _ = scrape.Fetch(ctx, r.hc, r.cfg.URL, r.cfg.APIKey)
-	}
-	status := r.prober.Status(ctx)
+	after := r.scrapeWithin(ctx, side)
+	sctx, cancel := context.WithTimeout(ctx, side)
+	status := r.prober.Status(sctx)
+	cancel()
 
 	statusCode := responseStatus(res, err)
 	issues := checks.Evaluate(c.Checks, checks.Response{
@@ -349,4 +414,62 @@ func truncateRunes(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// SideRequestTimeout bounds each request the runner makes around a case
+// (the /metrics scrapes before and after, the /v1/status read), or the
+// case's policy timeout when that is shorter: a server whose /metrics
+// hangs costs that case its cache counters (null), never the run.
+const SideRequestTimeout = 5 * time.Second
+
+// scrapeWithin is Scrape bounded by limit.
+func (r *Runner) scrapeWithin(ctx context.Context, limit time.Duration) scrape.Counters {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	return r.Scrape(ctx)
+}
+
+// Scrape reads the server's prefix-cache counters from /metrics (see
+// scrape.Fetch); the zero Counters (every counter unavailable) when the
+// scrape fails or the runner was configured with NoScrape.
+func (r *Runner) Scrape(ctx context.Context) scrape.Counters {
+	if r.cfg.NoScrape {
+		return scrape.Counters{}
+	}
+	c, _ := scrape.Fetch(ctx, r.hc, r.cfg.URL, r.cfg.APIKey)
+	return c
+}
+
+// CountPromptTokens sends a non-streaming max_tokens=1 completion and
+// returns usage.prompt_tokens, 0 on any failure (reference:
+// count_prompt_tokens).
+func (r *Runner) CountPromptTokens(ctx context.Context, msgs []openai.Message) int {
+	body, err := json.Marshal(map[string]any{"model": r.model, "messages": msgs, "max_tokens": 1, "stream": false})
+	if err != nil {
+		return 0
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.cfg.URL+"/v1/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		return 0
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if r.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+r.cfg.APIKey)
+	}
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		return 0
+	}
+	var data struct {
+		Usage *openai.Usage `json:"usage"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&data) != nil || data.Usage == nil {
+		return 0
+	}
+	return data.Usage.PromptTokens
 }

@@ -147,7 +147,7 @@ func TestRunCacheDeltasAndCollectorCounters(t *testing.T) {
 	require.NoError(t, err)
 	r := newRunner(t, srv)
 	var seen []int
-	p, err := r.Run(context.Background(), w, runner.RunOptions{Repetitions: 2, Progress: func(_ resultsRecord, done, total int) {
+	p, err := r.Run(context.Background(), w, runner.RunOptions{Repetitions: 2, Progress: func(_ runner.Outcome, done, total int) {
 		seen = append(seen, done*10+total)
 	}})
 	require.NoError(t, err)
@@ -203,7 +203,7 @@ func TestRunStoppedKeepsMeasuredRecords(t *testing.T) {
 	w := load(t, `{"cases":[{"id":"a","messages":[{"role":"user","content":"go"}]},{"id":"b","messages":[{"role":"user","content":"go"}]}]}`)
 	r := newRunner(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := r.Run(ctx, w, runner.RunOptions{Progress: func(resultsRecord, int, int) { cancel() }})
+	p, err := r.Run(ctx, w, runner.RunOptions{Progress: func(runner.Outcome, int, int) { cancel() }})
 	require.Error(t, err, "a cancelled run says so")
 	assert.ErrorIs(t, err, context.Canceled)
 	require.NotNil(t, p, "and still returns what it measured")

@@ -90,11 +90,15 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // Models returns the model ids listed by GET /v1/models, in server order,
 // or an error when the endpoint is missing or malformed (an
-// *UnreachableError when the server did not answer at all).
+// *UnreachableError when the server did not answer at all, a *StatusError
+// with the server's message for an HTTP error status).
 func (p *Prober) Models(ctx context.Context) ([]string, error) {
 	status, body, _, err := p.do(ctx, http.MethodGet, "/v1/models")
 	if err != nil && status == 0 {
 		return nil, &UnreachableError{Err: err}
+	}
+	if err == nil && status >= 400 {
+		return nil, &StatusError{Path: "/v1/models", StatusCode: status, Message: serverMessage(body)}
 	}
 	var data map[string]any
 	if err != nil || status < 200 || status > 299 || json.Unmarshal(body, &data) != nil || data == nil {

@@ -68,8 +68,11 @@ func (d Dist) Percentile(p float64) float64 {
 }
 
 // Stats is the summary of one run (what vLLM's bench serve and GuideLLM
-// print). Latency distributions are in milliseconds and cover only
-// requests that succeeded; a failed request has no latency to report.
+// print). Latency distributions are in milliseconds and cover every
+// request that was measured: those that succeeded and those whose answer
+// streamed but failed a quality check (ErrorKind "quality"); a request
+// that failed on the wire has no latency to report. The same records make
+// the payload summary's statistics, so an SLO and the summary agree.
 type Stats struct {
 	// Mode is "closed" or "open" ("" when built by Summarize alone).
 	Mode string

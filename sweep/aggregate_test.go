@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/stream"
 )
 
@@ -23,6 +24,7 @@ func ok(ttft, tpot, e2e, gen, prompt float64, completion int, validated bool) re
 			CompletionTokens: completion,
 		},
 		validated: validated,
+		why:       map[bool]string{false: "Empty response content"}[validated],
 	}
 }
 
@@ -64,6 +66,7 @@ func TestAggregate(t *testing.T) {
 			want: aggregation{
 				valid: 2, ttft: 200, tpot: 25, e2e: 1500, genTPS: 40, promptTPS: 300,
 				throughput: 50, rps: 1.5, validated: true,
+				failed: 1, reasons: []string{"stream: read: connection reset"},
 			},
 		},
 		{
@@ -91,6 +94,7 @@ func TestAggregate(t *testing.T) {
 			want: aggregation{
 				valid: 2, ttft: 100, tpot: 20, e2e: 750, genTPS: 50, promptTPS: 400,
 				throughput: 80, rps: 2, validated: false,
+				invalid: 1, reasons: []string{"Empty response content"},
 			},
 		},
 		{
@@ -103,6 +107,7 @@ func TestAggregate(t *testing.T) {
 			want: aggregation{
 				valid: 1, ttft: 100, tpot: 20, e2e: 250, genTPS: 50, promptTPS: 400,
 				throughput: 40, rps: 8, validated: true,
+				failed: 1, reasons: []string{"stream: read: connection reset"},
 			},
 		},
 		{
@@ -117,7 +122,20 @@ func TestAggregate(t *testing.T) {
 			name:        "all_errored",
 			reqs:        []reqResult{failed(), failed()},
 			concurrency: 2,
-			want:        aggregation{},
+			want:        aggregation{failed: 2, reasons: []string{"stream: read: connection reset"}},
+		},
+		{
+			name: "capped_by_max_tokens",
+			reqs: []reqResult{
+				func() reqResult { r := ok(100, 20, 1000, 50, 400, 40, false); r.res.FinishReason = "length"; return r }(),
+			},
+			concurrency: 1,
+			// Not validated (the reference's rule), but counted as capped,
+			// not as an invalid answer: the CLI's exit status ignores it.
+			want: aggregation{
+				valid: 1, ttft: 100, tpot: 20, e2e: 1000, genTPS: 50, promptTPS: 400,
+				throughput: 40, rps: 1, validated: false, capped: 1,
+			},
 		},
 		{
 			name:        "no_requests",
@@ -160,20 +178,23 @@ func TestRunCacheHitRate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.json")
 	require.NoError(t, os.WriteFile(path, []byte(set), 0o600))
 
-	rows, err := Run(context.Background(), Config{
-		URL: srv.URL, Model: fixtures.DefaultModel, PromptSets: []string{path}, Concurrencies: []int{3},
+	r, err := runner.New(context.Background(), runner.Config{URL: srv.URL, Model: fixtures.DefaultModel})
+	require.NoError(t, err, "connect")
+	defer r.Close()
+	outs, err := Run(context.Background(), r, Config{
+		PromptSets: []string{path}, Concurrencies: []int{3},
 		Repetitions: 2, SkipPreflightTokenCount: true, NoValidate: true,
 	})
 	require.NoError(t, err, "sweep against the fixture")
-	require.Len(t, rows, 2, "one concurrency x two repetitions")
+	require.Len(t, outs, 2, "one concurrency x two repetitions")
 
-	assert.Equal(t, 1, rows[0].CacheHits, "rep 0: the second A hits")
-	assert.Equal(t, 2, rows[0].CacheMisses, "rep 0: the first A and B miss")
-	assert.Equal(t, 32, rows[0].TokensSaved, "rep 0: one hit of 2 blocks of 16 tokens")
-	assert.Equal(t, 1.0/3.0, rows[0].CacheHitRate, "rep 0: hit rate 1/(1+2)")
+	assert.Equal(t, 1, outs[0].Row.CacheHits, "rep 0: the second A hits")
+	assert.Equal(t, 2, outs[0].Row.CacheMisses, "rep 0: the first A and B miss")
+	assert.Equal(t, 32, outs[0].Row.TokensSaved, "rep 0: one hit of 2 blocks of 16 tokens")
+	assert.Equal(t, 1.0/3.0, outs[0].Row.CacheHitRate, "rep 0: hit rate 1/(1+2)")
 
-	assert.Equal(t, 2, rows[1].CacheHits, "rep 1: both As hit")
-	assert.Equal(t, 1, rows[1].CacheMisses, "rep 1: B misses")
-	assert.Equal(t, 64, rows[1].TokensSaved, "rep 1: two hits of 32 tokens")
-	assert.Equal(t, 2.0/3.0, rows[1].CacheHitRate, "rep 1: hit rate 2/(2+1)")
+	assert.Equal(t, 2, outs[1].Row.CacheHits, "rep 1: both As hit")
+	assert.Equal(t, 1, outs[1].Row.CacheMisses, "rep 1: B misses")
+	assert.Equal(t, 64, outs[1].Row.TokensSaved, "rep 1: two hits of 32 tokens")
+	assert.Equal(t, 2.0/3.0, outs[1].Row.CacheHitRate, "rep 1: hit rate 2/(2+1)")
 }

@@ -1,22 +1,21 @@
 package sweep
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/openai"
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/scrape"
 	"github.com/benchserve/benchserve/serverinfo"
 	"github.com/benchserve/benchserve/stream"
@@ -33,9 +32,6 @@ const (
 	DefaultMaxTokens = 256
 	// DefaultRepetitions is used when Config.Repetitions is 0.
 	DefaultRepetitions = 3
-	// DefaultRequestTimeout bounds one request when Config.RequestTimeout
-	// is 0 (the reference's httpx.Timeout(300.0)).
-	DefaultRequestTimeout = 300 * time.Second
 )
 
 // ErrInput marks errors in the sweep's inputs (prompt sets, system prompt
@@ -56,27 +52,11 @@ type fileError struct{ error }
 
 func (e fileError) Unwrap() []error { return []error{e.error, ErrInputFile} }
 
-// Config describes a sweep. Only URL is required; every other field's
-// comment gives its default, which is the reference's.
+// Config describes a sweep: what to send. Where to send it (URL, API key,
+// HTTP client, timeouts, model) is the runner's (runner.Config), the one
+// description of a server every benchserve run uses. Every field's comment
+// gives its default, which is the reference's.
 type Config struct {
-	// URL is the server root, e.g. "http://127.0.0.1:8080"; it is
-	// normalized with serverinfo.NormalizeBaseURL (http or https with a
-	// host; a trailing "/" or "/v1" is dropped), and a URL that does not
-	// normalize is an input problem.
-	URL string
-	// Model is the model id to request; "" means the first model listed by
-	// /v1/models (an error when there is none).
-	Model string
-	// APIKey, when set, is sent as "Authorization: Bearer <key>".
-	APIKey string
-	// HTTP is the client for completions and scrapes; nil means a client
-	// with RequestTimeout and enough idle connections for the largest
-	// concurrency.
-	HTTP *http.Client
-	// RequestTimeout bounds one request (transport safety); 0 means
-	// DefaultRequestTimeout, negative means none. Ignored when HTTP is set.
-	RequestTimeout time.Duration
-
 	// PromptSets are builtin names or paths; nil means DefaultPromptSets.
 	PromptSets []string
 	// PromptFile is one more prompt set path, run after PromptSets.
@@ -132,7 +112,6 @@ type promptSet struct {
 // plan is a validated sweep, ready to run.
 type plan struct {
 	cfg       Config
-	url       string // cfg.URL normalized (serverinfo.NormalizeBaseURL)
 	sets      []promptSet
 	warnings  []string
 	sysNote   string
@@ -151,13 +130,6 @@ func prepare(cfg Config) (*plan, error) {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
-	if cfg.URL == "" {
-		bad("sweep: no server URL")
-	} else if u, err := serverinfo.NormalizeBaseURL(cfg.URL); err != nil {
-		bad("sweep: %w", err)
-	} else {
-		p.url = u
-	}
 	p.conc = cfg.Concurrencies
 	if p.conc == nil {
 		p.conc = DefaultConcurrencies
@@ -295,16 +267,17 @@ func Validate(cfg Config) error {
 	return err
 }
 
-// Run runs the sweep and returns one row per point of Expand, in its order
-// (reference: run_bench_serve without the output step, which is the
-// caller's: see results.FormatSweep and results.WriteSweepSQLite).
+// Run runs the sweep on the server r is connected to and returns one
+// outcome per point of Expand, in its order (reference: run_bench_serve
+// without the output step, which is the caller's: see results.FormatSweep
+// and history.AppendSweep).
 //
 // Input problems are reported before any request, joined, wrapping
-// ErrInput. A server from which no model id can be determined (and no
-// Config.Model) is an error. Request failures are not errors: a
+// ErrInput. Request failures are not errors: they are counted in each
+// outcome (Failed, Reasons) and make its row not validated; a
 // configuration whose requests all failed becomes a row with validated
 // false and zero measurements, as in the reference. When ctx is cancelled
-// Run returns the rows finished so far together with ctx's error.
+// Run returns the outcomes finished so far together with ctx's error.
 //
 // For each point, Run: warms up (Warmup rounds, first repetition only),
 // scrapes /metrics, sends Concurrency streaming requests at once with the
@@ -316,9 +289,9 @@ func Validate(cfg Config) error {
 // slowest e2e (s); cache_hits/misses/tokens_saved = counter deltas, 0 when
 // the server exposes no such counter (the columns are INTEGER, so the
 // null that workload records use cannot be stored); cache_hit_rate =
-// hits/(hits+misses), 0 without events; validated = every non-errored
-// response passed validation.
-func Run(ctx context.Context, cfg Config) ([]results.SweepResult, error) {
+// hits/(hits+misses), 0 without events; validated = no request failed and
+// every response passed validation (the reference's validate_response).
+func Run(ctx context.Context, eng *runner.Runner, cfg Config) ([]Outcome, error) {
 	p, err := prepare(cfg)
 	if err != nil {
 		return nil, err
@@ -327,40 +300,11 @@ func Run(ctx context.Context, cfg Config) ([]results.SweepResult, error) {
 	if out == nil {
 		out = io.Discard
 	}
-	url := p.url
-	hc := cfg.HTTP
-	if hc == nil {
-		maxConc := 1
-		for _, c := range p.conc {
-			maxConc = max(maxConc, c)
-		}
-		tr := stream.NewTransport(maxConc)
-		timeout := cfg.RequestTimeout
-		if timeout == 0 {
-			timeout = DefaultRequestTimeout
-		}
-		if timeout < 0 {
-			timeout = 0
-		}
-		hc = &http.Client{Transport: tr, Timeout: timeout}
-		defer tr.CloseIdleConnections()
-	}
-	client := &stream.Client{BaseURL: url, APIKey: cfg.APIKey, HTTP: hc}
-	prober := &serverinfo.Prober{BaseURL: url, APIKey: cfg.APIKey, HTTP: hc}
+	client, prober := eng.Client(), eng.Prober()
+	runID, stamp := eng.RunID(), eng.Timestamp()
 
-	runID := results.NewRunID()
-	stamp := results.ISOTimestamp(time.Now())
-
-	fmt.Fprintf(out, "Connecting to %s...\n", url)
-	rt := prober.Detect(ctx)
-	hw := serverinfo.Hardware()
-	model := cfg.Model
-	if model == "" {
-		model = rt.ModelID
-	}
-	if model == "" {
-		return nil, fmt.Errorf("sweep: could not determine the model id from %s/v1/models; use --model to specify", url)
-	}
+	fmt.Fprintf(out, "Connecting to %s...\n", serverinfo.RedactURL(eng.URL()))
+	rt, hw, model := eng.Runtime(), eng.Hardware(), eng.Model()
 	fmt.Fprintf(out, "Hardware: %s / %.0fGB / %s\n", orDefault(hw.Chip, "unknown"), hw.MemoryGB, hw.OSVersion)
 	fmt.Fprintf(out, "Runtime:  model=%s  engine=%s  cache=%s\n", model, rt.EngineType, rt.CacheType)
 	for _, w := range p.warnings {
@@ -370,12 +314,12 @@ func Run(ctx context.Context, cfg Config) ([]results.SweepResult, error) {
 		fmt.Fprintln(out, p.sysNote)
 	}
 
-	r := &runner{p: p, cfg: cfg, url: url, hc: hc, client: client, model: model}
+	r := &sweeper{p: p, client: client, model: model}
 
 	promptTokens := map[string]int{}
 	if !cfg.SkipPreflightTokenCount {
 		for _, s := range p.sets {
-			promptTokens[s.name] = r.countPromptTokens(ctx, s.prompts[0])
+			promptTokens[s.name] = eng.CountPromptTokens(ctx, s.prompts[0])
 		}
 	}
 
@@ -392,7 +336,7 @@ func Run(ctx context.Context, cfg Config) ([]results.SweepResult, error) {
 	}
 	fmt.Fprintf(out, "Total runs: %d%s\n", len(points), note)
 
-	rows := make([]results.SweepResult, 0, len(points))
+	rows := make([]Outcome, 0, len(points))
 	counted := map[string]bool{}
 	for _, pt := range points {
 		if err := ctx.Err(); err != nil {
@@ -408,11 +352,11 @@ func Run(ctx context.Context, cfg Config) ([]results.SweepResult, error) {
 		}
 		var before, after scrape.Counters
 		if !cfg.NoScrape {
-			before, _ = scrape.Fetch(ctx, hc, url, cfg.APIKey)
+			before = eng.Scrape(ctx)
 		}
 		reqs := r.concurrent(ctx, prompts, pt.Concurrency, pt.Thinking, extra, !cfg.NoValidate)
 		if !cfg.NoScrape {
-			after, _ = scrape.Fetch(ctx, hc, url, cfg.APIKey)
+			after = eng.Scrape(ctx)
 		}
 		if ctx.Err() != nil {
 			return rows, fmt.Errorf("sweep: stopped after %d of %d runs: %w", len(rows), len(points), ctx.Err())
@@ -437,9 +381,10 @@ func Run(ctx context.Context, cfg Config) ([]results.SweepResult, error) {
 
 		label := Label(pt)
 		agg := aggregate(reqs, pt.Concurrency)
+		o := Outcome{Requests: len(reqs), Failed: agg.failed, Invalid: agg.invalid, Capped: agg.capped, Reasons: agg.reasons}
 		if agg.valid == 0 {
 			row.Validated = false
-			fmt.Fprintf(out, "  %s: FAIL (all requests errored)\n", label)
+			fmt.Fprintf(out, "  %s: FAIL (all %d requests failed: %s)\n", label, len(reqs), strings.Join(agg.reasons, "; "))
 		} else {
 			row.TTFTms, row.TPOTms, row.E2ELms = agg.ttft, agg.tpot, agg.e2e
 			row.GenTPS, row.PromptTPS = agg.genTPS, agg.promptTPS
@@ -452,19 +397,57 @@ func Run(ctx context.Context, cfg Config) ([]results.SweepResult, error) {
 			if hits+misses > 0 {
 				row.CacheHitRate = float64(hits) / float64(hits+misses)
 			}
-			row.Validated = agg.validated
-			status := "PASS"
-			if !agg.validated {
-				status = "FAIL"
-			}
-			fmt.Fprintf(out, "  %s: TTFT=%.0fms  TPS=%.1f  %s\n", label, agg.ttft, agg.genTPS, status)
+			row.Validated = agg.validated && agg.failed == 0
+			fmt.Fprintf(out, "  %s: TTFT=%.0fms  TPS=%.1f  %s\n", label, agg.ttft, agg.genTPS, o.verdict())
 		}
 		if err := ApplyOverrides(&row, cfg.Overrides); err != nil {
 			return rows, err // unreachable: checked by prepare
 		}
-		rows = append(rows, row)
+		o.Row = row
+		rows = append(rows, o)
 	}
 	return rows, nil
+}
+
+// Outcome is one sweep row together with what its requests did, so a
+// failure is never hidden behind a mean.
+type Outcome struct {
+	// Row is the reference's sweep row.
+	Row results.SweepResult
+	// Requests is the number of measured requests (the concurrency).
+	Requests int
+	// Failed counts requests that failed on the wire (HTTP error, error in
+	// the stream, cut stream, transport error).
+	Failed int
+	// Invalid counts answers that failed validation for a reason other
+	// than hitting max_tokens (empty content, no finish reason).
+	Invalid int
+	// Capped counts answers that ended with finish_reason "length": the
+	// expected ending of a capped benchmark, which the reference's
+	// validated flag still counts against the row.
+	Capped int
+	// Reasons are the first distinct reasons of the failed and invalid
+	// requests (at most MaxReasons).
+	Reasons []string
+}
+
+// MaxReasons bounds Outcome.Reasons.
+const MaxReasons = 3
+
+// OK reports whether every request succeeded and every answer is valid or
+// only capped by max_tokens: the CLI's exit status follows it.
+func (o Outcome) OK() bool { return o.Failed == 0 && o.Invalid == 0 }
+
+// verdict is the progress line's PASS/FAIL with its reason.
+func (o Outcome) verdict() string {
+	switch {
+	case o.Failed > 0 || o.Invalid > 0:
+		n := o.Failed + o.Invalid
+		return fmt.Sprintf("FAIL (%d of %d requests failed: %s)", n, o.Requests, strings.Join(o.Reasons, "; "))
+	case o.Capped > 0:
+		return fmt.Sprintf("PASS (%d of %d answers capped by max_tokens: not validated, as the reference)", o.Capped, o.Requests)
+	}
+	return "PASS"
 }
 
 // Label is the progress label of a point, as the reference prints it:
@@ -489,18 +472,18 @@ func deltaInt(before, after *float64) int {
 	return 0
 }
 
-// reqResult is one request of a concurrent run.
+// reqResult is one request of a concurrent run; why is the validation
+// message of an answer that did not pass.
 type reqResult struct {
 	res       *stream.Result
 	err       error
 	validated bool
+	why       string
 }
 
-type runner struct {
+// sweeper sends a sweep's requests through the runner's client.
+type sweeper struct {
 	p      *plan
-	cfg    Config
-	url    string
-	hc     *http.Client
 	client *stream.Client
 	model  string
 }
@@ -508,7 +491,7 @@ type runner struct {
 // concurrent sends n streaming requests at once, prompts chosen
 // round-robin from the first, and waits for all (reference:
 // run_concurrent_requests). Results are in prompt-selection order.
-func (r *runner) concurrent(ctx context.Context, prompts [][]openai.Message, n int, thinking *bool, extra map[string]any, validate bool) []reqResult {
+func (r *sweeper) concurrent(ctx context.Context, prompts [][]openai.Message, n int, thinking *bool, extra map[string]any, validate bool) []reqResult {
 	out := make([]reqResult, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -523,7 +506,7 @@ func (r *runner) concurrent(ctx context.Context, prompts [][]openai.Message, n i
 			}
 			rr := reqResult{res: res, err: err, validated: err == nil}
 			if err == nil && validate {
-				rr.validated, _ = checks.Validate(checks.Response{StatusCode: 200, FinishReason: res.FinishReason, Content: res.Content})
+				rr.validated, rr.why = checks.Validate(checks.Response{StatusCode: 200, FinishReason: res.FinishReason, Content: res.Content})
 			}
 			out[i] = rr
 		})
@@ -538,18 +521,35 @@ type aggregation struct {
 	ttft, tpot, e2e, genTPS, promptTPS float64
 	throughput, rps                    float64
 	validated                          bool
+	failed, invalid, capped            int
+	reasons                            []string
 }
 
 // aggregate combines the non-errored requests of one run (reference: step
-// i of run_bench_serve).
+// i of run_bench_serve) and counts what went wrong.
 func aggregate(reqs []reqResult, concurrency int) aggregation {
 	var a aggregation
 	a.validated = true
 	var maxE2E float64
 	total := 0
+	reason := func(s string) {
+		if len(a.reasons) < MaxReasons && !slices.Contains(a.reasons, s) {
+			a.reasons = append(a.reasons, s)
+		}
+	}
 	for _, q := range reqs {
 		if q.err != nil {
+			a.failed++
+			reason(q.err.Error())
 			continue
+		}
+		if !q.validated {
+			if q.res.FinishReason == "length" {
+				a.capped++
+			} else {
+				a.invalid++
+				reason(q.why)
+			}
 		}
 		a.valid++
 		a.ttft += q.res.TTFTms
@@ -562,7 +562,7 @@ func aggregate(reqs []reqResult, concurrency int) aggregation {
 		a.validated = a.validated && q.validated
 	}
 	if a.valid == 0 {
-		return aggregation{}
+		return aggregation{failed: a.failed, reasons: a.reasons}
 	}
 	n := float64(a.valid)
 	a.ttft, a.tpot, a.e2e, a.genTPS, a.promptTPS = a.ttft/n, a.tpot/n, a.e2e/n, a.genTPS/n, a.promptTPS/n
@@ -571,40 +571,6 @@ func aggregate(reqs []reqResult, concurrency int) aggregation {
 		a.rps = float64(concurrency) / secs
 	}
 	return a
-}
-
-// countPromptTokens sends a non-streaming max_tokens=1 completion and
-// returns usage.prompt_tokens, 0 on any failure (reference:
-// count_prompt_tokens).
-func (r *runner) countPromptTokens(ctx context.Context, msgs []openai.Message) int {
-	body, err := json.Marshal(map[string]any{"model": r.model, "messages": msgs, "max_tokens": 1, "stream": false})
-	if err != nil {
-		return 0
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url+"/v1/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		return 0
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if r.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+r.cfg.APIKey)
-	}
-	resp, err := r.hc.Do(req)
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-		return 0
-	}
-	var data struct {
-		Usage *openai.Usage `json:"usage"`
-	}
-	if json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&data) != nil || data.Usage == nil {
-		return 0
-	}
-	return data.Usage.PromptTokens
 }
 
 func orDefault(s, def string) string {

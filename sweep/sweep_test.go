@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/sweep"
 )
 
@@ -32,8 +34,7 @@ func chats(s *fixtures.Server) (streamed, plain []map[string]any) {
 func TestRunAgainstFixture(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
 	var progress bytes.Buffer
-	rows, err := sweep.Run(context.Background(), sweep.Config{
-		URL:           srv.URL,
+	rows, _, err := runSweep(t, context.Background(), srv.URL, "", sweep.Config{
 		PromptSets:    []string{"short"},
 		Concurrencies: []int{1, 3},
 		Repetitions:   2,
@@ -100,8 +101,8 @@ func TestRunSystemPromptAndSkipPreflight(t *testing.T) {
 	sysFile := writeFile(t, "sys.txt", "You are terse.")
 	multi := writeFile(t, "multi.json", `[[{"role":"system","content":"own"},{"role":"user","content":"hello there"}],[{"role":"user","content":"second prompt"}]]`)
 	var progress bytes.Buffer
-	rows, err := sweep.Run(context.Background(), sweep.Config{
-		URL: srv.URL, PromptSets: []string{multi}, Concurrencies: []int{2}, Repetitions: 1,
+	rows, _, err := runSweep(t, context.Background(), srv.URL, "", sweep.Config{
+		PromptSets: []string{multi}, Concurrencies: []int{2}, Repetitions: 1,
 		SystemPromptFile: sysFile, SkipPreflightTokenCount: true, Progress: &progress,
 	})
 	require.NoError(t, err)
@@ -126,8 +127,8 @@ func TestRunAllErrored(t *testing.T) {
 		return fixtures.Script{Status: 500}
 	}})
 	var progress bytes.Buffer
-	rows, err := sweep.Run(context.Background(), sweep.Config{
-		URL: srv.URL, PromptSets: []string{"short"}, Concurrencies: []int{2}, Repetitions: 1, Progress: &progress,
+	rows, _, err := runSweep(t, context.Background(), srv.URL, "", sweep.Config{
+		PromptSets: []string{"short"}, Concurrencies: []int{2}, Repetitions: 1, Progress: &progress,
 	})
 	require.NoError(t, err, "request failures are rows, not errors")
 	require.Len(t, rows, 1)
@@ -139,7 +140,7 @@ func TestRunAllErrored(t *testing.T) {
 	assert.Zero(t, r.CacheHits, "cache zero")
 	assert.Equal(t, 2, r.Concurrency, "config kept")
 	assert.Zero(t, r.PromptTokens, "preflight failed (HTTP 500) so prompt_tokens is 0")
-	assert.Contains(t, progress.String(), "  short conc=2 rep=0: FAIL (all requests errored)\n", "progress: fail line")
+	assert.Contains(t, progress.String(), "  short conc=2 rep=0: FAIL (all 2 requests failed: stream: HTTP 500: ", "progress: fail line")
 }
 
 func TestRunPartlyInvalid(t *testing.T) {
@@ -154,8 +155,8 @@ func TestRunPartlyInvalid(t *testing.T) {
 		}
 		return fixtures.Script{Content: []string{"fine"}}
 	}})
-	rows, err := sweep.Run(context.Background(), sweep.Config{
-		URL: srv.URL, Model: fixtures.DefaultModel, PromptSets: []string{"short"}, Concurrencies: []int{1}, Repetitions: 2,
+	rows, _, err := runSweep(t, context.Background(), srv.URL, fixtures.DefaultModel, sweep.Config{
+		PromptSets: []string{"short"}, Concurrencies: []int{1}, Repetitions: 2,
 		SkipPreflightTokenCount: true,
 	})
 	require.NoError(t, err)
@@ -163,8 +164,8 @@ func TestRunPartlyInvalid(t *testing.T) {
 	assert.False(t, rows[0].Validated, "a truncated response fails validation")
 	assert.True(t, rows[1].Validated, "the next run passes")
 
-	rows, err = sweep.Run(context.Background(), sweep.Config{
-		URL: srv.URL, Model: fixtures.DefaultModel, PromptSets: []string{"short"}, Concurrencies: []int{1}, Repetitions: 1,
+	rows, _, err = runSweep(t, context.Background(), srv.URL, fixtures.DefaultModel, sweep.Config{
+		PromptSets: []string{"short"}, Concurrencies: []int{1}, Repetitions: 1,
 		SkipPreflightTokenCount: true, NoValidate: true,
 	})
 	require.NoError(t, err)
@@ -172,8 +173,7 @@ func TestRunPartlyInvalid(t *testing.T) {
 }
 
 func TestRunInputErrors(t *testing.T) {
-	_, err := sweep.Run(context.Background(), sweep.Config{
-		URL:              "http://127.0.0.1:1",
+	_, _, err := runSweep(t, context.Background(), "http://127.0.0.1:1", "", sweep.Config{
 		PromptSets:       []string{"short"},
 		ExtraBodies:      []string{`{"a":1}`, `not json`},
 		Overrides:        []sweep.Override{{Field: "nope", Value: "1"}},
@@ -187,7 +187,7 @@ func TestRunInputErrors(t *testing.T) {
 	assert.ErrorIs(t, err, sweep.ErrUnknownField)
 
 	var progress bytes.Buffer
-	_, err = sweep.Run(context.Background(), sweep.Config{URL: "http://127.0.0.1:1", PromptSets: []string{"/nonexistent/p.json"}, Progress: &progress})
+	_, _, err = runSweep(t, context.Background(), "http://127.0.0.1:1", "", sweep.Config{PromptSets: []string{"/nonexistent/p.json"}, Progress: &progress})
 	require.ErrorIs(t, err, sweep.ErrInput)
 	assert.Contains(t, err.Error(), "no prompt sets could be loaded", "all sets missing")
 	assert.Empty(t, progress.String(), "nothing is sent or printed for input errors")
@@ -196,8 +196,8 @@ func TestRunInputErrors(t *testing.T) {
 func TestRunSkipsMissingPromptSet(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
 	var progress bytes.Buffer
-	rows, err := sweep.Run(context.Background(), sweep.Config{
-		URL: srv.URL, PromptSets: []string{"short", "/nonexistent/p.json"}, Concurrencies: []int{1}, Repetitions: 1, Progress: &progress,
+	rows, _, err := runSweep(t, context.Background(), srv.URL, "", sweep.Config{
+		PromptSets: []string{"short", "/nonexistent/p.json"}, Concurrencies: []int{1}, Repetitions: 1, Progress: &progress,
 	})
 	require.NoError(t, err, "a missing prompt set is skipped with a warning, as in the reference")
 	assert.Len(t, rows, 1)
@@ -209,7 +209,7 @@ func TestRunCancelled(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rows, err := sweep.Run(ctx, sweep.Config{URL: srv.URL, Model: fixtures.DefaultModel, PromptSets: []string{"short"}, SkipPreflightTokenCount: true})
+	rows, _, err := runSweep(t, ctx, srv.URL, fixtures.DefaultModel, sweep.Config{PromptSets: []string{"short"}, SkipPreflightTokenCount: true})
 	assert.ErrorIs(t, err, context.Canceled, "cancellation is reported")
 	assert.Empty(t, rows, "nothing measured")
 }
@@ -217,8 +217,8 @@ func TestRunCancelled(t *testing.T) {
 func TestRunNormalizesURL(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
 	var progress bytes.Buffer
-	rows, err := sweep.Run(context.Background(), sweep.Config{
-		URL: srv.URL + "/v1/", PromptSets: []string{"short"}, Concurrencies: []int{1},
+	rows, _, err := runSweep(t, context.Background(), srv.URL+"/v1/", "", sweep.Config{
+		PromptSets: []string{"short"}, Concurrencies: []int{1},
 		Repetitions: 1, Warmup: 0, MaxTokens: 200, SkipPreflightTokenCount: true, Progress: &progress,
 	})
 	require.NoError(t, err, "an OpenAI-style .../v1/ base URL is accepted")
@@ -226,25 +226,44 @@ func TestRunNormalizesURL(t *testing.T) {
 	assert.True(t, rows[0].Validated, "requests reached /v1/chat/completions, not /v1/v1/…")
 	assert.Contains(t, progress.String(), "Connecting to "+srv.URL+"...\n", "the normalized URL is shown")
 
-	err = sweep.Validate(sweep.Config{URL: "127.0.0.1:8080", PromptSets: []string{"short"}})
-	require.Error(t, err, "a URL without a scheme is an input problem")
-	assert.ErrorIs(t, err, sweep.ErrInput)
-	assert.NotErrorIs(t, err, sweep.ErrInputFile, "a bad URL is not a file problem")
+	_, err = runner.New(context.Background(), runner.Config{URL: "127.0.0.1:8080"})
+	require.Error(t, err, "a URL without a scheme is refused by the engine, before any request")
 	assert.Contains(t, err.Error(), "want http:// or https://", "the problem says what a URL needs")
 }
 
 func TestValidateMarksFileProblems(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"not":"a list"}`), 0o644))
-	err := sweep.Validate(sweep.Config{URL: "http://127.0.0.1:1", PromptSets: []string{bad}})
+	err := sweep.Validate(sweep.Config{PromptSets: []string{bad}})
 	require.Error(t, err, "a prompt set that does not parse")
 	assert.ErrorIs(t, err, sweep.ErrInput)
 	assert.ErrorIs(t, err, sweep.ErrInputFile, "a prompt file's content problem is marked as a file problem")
 
-	err = sweep.Validate(sweep.Config{URL: "http://127.0.0.1:1", PromptSets: []string{"short"}, SystemPromptFile: filepath.Join(t.TempDir(), "missing.txt")})
+	err = sweep.Validate(sweep.Config{PromptSets: []string{"short"}, SystemPromptFile: filepath.Join(t.TempDir(), "missing.txt")})
 	assert.ErrorIs(t, err, sweep.ErrInputFile, "a missing system prompt file is a file problem")
 
-	err = sweep.Validate(sweep.Config{URL: "http://127.0.0.1:1", PromptSets: []string{"short"}, ExtraBodies: []string{"{nope}"}})
+	err = sweep.Validate(sweep.Config{PromptSets: []string{"short"}, ExtraBodies: []string{"{nope}"}})
 	assert.ErrorIs(t, err, sweep.ErrInput)
 	assert.NotErrorIs(t, err, sweep.ErrInputFile, "a bad extra body is a value problem")
+}
+
+// runSweep runs cfg on the server at url through the one engine
+// (runner.New, then sweep.Run), after the input validation the CLI does
+// first; it returns the rows and their outcomes.
+func runSweep(t *testing.T, ctx context.Context, url, model string, cfg sweep.Config) ([]results.SweepResult, []sweep.Outcome, error) {
+	t.Helper()
+	if err := sweep.Validate(cfg); err != nil {
+		return nil, nil, err
+	}
+	r, err := runner.New(ctx, runner.Config{URL: url, Model: model})
+	if err != nil {
+		return nil, nil, err
+	}
+	t.Cleanup(r.Close)
+	outs, err := sweep.Run(ctx, r, cfg)
+	rows := make([]results.SweepResult, len(outs))
+	for i, o := range outs {
+		rows[i] = o.Row
+	}
+	return rows, outs, err
 }

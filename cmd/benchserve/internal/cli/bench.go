@@ -5,12 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/benchserve/benchserve/stream"
 )
 
 // defaultURL is --url's default (a variable so tests can point it at a
@@ -164,16 +161,9 @@ func (f *benchFlags) tags() []string {
 
 func (f *benchFlags) requestTimeout() time.Duration {
 	if f.requestTimeoutS <= 0 {
-		return 0
+		return -1 // none (runner's convention: 0 would mean the default)
 	}
 	return time.Duration(f.requestTimeoutS * float64(time.Second))
-}
-
-// newHTTPClient returns a client with its own transport (closed by the
-// returned func) and the transport timeout.
-func newHTTPClient(timeout time.Duration, idle int) (*http.Client, func()) {
-	tr := stream.NewTransport(idle)
-	return &http.Client{Transport: tr, Timeout: timeout}, tr.CloseIdleConnections
 }
 
 // sweepOnlyWarning is the reference's warning for sweep-only flags given

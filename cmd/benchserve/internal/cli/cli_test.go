@@ -302,7 +302,7 @@ func TestSweepFailuresAndUsage(t *testing.T) {
 	}})
 	res := invoke(t, "--url", srv.URL, "--model", fixtures.DefaultModel, "--prompts", "short", "--concurrency", "1", "--repetitions", "1", "--format", "json")
 	assert.Equal(t, ExitFailed, res.code, "an all-errored configuration exits 1")
-	assert.Contains(t, res.stderr, "  short conc=1 rep=0: FAIL (all requests errored)")
+	assert.Contains(t, res.stderr, "  short conc=1 rep=0: FAIL (all 1 requests failed: stream: HTTP 500")
 	assert.Contains(t, res.stdout, `"validated": false`, "the failed row is still written")
 
 	sent := len(srv.ChatRequests())
@@ -430,4 +430,35 @@ func TestSplitExtraBodies(t *testing.T) {
 	// shell would have removed) do not split.
 	assert.Equal(t, []string{`{"a":1}','{"b":2}`}, splitExtraBodies(`'{"a":1}','{"b":2}'`), "quoted pieces are not split, as in the reference")
 	assert.Equal(t, []string{`{"a":[1,2]}`}, splitExtraBodies(`{"a":[1,2]}`), "a comma not between } and { does not split")
+}
+
+// TestSweepPartialFailuresAreVisible: 2 of 4 requests of a row fail (an
+// error inside the stream, a stream cut before [DONE]); the row says so
+// with its reasons, is not validated, and the exit status is 1. A row
+// whose answers are only capped by --max-tokens stays the reference's
+// validated=false but exits 0.
+func TestSweepPartialFailuresAreVisible(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	prompts := writeWorkloadFile(t, t.TempDir(), "mixed.json", `[
+		[{"role": "user", "content": "Say hello."}],
+		[{"role": "user", "content": "Say hello. [fixture:error-in-stream]"}],
+		[{"role": "user", "content": "Say hello again."}],
+		[{"role": "user", "content": "Say hello. [fixture:truncated]"}]
+	]`)
+	res := invoke(t, "--url", srv.URL, "--prompts", prompts, "--concurrency", "4", "--repetitions", "1", "--warmup", "0",
+		"--skip-preflight-token-count", "--format", "json")
+	assert.Equal(t, ExitFailed, res.code, "a row with failed requests fails the exit status")
+	assert.Regexp(t, `mixed.json conc=4 rep=0: TTFT=\d+ms  TPS=[\d.]+  FAIL \(2 of 4 requests failed: `, res.stderr, "the row's line counts the failures")
+	assert.Contains(t, res.stderr, "[DONE]", "and gives the first reasons (the cut stream)")
+	var rows []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &rows), "the rows are written")
+	require.Len(t, rows, 1)
+	assert.Equal(t, false, rows[0]["validated"], "a row with failed requests is not validated")
+
+	res = invoke(t, "--url", srv.URL, "--prompts", "short", "--concurrency", "1", "--repetitions", "1", "--warmup", "0",
+		"--max-tokens", "3", "--skip-preflight-token-count", "--format", "json")
+	assert.Equal(t, ExitOK, res.code, "answers capped by --max-tokens are the expected result of a capped benchmark")
+	assert.Contains(t, res.stderr, "answers capped by max_tokens", "the line says why the row is not validated")
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &rows))
+	assert.Equal(t, false, rows[0]["validated"], "validated stays the reference's (a length ending fails validate_response)")
 }

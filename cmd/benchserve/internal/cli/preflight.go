@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/serverinfo"
 	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/sweep"
@@ -166,8 +167,8 @@ func addSweepProblems(pr *problems, err error) {
 // reachable. When it is not, it prints why, and when --url was not given
 // how to start the embedded fixture, and returns ExitUsage.
 func checkServer(ctx context.Context, e *env, f *benchFlags) (int, bool) {
-	hc, closeIdle := newHTTPClient(5*time.Second, 1)
-	defer closeIdle()
+	hc := runner.NewHTTPClient(5*time.Second, 1)
+	defer hc.CloseIdleConnections()
 	url := strings.TrimRight(f.url, "/")
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
 	if err != nil {
@@ -182,7 +183,7 @@ func checkServer(ctx context.Context, e *env, f *benchFlags) (int, bool) {
 		resp.Body.Close()
 		return ExitOK, true
 	}
-	fmt.Fprintf(e.stderr, "benchserve: cannot reach a server at %s: %v\n", url, err)
+	fmt.Fprintf(e.stderr, "benchserve: cannot reach a server at %s: %v\n", serverinfo.RedactURL(url), err)
 	if !f.given("url") {
 		fmt.Fprintf(e.stderr, "No --url was given and nothing answers at the default %s.\n"+
 			"To try benchserve without a model server, start the embedded fixture in another terminal:\n"+

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/sweep"
 )
 
@@ -14,7 +16,6 @@ import (
 func sweepConfig(e *env, f *benchFlags) (sweep.Config, []string) {
 	var problems []string
 	cfg := sweep.Config{
-		URL: f.url, Model: f.model, APIKey: f.apiKey,
 		PromptFile: f.promptFile, SystemPromptFile: f.systemPromptFile,
 		// As the reference's CLI: a system prompt file implies skipping the
 		// preflight, which would warm the cache being measured.
@@ -22,10 +23,6 @@ func sweepConfig(e *env, f *benchFlags) (sweep.Config, []string) {
 		MaxTokens:               f.maxTokens, Repetitions: f.repetitions, Warmup: f.warmup,
 		NoValidate: f.validate.val == "false", NoScrape: f.scrapeMetrics.val == "false",
 		Tag: f.tag.val, Progress: e.stderr,
-		RequestTimeout: -1,
-	}
-	if t := f.requestTimeout(); t > 0 {
-		cfg.RequestTimeout = t
 	}
 	for _, ps := range strings.Split(f.prompts, ",") {
 		if ps = strings.TrimSpace(ps); ps != "" {
@@ -152,13 +149,34 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	if code, ok := checkServer(ctx, e, f); !ok {
 		return code
 	}
-	rows, runErr := sweep.Run(ctx, cfg)
-	if runErr != nil && len(rows) == 0 {
+	conns := 1
+	for _, n := range cfg.Concurrencies {
+		conns = max(conns, n)
+	}
+	r, err := runner.New(ctx, runner.Config{
+		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
+		NoScrape: cfg.NoScrape, Conns: conns,
+	})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
+		return ExitUsage
+	}
+	defer r.Close()
+	outcomes, runErr := sweep.Run(ctx, r, cfg)
+	if runErr != nil && len(outcomes) == 0 {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
 		if ctx.Err() != nil {
 			return ExitFailed
 		}
 		return ExitUsage
+	}
+	rows := make([]results.SweepResult, len(outcomes))
+	failed := 0
+	for i, o := range outcomes {
+		rows[i] = o.Row
+		if !o.OK() {
+			failed++
+		}
 	}
 	if code := writeSweep(e, rows, format, f.output); code != ExitOK {
 		return code
@@ -167,10 +185,13 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
 		return ExitFailed
 	}
-	for _, r := range rows {
-		if !r.Validated {
-			return ExitFailed
-		}
+	if failed > 0 {
+		// A capped answer (finish_reason "length") is the expected ending
+		// of a --max-tokens benchmark: its row is not validated, as the
+		// reference's, but it does not fail the exit status; a failed
+		// request or an empty answer does.
+		fmt.Fprintf(e.stderr, "benchserve: %d of %d sweep runs had failed requests or invalid answers (see the FAIL lines above)\n", failed, len(outcomes))
+		return ExitFailed
 	}
 	return ExitOK
 }

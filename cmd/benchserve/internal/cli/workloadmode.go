@@ -8,14 +8,13 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 
 	"golang.org/x/term"
 
-	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/progress"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
+	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/workload"
 )
 
@@ -52,16 +51,15 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		return code
 	}
 
-	hc, closeIdle := newHTTPClient(f.requestTimeout(), 2)
-	defer closeIdle()
 	r, err := runner.New(ctx, runner.Config{
-		URL: f.url, Model: f.model, APIKey: f.apiKey, HTTP: hc,
-		RequestTimeout: f.requestTimeout(), NoScrape: f.scrapeMetrics.val == "false", IncludeContent: f.includeContent,
+		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
+		NoScrape: f.scrapeMetrics.val == "false", IncludeContent: f.includeContent,
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
 		return ExitUsage
 	}
+	defer r.Close()
 	// In a terminal a live progress line (done/total, elapsed, ETA);
 	// elsewhere (CI logs, pipes) the reference's line per case.
 	// The total counts the selected cases only (after --case-tag).
@@ -69,21 +67,18 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	if stderrIsTerminal(e.stderr) {
 		live = progress.New(e.stderr, len(selected)*f.repetitions, progress.WithTerminal(true))
 	}
-	var (
-		mu     sync.Mutex
-		failed []results.Record
-	)
-	p, runErr := r.Run(ctx, w, runner.RunOptions{
+	var failed []results.Record // Progress calls are serialized
+	sess, err := r.Start(ctx, w, runner.RunOptions{
 		Repetitions: f.repetitions,
 		CachePolicy: f.cachePolicy.val,
 		Tags:        tags,
-		Progress: func(rec results.Record, done, total int) {
+		SLOs:        f.slo,
+		Progress: func(out runner.Outcome, done, total int) {
+			rec := out.Record
 			if live != nil {
 				live.Done(rec.CaseID, rec.OK)
 				if !rec.OK {
-					mu.Lock()
 					failed = append(failed, rec)
-					mu.Unlock()
 				}
 				return
 			}
@@ -102,15 +97,17 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 			fmt.Fprint(e.stderr, b.String())
 		},
 	})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
+		return ExitUsage
+	}
+	runErr := sess.RunAll(ctx, nil)
 	live.Finish()
 	if live != nil {
 		fmt.Fprint(e.stderr, failureReport(failed, f.repetitions))
 	}
-	if p == nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
-		return ExitUsage
-	}
-	sloFailed := checkSLOs(e, p, append(append([]string{}, w.SLO...), f.slo...))
+	p := sess.Payload()
+	sloFailed := printSLOs(e, sess.SLOs(), sess.Outcomes(p))
 	if code := writeWorkload(e, p, format, f.output); code != ExitOK {
 		return code
 	}
@@ -179,26 +176,20 @@ func failureReport(failed []results.Record, reps int) string {
 	return b.String()
 }
 
-// checkSLOs evaluates the run-level thresholds on p (recording them in
-// p.SLO, see load.CheckPayload), prints one line each to stderr:
+// printSLOs prints one line per run-level threshold outcome (the
+// engine's, the same numbers as the payload's slo block) to stderr:
 //
 //	SLO ttft_p95_ms <= 500: PASS (measured 212.3)
 //	SLO ttft_p95_ms <= 500: FAIL (measured 612.4, want <= 500)
 //
-// and reports whether any failed. The thresholds were checked before the
-// run, so a parse error here is only reported.
-func checkSLOs(e *env, p *results.Payload, thresholds []string) bool {
-	if len(thresholds) == 0 {
-		return false
-	}
-	outcomes, err := load.CheckPayload(p, thresholds)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
-		return true
-	}
+// and reports whether any failed.
+func printSLOs(e *env, thresholds []string, outcomes []stats.Outcome) bool {
 	failed := false
 	for i, o := range outcomes {
-		expr := thresholds[i]
+		expr := o.Name()
+		if i < len(thresholds) {
+			expr = thresholds[i]
+		}
 		if o.Pass {
 			fmt.Fprintf(e.stderr, "SLO %s: PASS (measured %s)\n", expr, o.MeasuredString())
 			continue
