@@ -10,6 +10,7 @@ import (
 
 	_ "modernc.org/sqlite" // pure-Go driver "sqlite"
 
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -43,7 +44,7 @@ func WriteRows(ctx context.Context, path, table, schema string, columns []string
 			return err
 		}
 	}
-	path = results.ExpandHome(path)
+	path = paths.ExpandHome(path)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		return fmt.Errorf("history: sqlite %s: open: %w", path, err)
@@ -122,7 +123,7 @@ func ReadRows(ctx context.Context, path, table string) (_ []map[string]any, err 
 	if err := results.ValidateIdentifier(table, "table"); err != nil {
 		return nil, err
 	}
-	path = results.ExpandHome(path)
+	path = paths.ExpandHome(path)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("history: sqlite %s: %w", path, err)
 	}

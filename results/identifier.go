@@ -3,10 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
-	"strings"
 )
 
 // ErrInvalidIdentifier is matched (errors.Is) by every *IdentifierError.
@@ -38,17 +35,4 @@ func ValidateIdentifier(identifier, kind string) error {
 		return &IdentifierError{Kind: kind, Identifier: identifier}
 	}
 	return nil
-}
-
-// ExpandHome expands a leading "~" or "~/" in path to the user's home
-// directory (Python's os.path.expanduser, as the reference does for every
-// path it is given); other paths, and any path when the home directory is
-// unknown, are returned unchanged.
-func ExpandHome(path string) string {
-	if path == "~" || strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, strings.TrimPrefix(path, "~"))
-		}
-	}
-	return path
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/benchserve/benchserve/internal/paths"
 )
 
 // Output formats beyond the text Formats. They are written by a writer
@@ -74,7 +76,7 @@ func RegisterWriter(format string, w PayloadWriter) {
 // is linked into the binary the error says which import adds it. A leading
 // "~/" is expanded.
 func WriteFile(p *Payload, path string) error {
-	path = ExpandHome(path)
+	path = paths.ExpandHome(path)
 	format := FormatForPath(path)
 	if format == "" {
 		format = "json"

@@ -1,7 +1,5 @@
 package results
 
-import ()
-
 // SweepResult is one prompt-sweep configuration's aggregated result
 // (reference: the BenchServeResult dataclass), field for field in
 // ResultColumns order; JSON keys are the column names. Times in ms, rates

@@ -1,9 +1,25 @@
-// Package runner runs workload cases against a server and turns each into
-// a results.Record: it scrapes cache counters before and after, streams the
-// case's chat completion, evaluates its quality checks, and assembles the
-// record with the reference's keys (reference: run_workload_case,
-// _build_workload_record, run_bench_serve_workload).
+// Package runner is benchserve's one engine: where a run is described,
+// executed and recorded, whichever door it came through (the go test
+// plugin, package benchtest, or the CLI, cmd/benchserve).
 //
-// It is the engine shared by the go test plugin (package benchtest) and the
-// CLI (cmd/benchserve); it knows nothing about testing.T.
+//   - Described: Config is the server (URL, API key, HTTP client, the one
+//     timeout convention: 0 = DefaultRequestTimeout, negative = none) and
+//     how to record (scrapes, content). New connects: it normalizes the
+//     URL, builds the HTTP client (NewHTTPClient), detects the runtime and
+//     the model, and says why when it cannot (unreachable, HTTP 401, no
+//     model listed).
+//   - Executed: Start resolves a workload run (repetitions, cache policy,
+//     tags, SLO thresholds) into a Session of Jobs; Session.Execute sends
+//     one job (a go test subtest does this), Session.RunAll sends them all,
+//     N in flight. RunCase is one request: the /metrics scrapes around it
+//     (bounded by SideRequestTimeout), the stream, the quality checks.
+//     Prompt sweeps (package sweep) run over the same Runner.
+//   - Recorded: each job becomes a results.Record with the reference's keys
+//     (reference: run_workload_case, _build_workload_record,
+//     run_bench_serve_workload); Session.Payload is the payload with its
+//     summary and SLO outcomes, computed from the same records by one
+//     statistics definition (package stats), so the summary, the SLO
+//     verdicts, the CLI's lines and the report agree.
+//
+// It knows nothing about testing.T or flags.
 package runner

@@ -4,10 +4,11 @@
 // closed loop of Concurrency simultaneous streaming requests, aggregated
 // into one results.SweepResult row (reference: run_bench_serve,
 // expand_sweep, load_prompt_set, run_concurrent_requests,
-// count_prompt_tokens).
+// count_prompt_tokens). Run sends its requests over a *runner.Runner,
+// the one description of the server (URL, key, client, timeouts, model).
 //
 // Builtin prompt sets (short, medium, long, thinking) are embedded; any
 // other name is a file path in the flat or multi-message format (see
 // LoadPromptSet). Output formatting is left to package results
-// (FormatSweep, WriteSweepSQLite).
+// (FormatSweep) and package history (AppendSweep).
 package sweep

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/openai"
 )
 
@@ -55,7 +55,7 @@ func LoadPromptSet(nameOrPath string) ([][]openai.Message, error) {
 			return nil, fmt.Errorf("sweep: builtin prompt set '%s' not found: %w", nameOrPath, ErrPromptSetNotFound)
 		}
 	} else {
-		path := expandHome(nameOrPath)
+		path := paths.ExpandHome(nameOrPath)
 		data, err = os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("sweep: unknown prompt set name or missing file: '%s'. Builtin names are: %s: %w",
@@ -176,14 +176,4 @@ func pyList(names []string) string {
 		q[i] = "'" + n + "'"
 	}
 	return "[" + strings.Join(q, ", ") + "]"
-}
-
-// expandHome expands a leading "~/" (Path.expanduser).
-func expandHome(p string) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, strings.TrimPrefix(p, "~"))
-		}
-	}
-	return p
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/openai"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
@@ -221,7 +222,7 @@ func prepare(cfg Config) (*plan, error) {
 	}
 
 	if cfg.SystemPromptFile != "" {
-		path := expandHome(cfg.SystemPromptFile)
+		path := paths.ExpandHome(cfg.SystemPromptFile)
 		data, err := os.ReadFile(path)
 		if err != nil {
 			errs = append(errs, fileError{fmt.Errorf("sweep: --system-prompt-file not found: %s: %w", path, err)})

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/openai"
 	"github.com/benchserve/benchserve/stats"
 )
@@ -64,7 +64,7 @@ func (p *parser) checkExtraBody(where at, field string, extra map[string]any) {
 // "workload: load PATH: ..." wrapping the *fs.PathError; problems in the
 // content as a *LoadError (see Parse).
 func Load(path string) (*Workload, error) {
-	data, err := os.ReadFile(expandHome(path))
+	data, err := os.ReadFile(paths.ExpandHome(path))
 	if err != nil {
 		return nil, fmt.Errorf("workload: load %s: %w", path, err)
 	}
@@ -418,9 +418,9 @@ func (p *parser) scalarsFromRequest(where at, rp string, request map[string]any)
 }
 
 func (p *parser) loadRequest(where at, rp string) map[string]any {
-	full := expandHome(rp)
+	full := paths.ExpandHome(rp)
 	if !filepath.IsAbs(full) {
-		full = filepath.Join(filepath.Dir(expandHome(p.file)), full)
+		full = filepath.Join(filepath.Dir(paths.ExpandHome(p.file)), full)
 	}
 	if fi, err := os.Stat(full); err == nil && !fi.Mode().IsRegular() {
 		p.add(where, "request_path", "%s: not a regular file", full)
@@ -709,30 +709,6 @@ func orderedRequiredKeys(data []byte) orderedKeys {
 		}
 	}
 	return out
-}
-
-// expandHome expands a leading "~" or "~user" like Python's
-// Path.expanduser; paths it cannot expand are returned unchanged.
-func expandHome(p string) string {
-	if !strings.HasPrefix(p, "~") {
-		return p
-	}
-	name, rest, _ := strings.Cut(p[1:], string(filepath.Separator))
-	var home string
-	if name == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return p
-		}
-		home = h
-	} else {
-		u, err := user.Lookup(name)
-		if err != nil {
-			return p
-		}
-		home = u.HomeDir
-	}
-	return filepath.Join(home, rest)
 }
 
 // describe renders a value for "got ..." in messages: its JSON text,

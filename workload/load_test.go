@@ -385,15 +385,6 @@ func TestLoadMissingFile(t *testing.T) {
 	assert.Contains(t, err.Error(), "workload: load ", "read errors carry the package prefix")
 }
 
-func TestExpandHome(t *testing.T) {
-	home, err := os.UserHomeDir()
-	require.NoError(t, err, "home dir")
-	assert.Equal(t, filepath.Join(home, "w.json"), expandHome("~/w.json"), "~/ expands")
-	assert.Equal(t, home, expandHome("~"), "~ alone expands")
-	assert.Equal(t, "~no-such-user-xyz/w.json", expandHome("~no-such-user-xyz/w.json"), "unknown user stays as written")
-	assert.Equal(t, "a/~/b", expandHome("a/~/b"), "only a leading ~ expands")
-}
-
 func TestRealData(t *testing.T) {
 	path := filepath.Join("..", "..", "shared", "realdata", "quality-contract-smoke.json")
 	if _, err := os.Stat(path); err != nil {

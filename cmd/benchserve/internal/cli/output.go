@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/history"
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -96,7 +97,7 @@ func keepResults(e *env, output string, writeErr error, asJSON func() ([]byte, e
 func writeFallback(output string, data []byte) (string, error) {
 	var errs []error
 	if output != "" {
-		path := expandHome(output) + ".partial.json"
+		path := paths.ExpandHome(output) + ".partial.json"
 		err := results.WriteFileAtomic(path, data, 0o644)
 		if err == nil {
 			return path, nil

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/serverinfo"
 	"github.com/benchserve/benchserve/stats"
@@ -77,7 +78,7 @@ func checkOutput(output, format string) error {
 	}
 	path := output
 	if format == "sqlite" {
-		path = expandHome(path) // as results.WriteSQLite does
+		path = paths.ExpandHome(path) // as results.WriteSQLite does
 	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
@@ -124,15 +125,6 @@ func checkSQLiteFile(output, path string) error {
 		return fmt.Errorf("--output %s: the file exists and is not a SQLite database (--format sqlite appends to it); choose another path or format", output)
 	}
 	return nil
-}
-
-func expandHome(path string) string {
-	if rest, ok := strings.CutPrefix(path, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
-		}
-	}
-	return path
 }
 
 // addSweepProblems files each problem of a sweep.Validate error (the
