@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,19 +91,30 @@ func keepResults(e *env, output string, writeErr error, asJSON func() ([]byte, e
 	return ExitFailed
 }
 
-// writeFallback writes data next to output as "<output>.partial.json"
-// (atomically) or, when that fails or output is "", to a new
-// "benchserve-<name>-*.partial.json" in os.TempDir(), and returns the
-// path written.
+// writeFallback writes data next to output as "<output>.partial.json", or
+// "<output>.partial-N.json" with the first N from 2 whose file does not
+// exist yet (created exclusively: a fallback never replaces an earlier
+// run's), or, when that fails or output is "", to a new
+// "benchserve-<name>-*.partial.json" in os.TempDir(); it returns the path
+// written.
 func writeFallback(output string, data []byte) (string, error) {
 	var errs []error
 	if output != "" {
-		path := paths.ExpandHome(output) + ".partial.json"
-		err := results.WriteFileAtomic(path, data, 0o644)
-		if err == nil {
-			return path, nil
+		base := paths.ExpandHome(output)
+		for n := 1; n <= 1000; n++ {
+			path := base + ".partial.json"
+			if n > 1 {
+				path = fmt.Sprintf("%s.partial-%d.json", base, n)
+			}
+			err := writeNew(path, data)
+			if err == nil {
+				return path, nil
+			}
+			if !errors.Is(err, fs.ErrExist) {
+				errs = append(errs, err)
+				break
+			}
 		}
-		errs = append(errs, err)
 	}
 	name := strings.Map(func(r rune) rune {
 		if r == '*' || r == os.PathSeparator || r == '/' {
@@ -126,6 +138,26 @@ func writeFallback(output string, data []byte) (string, error) {
 		return "", errors.Join(append(errs, err)...)
 	}
 	return fh.Name(), nil
+}
+
+// writeNew creates path (failing with fs.ErrExist when it exists) and
+// writes data to it; a failed write removes the partial file.
+func writeNew(path string, data []byte) error {
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fh.Write(data)
+	if serr := fh.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(path)
+	}
+	return err
 }
 
 func writeSweep(e *env, rows []results.SweepResult, format, output string) int {

@@ -158,4 +158,12 @@ func TestWriteFallbackToTempDir(t *testing.T) {
 	path, err = writeFallback(next, []byte(`{}`))
 	require.NoError(t, err)
 	assert.Equal(t, next+".partial.json", path, "next to the requested file when its directory is writable")
+
+	// A second failed run never replaces the first one's results.
+	path, err = writeFallback(next, []byte(`{"second":true}`))
+	require.NoError(t, err)
+	assert.Equal(t, next+".partial-2.json", path, "the next free name")
+	data, err = os.ReadFile(next + ".partial.json")
+	require.NoError(t, err)
+	assert.Equal(t, `{}`, string(data), "the first run's fallback is intact")
 }
