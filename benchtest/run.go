@@ -47,6 +47,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	if err != nil {
 		t.Fatalf("benchtest: workload did not load: %v", err)
 	}
+	cfg.output = outputPath(cfg.output, t.Name())
 	r := newRunner(t, cfg, cfg.concurrency)
 	file := displayPath(path)
 	run := &workloadRun{cfg: cfg, file: file}

@@ -279,3 +279,49 @@ func TestRunWorkloadRejectsCollidingSubtestNames(t *testing.T) {
 	assert.Contains(t, out, `case ids "with space" and "with_space" both become the subtest name "with_space"`)
 	assert.NotContains(t, out, "=== RUN   TestInnerCollidingIDs/with_space", "nothing runs")
 }
+
+func TestInnerTwoWorkloads(t *testing.T) {
+	if os.Getenv(innerEnv) == "" {
+		t.Skip("runs only inside TestRunWorkloadSharedOutput (re-executed test binary)")
+	}
+	t.Run("first", func(t *testing.T) { benchtest.RunWorkload(t, "testdata/mixed.json", benchtest.WithTags("good")) })
+	t.Run("second", func(t *testing.T) { benchtest.RunWorkload(t, "../workloads/smoke.json") })
+}
+
+// TestRunWorkloadSharedOutput: several RunWorkload calls of one test
+// binary with one BENCHSERVE_OUTPUT lose no record: the first writes the
+// file, a later one writes beside it under its test name; a directory gets
+// one file per call; a SQLite history gets every call's rows.
+func TestRunWorkloadSharedOutput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.json")
+	_, ok := runInner(t, "TestInnerTwoWorkloads", "BENCHSERVE_OUTPUT="+out)
+	require.True(t, ok, "both workloads pass")
+	first := readPayloadFile(t, out)
+	assert.Equal(t, "mixed", first.Workload.Name, "the first call wrote the file as given")
+	second := readPayloadFile(t, filepath.Join(dir, "x.TestInnerTwoWorkloads_second.json"))
+	assert.Equal(t, "smoke", second.Workload.Name, "the second call wrote beside it, under its test name")
+	assert.Len(t, second.Results, 3, "every record of the second workload")
+
+	outDir := filepath.Join(dir, "runs") + "/"
+	_, ok = runInner(t, "TestInnerTwoWorkloads", "BENCHSERVE_OUTPUT="+outDir)
+	require.True(t, ok)
+	assert.Equal(t, "mixed", readPayloadFile(t, filepath.Join(outDir, "TestInnerTwoWorkloads_first.json")).Workload.Name, "a directory gets one file per call")
+	assert.Equal(t, "smoke", readPayloadFile(t, filepath.Join(outDir, "TestInnerTwoWorkloads_second.json")).Workload.Name)
+
+	db := filepath.Join(dir, "h.db")
+	_, ok = runInner(t, "TestInnerTwoWorkloads", "BENCHSERVE_OUTPUT="+db)
+	require.True(t, ok)
+	rows, err := history.ReadRows(context.Background(), db, results.WorkloadTable)
+	require.NoError(t, err, "the history exists")
+	assert.Len(t, rows, len(first.Results)+3, "both calls appended their rows")
+}
+
+func readPayloadFile(t *testing.T, path string) results.Payload {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err, "results file %s", path)
+	var p results.Payload
+	require.NoError(t, json.Unmarshal(data, &p), "results file %s is a payload", path)
+	return p
+}
