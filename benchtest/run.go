@@ -105,7 +105,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 			}
 		})
 	} else {
-		for _, c := range uniqueCases(sess.Jobs()) {
+		for _, c := range runner.UniqueCases(sess.Jobs()) {
 			t.Run(c.ID, func(t *testing.T) {
 				for _, j := range sess.Jobs() {
 					if j.Case.ID != c.ID {
@@ -153,18 +153,6 @@ func newRunner(tb testing.TB, cfg config, conns int) *runner.Runner {
 
 func concName(n int) string { return fmt.Sprintf("conc=%d", n) }
 
-// uniqueCases returns the cases of jobs in first-seen order.
-func uniqueCases(jobs []runner.Job) []workload.Case {
-	var out []workload.Case
-	seen := map[string]bool{}
-	for _, j := range jobs {
-		if !seen[j.Case.ID] {
-			seen[j.Case.ID] = true
-			out = append(out, j.Case)
-		}
-	}
-	return out
-}
 
 // workloadRun is the state of one RunWorkload call around its session.
 type workloadRun struct {
@@ -391,7 +379,7 @@ func splitPattern(s string) []string {
 // gotestsum's reruns pick the wrong case.
 func subtestNamesUnique(path string, jobs []runner.Job) error {
 	seen := map[string]string{}
-	for _, c := range uniqueCases(jobs) {
+	for _, c := range runner.UniqueCases(jobs) {
 		name := strings.ReplaceAll(c.ID, " ", "_")
 		if prev, ok := seen[name]; ok {
 			return fmt.Errorf("%s: case ids %q and %q both become the subtest name %q; rename one", path, prev, c.ID, name)

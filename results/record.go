@@ -303,6 +303,55 @@ type Payload struct {
 	// workload's defaults.slo and the caller's), in order; omitted when
 	// none were given. Addition.
 	SLO []SLOResult `json:"slo,omitempty"`
+	// Schedule is how the requests were sent when the run was load (an
+	// open or closed loop at a rate, runner.Load); omitted for the
+	// reference's sequential runs. Addition.
+	Schedule *Schedule `json:"schedule,omitempty"`
+}
+
+// Schedule records the load a run was sent as and what the client
+// achieved, so a client that could not keep up is visible, never silent.
+// Times are in milliseconds, rates in requests per second.
+type Schedule struct {
+	// Mode is "open" (arrivals on a seeded schedule) or "closed".
+	Mode string `json:"mode"`
+	// TargetRate is the requested rate; nil for an unlimited one (inf).
+	TargetRate *float64 `json:"target_rate"`
+	// Burstiness is the gamma shape of the arrival gaps (1 = Poisson).
+	Burstiness float64 `json:"burstiness"`
+	// Seed fixed the arrival schedule and the case sampling.
+	Seed uint64 `json:"seed"`
+	// MaxConcurrency capped the requests in flight; 0 = no cap.
+	MaxConcurrency int `json:"max_concurrency"`
+	// Requests is how many requests were scheduled (sent, dropped or
+	// unsent); DurationS the schedule's length cap in seconds (0: none).
+	Requests  int     `json:"requests"`
+	DurationS float64 `json:"duration_s"`
+	// AchievedRate is requests sent per second of the run's wall time.
+	AchievedRate float64 `json:"achieved_rate"`
+	// LagMS is the send time minus the scheduled time over the sent
+	// requests (p50, p95, p99, max); nil when nothing was sent.
+	LagMS *LagStats `json:"lag_ms"`
+	// Late counts requests sent more than 1 ms behind schedule (the client
+	// or the concurrency cap held them), Dropped those not sent because of
+	// the cap, Unsent those the run's end cut off.
+	Late    int `json:"late"`
+	Dropped int `json:"dropped"`
+	Unsent  int `json:"unsent"`
+	// PeakInFlight is the most requests in flight at once.
+	PeakInFlight int `json:"peak_in_flight"`
+	// Goodput is the requests per second that succeeded and met every
+	// limit of GoodputSLO (DistServe); nil without one.
+	Goodput    *float64           `json:"goodput"`
+	GoodputSLO map[string]float64 `json:"goodput_slo,omitempty"`
+}
+
+// LagStats are percentiles of the client's lag behind the schedule, in ms.
+type LagStats struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
 }
 
 // SLOResult is one run-level threshold and its outcome. Measured is nil

@@ -68,6 +68,8 @@ type Session struct {
 	done    int
 	// progressMu serializes Progress calls.
 	progressMu sync.Mutex
+	// loadTotal is the request count of a RunLoad, the progress total.
+	loadTotal int
 }
 
 // Start resolves the run (repetitions, cache policy, the selected cases,
@@ -148,10 +150,13 @@ func (s *Session) Execute(ctx context.Context, j Job) Outcome {
 	s.mu.Lock()
 	s.payload.Results = append(s.payload.Results, out.Record)
 	s.done++
-	done := s.done
+	done, total := s.done, len(s.jobs)
+	if s.loadTotal > 0 {
+		total = s.loadTotal
+	}
 	s.mu.Unlock()
 	if s.opts.Progress != nil {
-		s.opts.Progress(out, done, len(s.jobs))
+		s.opts.Progress(out, done, total)
 	}
 	return out
 }
