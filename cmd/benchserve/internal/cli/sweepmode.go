@@ -130,6 +130,9 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	format := outputFormat(f.format.val, f.output, "table")
 	var pr problems
 	commonChecks(f, &pr)
+	if f.loadMode() {
+		pr.addUsage("--request-rate and the other load flags apply to --workload runs (the prompt sweep sends closed-loop rounds of --concurrency requests)")
+	}
 	cfg, flagProblems := sweepConfig(e, f)
 	pr.usage = append(pr.usage, flagProblems...)
 	if format == "sqlite" && f.output == "" {

@@ -44,6 +44,10 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	if err := checkOutput(f.output, format); err != nil {
 		pr.addInput("%v", err)
 	}
+	var ld runner.Load
+	if f.loadMode() {
+		ld = f.runnerLoad(&pr)
+	}
 	if !pr.empty() {
 		return pr.report(e)
 	}
@@ -101,12 +105,18 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
 		return ExitUsage
 	}
-	runErr := sess.RunAll(ctx, nil)
+	var runErr error
+	if f.loadMode() {
+		_, runErr = sess.RunLoad(ctx, ld)
+	} else {
+		runErr = sess.RunAll(ctx, nil)
+	}
 	live.Finish()
 	if live != nil {
 		fmt.Fprint(e.stderr, failureReport(failed, f.repetitions))
 	}
 	p := sess.Payload()
+	fmt.Fprint(e.stderr, scheduleLine(p.Schedule))
 	sloFailed := printSLOs(e, sess.SLOs(), sess.Outcomes(p))
 	if code := writeWorkload(e, p, format, f.output); code != ExitOK {
 		return code

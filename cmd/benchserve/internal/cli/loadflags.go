@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/runner"
+	"github.com/benchserve/benchserve/stats"
+)
+
+// loadFlags are the flags that send a workload as load (vLLM bench
+// serve's names), benchserve additions to the reference's bench-serve.
+type loadFlags struct {
+	requestRate    rateValue
+	burstiness     float64
+	numPrompts     int
+	duration       durationValue
+	maxConcurrency int
+	seed           uint64
+	mix            *choiceValue
+	goodput        listValue
+}
+
+func addLoadFlags(fs *flag.FlagSet, l *loadFlags) {
+	l.requestRate = rateValue(math.Inf(1))
+	l.mix = newChoice("cycle", "cycle", "sample")
+	fs.Var(&l.requestRate, "request-rate", "Workload mode: send the cases as an open loop at `R` requests per second\n(Poisson arrivals; inf sends them all at once, capped by --max-concurrency).\nAny load flag switches the workload to load mode. benchserve addition")
+	fs.Float64Var(&l.burstiness, "burstiness", 1, "Gamma shape `B` of the arrival gaps: 1 = Poisson, < 1 burstier, > 1 steadier")
+	fs.IntVar(&l.numPrompts, "num-prompts", 0, "`N` requests in load mode (default: as many as --duration holds, else\ncases x --repetitions)")
+	fs.Var(&l.duration, "duration", "Stop scheduling requests after `D` (e.g. 2m, 90s, or seconds) in load mode")
+	fs.IntVar(&l.maxConcurrency, "max-concurrency", 0, "At most `C` requests in flight in load mode; a request due beyond it waits\nand its lag is recorded (default: no cap)")
+	fs.Uint64Var(&l.seed, "seed", 0, "`Seed` of the arrival schedule and of --mix sample")
+	fs.Var(l.mix, "mix", "How load mode picks each request's case: `cycle` (in order) or sample (seeded)")
+	fs.Var(&l.goodput, "goodput", "Per-request SLO for goodput, `KEY:MS` pairs: ttft:500 tpot:50 e2el:30000\n(repeatable or space-separated; DistServe's goodput, as vLLM)")
+}
+
+// loadNames are the flags that switch a workload run to load mode.
+var loadNames = []string{"request-rate", "burstiness", "num-prompts", "duration", "max-concurrency", "mix", "goodput"}
+
+// loadMode reports whether a load flag was given.
+func (f *benchFlags) loadMode() bool {
+	for _, n := range loadNames {
+		if f.given(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// runnerLoad turns the load flags into the engine's Load, adding every
+// problem to pr.
+func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
+	l := runner.Load{
+		Rate: float64(f.load.requestRate), Burstiness: f.load.burstiness, Requests: f.load.numPrompts,
+		Duration: time.Duration(f.load.duration), MaxConcurrency: f.load.maxConcurrency, Seed: f.load.seed,
+		Sample: f.load.mix.val == "sample",
+	}
+	if err := l.Check(); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			pr.addUsage("load: %s", line)
+		}
+	}
+	if len(f.load.goodput) > 0 {
+		slo, err := parseGoodput(f.load.goodput)
+		if err != nil {
+			pr.addUsage("--goodput: %v", err)
+		}
+		l.Goodput = &slo
+	}
+	return l
+}
+
+// parseGoodput reads vLLM's --goodput KEY:VALUE pairs (ttft, tpot, e2el,
+// in milliseconds), given as separate flags or space-separated.
+func parseGoodput(items []string) (stats.RequestSLO, error) {
+	var slo stats.RequestSLO
+	for _, item := range items {
+		for _, kv := range strings.Fields(item) {
+			k, v, ok := strings.Cut(kv, ":")
+			ms, err := strconv.ParseFloat(v, 64)
+			if !ok || err != nil || !(ms > 0) || math.IsInf(ms, 0) {
+				return slo, fmt.Errorf("%q: want KEY:MS with KEY ttft, tpot or e2el and MS > 0", kv)
+			}
+			switch k {
+			case "ttft":
+				slo.TTFTms = ms
+			case "tpot":
+				slo.TPOTms = ms
+			case "e2el":
+				slo.E2ELms = ms
+			default:
+				return slo, fmt.Errorf("%q: unknown metric %q (want ttft, tpot or e2el)", kv, k)
+			}
+		}
+	}
+	return slo, nil
+}
+
+// scheduleLine summarizes a load run's schedule for stderr, saying when
+// the client could not keep up:
+//
+//	Load: target 8 req/s (burstiness 1, seed 0), achieved 7.93 req/s; lag p50 0.08 ms p99 1.2 ms; 0 late, 0 dropped, 0 unsent; goodput 7.5 req/s
+func scheduleLine(sc *results.Schedule) string {
+	if sc == nil {
+		return ""
+	}
+	target := "inf"
+	if sc.TargetRate != nil {
+		target = strconv.FormatFloat(*sc.TargetRate, 'g', 4, 64) + " req/s"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Load: target %s (burstiness %g, seed %d), achieved %.3g req/s", target, sc.Burstiness, sc.Seed, sc.AchievedRate)
+	if sc.LagMS != nil {
+		fmt.Fprintf(&b, "; lag p50 %.3g ms p99 %.3g ms", sc.LagMS.P50, sc.LagMS.P99)
+	}
+	fmt.Fprintf(&b, "; %d late, %d dropped, %d unsent", sc.Late, sc.Dropped, sc.Unsent)
+	if sc.Goodput != nil {
+		fmt.Fprintf(&b, "; goodput %.3g req/s", *sc.Goodput)
+	}
+	b.WriteString("\n")
+	if sc.TargetRate != nil && sc.Late > 0 {
+		fmt.Fprintf(&b, "Warning: %d of %d requests were sent more than 1 ms behind schedule (the client or --max-concurrency held them); the achieved rate, not the target, is what the server saw\n", sc.Late, sc.Requests)
+	}
+	return b.String()
+}
+
+// rateValue is a request rate flag: a positive number or "inf".
+type rateValue float64
+
+func (r *rateValue) String() string {
+	if math.IsInf(float64(*r), 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(float64(*r), 'g', -1, 64)
+}
+
+func (r *rateValue) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(v) || v <= 0 {
+		return fmt.Errorf("want a positive number of requests per second or inf, got %q", s)
+	}
+	*r = rateValue(v)
+	return nil
+}
+
+// durationValue is a duration flag: a Go duration ("2m", "90s") or a
+// number of seconds.
+type durationValue time.Duration
+
+func (d *durationValue) String() string { return time.Duration(*d).String() }
+
+func (d *durationValue) Set(s string) error {
+	if v, err := time.ParseDuration(s); err == nil && v > 0 {
+		*d = durationValue(v)
+		return nil
+	}
+	secs, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(secs > 0) || secs > float64(math.MaxInt64)/float64(time.Second) {
+		return fmt.Errorf("want a positive duration such as 2m or 90s, or seconds, got %q", s)
+	}
+	*d = durationValue(secs * float64(time.Second))
+	return nil
+}
