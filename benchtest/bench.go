@@ -53,6 +53,12 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	if len(cases) == 0 {
 		b.Fatalf("benchtest: %s: no case has any of the tags %v", displayPath(path), env.cfg.tags)
 	}
+	if env.cfg.load != nil {
+		// One load run of the whole mix per iteration: no per-case
+		// sub-benchmarks, the figures are b's own.
+		env.benchLoad(b, w)
+		return
+	}
 	for _, c := range cases {
 		req := runner.CaseRequest(env.model, c)
 		check := func(res *stream.Result) string {
@@ -130,6 +136,7 @@ func setName(set string) string {
 // benchEnv is the server, client and settings shared by one
 // BenchWorkload or BenchSweep call.
 type benchEnv struct {
+	r          *runner.Runner
 	cfg        config
 	levels     []int
 	thresholds []stats.Threshold
@@ -157,7 +164,12 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	if env.thresholds, err = stats.ParseThresholds(cfg.slos...); err != nil {
 		b.Fatalf("benchtest: %v", err)
 	}
-	r := newRunner(b, cfg, slices.Max(env.levels))
+	conns := slices.Max(env.levels)
+	if cfg.load != nil && cfg.load.MaxConcurrency > 0 {
+		conns = max(conns, cfg.load.MaxConcurrency)
+	}
+	r := newRunner(b, cfg, conns)
+	env.r = r
 	env.client = r.Client()
 	env.model = r.Model()
 	b.Attr("server", serverinfo.RedactURL(r.URL()))
@@ -218,6 +230,64 @@ func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request,
 	if len(samples) > 0 && failed == len(samples) {
 		// Latency figures of a server that answered nothing are not a
 		// benchmark result; partial failures are reported in failures.
+		b.Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
+	}
+	for _, o := range stats.Evaluate(st, env.thresholds) {
+		if !o.Pass {
+			b.Errorf("benchtest: SLO %s: %s", o.Expr, o)
+		}
+	}
+}
+
+// benchLoad runs one load run (runner.Session.RunLoad over the
+// workload's cases) per b.Loop iteration and reports the pooled figures,
+// the achieved rate, the client's lag and goodput.
+func (env *benchEnv) benchLoad(b *testing.B, w *workload.Workload) {
+	b.Helper()
+	ctx := b.Context()
+	l := *env.cfg.load
+	if l.Goodput == nil {
+		l.Goodput = env.cfg.goodput
+	}
+	var (
+		samples  []load.Sample
+		elapsed  time.Duration
+		sent     int
+		late     int
+		failures []string
+	)
+	for b.Loop() {
+		sess, err := env.r.Start(ctx, w, runner.RunOptions{Tags: env.cfg.tags, Repetitions: env.cfg.repetitions})
+		if err != nil {
+			b.Fatalf("benchtest: %v", err)
+		}
+		run, err := sess.RunLoad(ctx, l)
+		if err != nil {
+			b.Fatalf("benchtest: %v", err)
+		}
+		samples = append(samples, run.Samples...)
+		elapsed += run.Duration
+		late += run.Late
+		for _, rec := range sess.Payload().Results {
+			sent++
+			if !rec.OK && len(failures) < maxLoggedFailures {
+				failures = append(failures, fmt.Sprintf("%s/%d: %s", rec.CaseID, rec.Repetition, strings.Join(rec.Quality.Issues, "; ")))
+			}
+		}
+	}
+	st := load.Summarize(samples, elapsed, load.StatsOptions{Goodput: l.Goodput})
+	for _, f := range failures {
+		b.Logf("benchtest: failed request %s", f)
+	}
+	ReportStats(b, st)
+	if secs := elapsed.Seconds(); secs > 0 {
+		b.ReportMetric(float64(sent)/secs, "achieved-req/s")
+	}
+	if st.Lag.Count > 0 {
+		b.ReportMetric(msToNs(st.Lag.P99), "lag-p99-ns/op")
+	}
+	b.ReportMetric(float64(late), "late")
+	if len(samples) > 0 && st.Failed == len(samples) {
 		b.Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
 	}
 	for _, o := range stats.Evaluate(st, env.thresholds) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/benchserve/benchserve/benchtest"
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/stats"
 )
 
@@ -226,4 +227,19 @@ func TestBenchWorkloadAllFailedFails(t *testing.T) {
 	assert.Contains(t, out, "every one of 2 requests failed")
 	assert.Contains(t, out, "round 0, stream 1 of 2 failed (http_5xx)", "failures named by round and stream")
 	assert.Contains(t, out, "overloaded", "with the server's message")
+}
+
+// TestBenchWorkloadLoad runs BenchWorkload with a load (WithLoad) through
+// testing.Benchmark and checks the load figures it reports.
+func TestBenchWorkloadLoad(t *testing.T) {
+	res := testing.Benchmark(func(b *testing.B) {
+		benchtest.BenchWorkload(b, "../workloads/smoke.json", benchtest.WithURL(""),
+			benchtest.WithLoad(runner.Load{Rate: 100, Requests: 6, Seed: 1, Goodput: &stats.RequestSLO{E2ELms: 60_000}}))
+	})
+	require.Positive(t, res.N, "the benchmark ran")
+	assert.Positive(t, res.Extra["achieved-req/s"], "achieved rate reported")
+	assert.Contains(t, res.Extra, "lag-p99-ns/op", "the client's lag behind the schedule")
+	assert.Contains(t, res.Extra, "late", "late requests, a count")
+	assert.Positive(t, res.Extra["goodput-req/s"], "goodput against the per-request SLO: %v", res.Extra)
+	assert.Equal(t, 0.0, res.Extra["failures"], "the smoke cases pass under load")
 }

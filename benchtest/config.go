@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/stats"
 )
 
@@ -37,6 +38,15 @@ const (
 	EnvCachePolicy = "BENCHSERVE_CACHE_POLICY"
 	// EnvConcurrency runs that many cases at once.
 	EnvConcurrency = "BENCHSERVE_CONCURRENCY"
+	// EnvRequestRate (requests per second, or inf), EnvBurstiness,
+	// EnvNumPrompts, EnvDuration (a Go duration), EnvMaxConcurrency and
+	// EnvSeed send the workload as load (see WithLoad) when any is set.
+	EnvRequestRate    = "BENCHSERVE_REQUEST_RATE"
+	EnvBurstiness     = "BENCHSERVE_BURSTINESS"
+	EnvNumPrompts     = "BENCHSERVE_NUM_PROMPTS"
+	EnvDuration       = "BENCHSERVE_DURATION"
+	EnvMaxConcurrency = "BENCHSERVE_MAX_CONCURRENCY"
+	EnvSeed           = "BENCHSERVE_SEED"
 )
 
 // config holds every setting of a run, resolved from the options and the
@@ -55,6 +65,7 @@ type config struct {
 	noScrape           bool
 	includeContent     bool
 	fixture            *fixtures.Options
+	load               *runner.Load
 	slos               []string
 	goodput            *stats.RequestSLO
 }
@@ -148,6 +159,18 @@ func WithFixture(opts fixtures.Options) Option {
 	return func(c *config) { c.fixture = &opts }
 }
 
+// WithLoad sends the workload's cases as load l instead of one after
+// another (runner.Load: an open loop at l.Rate requests per second, vLLM's
+// --request-rate, --burstiness, --num-prompts, --max-concurrency, --seed,
+// --goodput). BenchWorkload then runs one load run of the whole mix per
+// b.Loop iteration, in b itself (no per-case sub-benchmarks), and reports, besides the latency figures, the
+// achieved rate (achieved-req/s), the client's lag behind the schedule
+// (lag-p99-ns/op), late requests and goodput. RunWorkload runs it as one
+// subtest "load" that fails with every failed request. Default: the
+// BENCHSERVE_REQUEST_RATE, _BURSTINESS, _NUM_PROMPTS, _DURATION,
+// _MAX_CONCURRENCY and _SEED variables, when any is set.
+func WithLoad(l runner.Load) Option { return func(c *config) { c.load = &l } }
+
 // resolve builds the effective configuration: environment first, then the
 // options on top; it reports malformed environment values and settings
 // out of range.
@@ -173,8 +196,16 @@ func resolve(opts []Option) (config, error) {
 	if cfg.concurrency, err = envInt(EnvConcurrency); err != nil {
 		return config{}, err
 	}
+	if cfg.load, err = envLoad(); err != nil {
+		return config{}, err
+	}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.load != nil {
+		if err := cfg.load.Check(); err != nil {
+			return config{}, fmt.Errorf("benchtest: load: %w", err)
+		}
 	}
 	cfg.repetitions = max(cfg.repetitions, 0)
 	if cfg.repetitions == 0 {
@@ -209,8 +240,43 @@ func envInt(name string) (int, error) {
 	return n, nil
 }
 
-type envError struct{ name, value string }
+type envError struct{ name, value, want string }
 
 func (e *envError) Error() string {
-	return "benchtest: $" + e.name + "=" + strconv.Quote(e.value) + ": want a positive integer"
+	want := e.want
+	if want == "" {
+		want = "a positive integer"
+	}
+	return "benchtest: $" + e.name + "=" + strconv.Quote(e.value) + ": want " + want
+}
+
+// envLoad reads the load variables; nil when none is set.
+func envLoad() (*runner.Load, error) {
+	var l runner.Load
+	set := false
+	for _, v := range []struct {
+		name  string
+		parse func(string) error
+		want  string
+	}{
+		{EnvRequestRate, func(s string) (err error) { l.Rate, err = strconv.ParseFloat(s, 64); return }, "requests per second or inf"},
+		{EnvBurstiness, func(s string) (err error) { l.Burstiness, err = strconv.ParseFloat(s, 64); return }, "a positive gamma shape"},
+		{EnvNumPrompts, func(s string) (err error) { l.Requests, err = strconv.Atoi(s); return }, "a positive integer"},
+		{EnvDuration, func(s string) (err error) { l.Duration, err = time.ParseDuration(s); return }, "a duration such as 2m"},
+		{EnvMaxConcurrency, func(s string) (err error) { l.MaxConcurrency, err = strconv.Atoi(s); return }, "a positive integer"},
+		{EnvSeed, func(s string) (err error) { l.Seed, err = strconv.ParseUint(s, 10, 64); return }, "an unsigned integer"},
+	} {
+		s := os.Getenv(v.name)
+		if s == "" {
+			continue
+		}
+		set = true
+		if err := v.parse(strings.TrimSpace(s)); err != nil {
+			return nil, &envError{name: v.name, value: s, want: v.want}
+		}
+	}
+	if !set {
+		return nil, nil
+	}
+	return &l, nil
 }

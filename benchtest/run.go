@@ -60,7 +60,12 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 		Include: func(j runner.Job) bool {
 			return cfg.concurrency == 1 || selectedByFlags(t.Name()+"/"+concName(cfg.concurrency), j.Name(max(cfg.repetitions, 1)))
 		},
-		Progress: func(runner.Outcome, int, int) { run.checkpoint() },
+		Progress: func(out runner.Outcome, _, _ int) {
+			if run.onOutcome != nil {
+				run.onOutcome(out)
+			}
+			run.checkpoint()
+		},
 	})
 	if err != nil {
 		t.Fatalf("benchtest: %v", err)
@@ -80,7 +85,9 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	t.Cleanup(func() { run.finish(t) })
 
 	reps := sess.Repetitions()
-	if cfg.concurrency > 1 {
+	if cfg.load != nil {
+		t.Run("load", func(t *testing.T) { run.load(t, *cfg.load) })
+	} else if cfg.concurrency > 1 {
 		// The requests go out from plain goroutines (not t.Parallel
 		// subtests), so the concurrency is exactly the one asked for
 		// whatever go test's -parallel is; each outcome is then reported
@@ -160,6 +167,9 @@ type workloadRun struct {
 	cfg  config
 	file string
 
+	// onOutcome, when set, sees every outcome (the load mode's failures).
+	onOutcome func(runner.Outcome)
+
 	mu       sync.Mutex
 	finished bool
 	// writeMu orders the checkpoint writes of concurrent cases.
@@ -177,6 +187,42 @@ func (run *workloadRun) checkpoint() {
 	run.writeMu.Lock()
 	defer run.writeMu.Unlock()
 	_ = results.WriteFile(run.sess.Payload(), run.cfg.output) // reported by the final write
+}
+
+// load sends the cases as load (WithLoad) and fails t with every failed
+// request, named by case and repetition, after logging the schedule.
+func (run *workloadRun) load(t *testing.T, l runner.Load) {
+	t.Helper()
+	var (
+		mu     sync.Mutex
+		failed []runner.Outcome
+	)
+	run.onOutcome = func(out runner.Outcome) {
+		if !out.Record.OK {
+			mu.Lock()
+			failed = append(failed, out)
+			mu.Unlock()
+		}
+	}
+	_, err := run.sess.RunLoad(t.Context(), l)
+	if err != nil {
+		t.Errorf("benchtest: %v", err)
+	}
+	p := run.sess.Payload()
+	if sc := p.Schedule; sc != nil {
+		t.Logf("load: %d requests, achieved %.3g req/s, %d late, %d dropped, %d unsent", len(p.Results), sc.AchievedRate, sc.Late, sc.Dropped, sc.Unsent)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, out := range failed {
+		prefix := fmt.Sprintf("%s: case %q rep %d", run.file, out.Record.CaseID, out.Record.Repetition)
+		if out.Err != nil {
+			t.Errorf("%s: request error: %v", prefix, out.Err)
+		}
+		for _, is := range out.Issues {
+			t.Error(prefix + ": " + describeIssue(is, out))
+		}
+	}
 }
 
 // report logs one outcome's measurements and turns every failed check

@@ -325,3 +325,31 @@ func readPayloadFile(t *testing.T, path string) results.Payload {
 	require.NoError(t, json.Unmarshal(data, &p), "results file %s is a payload", path)
 	return p
 }
+
+func TestInnerLoad(t *testing.T) {
+	if os.Getenv(innerEnv) == "" {
+		t.Skip("runs only inside TestRunWorkloadLoad (re-executed test binary)")
+	}
+	benchtest.RunWorkload(t, "testdata/mixed.json")
+}
+
+// TestRunWorkloadLoad: the BENCHSERVE_REQUEST_RATE family turns RunWorkload
+// into an open loop over the cases, every request judged by its case's
+// checks, every failure named by case and repetition, the schedule in the
+// payload.
+func TestRunWorkloadLoad(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "load.json")
+	log, ok := runInner(t, "TestInnerLoad", "BENCHSERVE_REQUEST_RATE=50", "BENCHSERVE_NUM_PROMPTS=8", "BENCHSERVE_SEED=2", "BENCHSERVE_OUTPUT="+out)
+	assert.False(t, ok, "the too-short case fails under load too")
+	assert.Contains(t, log, "--- FAIL: TestInnerLoad/load", "one load subtest")
+	assert.Regexp(t, `testdata/mixed.json: case "too-short" rep \d: checks.min_chars`, log, "each failure names its case and repetition")
+	assert.Regexp(t, `load: 8 requests, achieved [\d.e+]+ req/s`, log, "the schedule is logged")
+	p := readPayloadFile(t, out)
+	assert.Len(t, p.Results, 8, "every request recorded")
+	require.NotNil(t, p.Schedule, "with its schedule")
+	assert.Equal(t, uint64(2), p.Schedule.Seed)
+
+	log, ok = runInner(t, "TestInnerLoad", "BENCHSERVE_REQUEST_RATE=fast")
+	assert.False(t, ok)
+	assert.Contains(t, log, `$BENCHSERVE_REQUEST_RATE="fast": want requests per second or inf`, "a bad variable is named")
+}
