@@ -46,6 +46,9 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	require.NoError(t, err, "benchtest: configuration")
 	w, err := workload.Load(path)
 	require.NoError(t, err, "benchtest: workload did not load")
+	for _, warning := range w.Warnings {
+		t.Logf("benchtest: warning: %s", warning)
+	}
 
 	slos := append(append([]string(nil), w.SLO...), cfg.SLOs...)
 	if _, err := load.ParseThresholds(slos...); err != nil {

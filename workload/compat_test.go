@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,5 +158,43 @@ func TestLoadRefusesInvalidUTF8AndHugeFiles(t *testing.T) {
 		_, err = Load("/dev/zero")
 		require.Error(t, err, "/dev/zero must not be read forever")
 		assert.True(t, strings.Contains(err.Error(), "larger than 16 MiB"), "got %v", err)
+	}
+}
+
+// TestOrderedDefaultsAndExtraBody: the defaults block and each case's
+// extra body keep the reference's key order (the wanted JSON is what its
+// load_workload returns for these files).
+func TestOrderedDefaultsAndExtraBody(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "req.json"),
+		[]byte(`{"temperature": 0.5, "model": "x", "top_p": 0.9, "messages": [{"role": "user", "content": "hi"}], "seed": 1}`), 0o600), "request file")
+	path := filepath.Join(dir, "w.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"defaults": {"max_tokens": 64, "extra_body": {"z": 1, "a": 2}, "checks": {"max_chars": 10, "finish_reason": ["stop"]}},
+  "cases": [{"id": "r", "request_path": "req.json", "extra_body": {"seed": 7, "min_p": 0.1, "temperature": 0}},
+            {"id": "d", "messages": [{"role": "user", "content": "hi"}]}]}`), 0o600), "workload")
+	w, err := Load(path)
+	require.NoError(t, err, "load")
+	compact := func(raw []byte) string {
+		var b bytes.Buffer
+		require.NoError(t, json.Compact(&b, raw), "compact %s", raw)
+		return b.String()
+	}
+	assert.Equal(t, `{"max_tokens":64,"extra_body":{"z":1,"a":2},"checks":{"max_chars":10,"finish_reason":["stop"]}}`, compact(w.DefaultsJSON), "defaults in file order")
+	assert.Equal(t, `{"temperature":0,"top_p":0.9,"seed":7,"min_p":0.1}`, compact(w.Cases[0].ExtraBodyJSON),
+		"request file keys in their order (model and messages reserved), updated by the case's extra_body, new keys appended")
+	assert.Equal(t, `{"z":1,"a":2}`, compact(w.Cases[1].ExtraBodyJSON), "defaults' extra_body in file order")
+}
+
+func TestPayloadPath(t *testing.T) {
+	home, err := os.UserHomeDir()
+	require.NoError(t, err, "home")
+	for in, want := range map[string]string{
+		"workloads/chat.json":    "workloads/chat.json",
+		"./workloads//chat.json": "workloads/chat.json",
+		"../w.json":              "../w.json",
+		"/abs/./w.json":          "/abs/w.json",
+		"~/w.json":               filepath.Join(home, "w.json"),
+	} {
+		assert.Equal(t, want, PayloadPath(in), "str(Path(%q).expanduser())", in)
 	}
 }
