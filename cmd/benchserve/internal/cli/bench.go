@@ -50,6 +50,7 @@ type benchFlags struct {
 	workload                optString
 	prompts                 string
 	promptFile              string
+	promptsDir              string
 	systemPromptFile        string
 	skipPreflightTokenCount bool
 	concurrency             string
@@ -93,6 +94,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.StringVar(&f.apiKey, "api-key", e.getenv("BENCHSERVE_API_KEY"), "Bearer `token` sent with every request (default: $BENCHSERVE_API_KEY)")
 	fs.Var(&f.workload, "workload", "`Path` to a declarative workload JSON file. When set, bench-serve runs\ncontract-style cases with per-case quality checks and comparison-only\npolicy timeouts instead of the prompt sweep.")
 	fs.StringVar(&f.prompts, "prompts", defaultPrompts, "Comma-separated prompt set `names` or paths (builtin: short, medium, long, thinking)")
+	fs.StringVar(&f.promptsDir, "prompts-dir", e.getenv("BENCHSERVE_PROMPTS_DIR"), "`Directory` the builtin prompt set names are loaded from (DIR/<name>.json), e.g.\nan installed vllm-mlx's bench_serve_prompts/, so short, medium, long and thinking\nsend the reference's own texts and reproduce its rows exactly (default:\n$BENCHSERVE_PROMPTS_DIR, else benchserve's texts: same counts and sizes as the\nreference's, not the same words). benchserve addition")
 	fs.StringVar(&f.promptFile, "prompt-file", "", "`Path` to an additional prompt file (JSON list of message dicts, or of message lists)")
 	fs.StringVar(&f.systemPromptFile, "system-prompt-file", "", "`Path` to a text file whose contents are prepended as a system message to\nevery prompt (unless it starts with one). Implies --skip-preflight-token-count.")
 	fs.BoolVar(&f.skipPreflightTokenCount, "skip-preflight-token-count", false, "Skip the max_tokens=1 request that counts prompt tokens per prompt set\n(it warms the prefix cache, which defeats cold-vs-warm comparisons)")
@@ -658,7 +660,7 @@ func sweepConfig(e *env, f *benchFlags) (sweep.Config, []string) {
 	var problems []string
 	cfg := sweep.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey,
-		PromptFile: f.promptFile, SystemPromptFile: f.systemPromptFile,
+		PromptFile: f.promptFile, SystemPromptFile: f.systemPromptFile, PromptsDir: f.promptsDir,
 		// As the reference's CLI: a system prompt file implies skipping the
 		// preflight, which would warm the cache being measured.
 		SkipPreflightTokenCount: f.skipPreflightTokenCount || f.systemPromptFile != "",
