@@ -346,7 +346,7 @@ func sweepOnlyWarning(f *benchFlags) string {
 	if f.warmup != defaultWarmup {
 		ignored = append(ignored, "--warmup="+strconv.Itoa(f.warmup))
 	}
-	for _, name := range []string{"prompt-file", "system-prompt-file", "skip-preflight-token-count", "max-tokens", "enable-thinking", "extra-body", "validate", "tag", "override-field"} {
+	for _, name := range []string{"prompt-file", "prompts-dir", "system-prompt-file", "skip-preflight-token-count", "max-tokens", "enable-thinking", "extra-body", "validate", "tag", "override-field"} {
 		if f.given(name) {
 			ignored = append(ignored, "--"+name+"="+f.fs.Lookup(name).Value.String())
 		}

@@ -93,6 +93,10 @@ func TestPromptsDir(t *testing.T) {
 	require.Equal(t, ExitOK, res.code, "sweep with $BENCHSERVE_PROMPTS_DIR")
 	assert.Contains(t, sent(n), want[0]["content"], "the environment variable works too")
 
+	srvW := fixtures.Start(t, fixtures.Options{})
+	res = invoke(t, "--url", srvW.URL, "--workload", smoke, "--repetitions", "1", "--prompts-dir", dir, "--output", filepath.Join(t.TempDir(), "o.json"))
+	assert.Contains(t, res.stderr, "Warning: --workload mode ignores sweep-only args: --prompts-dir="+dir+"\n", "ignored in workload mode, with the other sweep-only flags")
+
 	help := invoke(t, "--help")
 	assert.Contains(t, help.stderr, "--prompts-dir Directory", "--prompts-dir documented")
 	assert.Contains(t, help.stderr, "$BENCHSERVE_PROMPTS_DIR", "its environment default documented")
