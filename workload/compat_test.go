@@ -34,13 +34,14 @@ func caseIDs(w *Workload) []string {
 }
 
 func TestReferenceMeaningIDs(t *testing.T) {
-	w := refParse(t, `{"cases": [{"id": 5, "messages": `+userMsg+`}, {"id": 1.5, "messages": `+userMsg+`}, {"id": true, "messages": `+userMsg+`}, {"id": 0, "messages": `+userMsg+`}]}`)
-	assert.Equal(t, []string{"5", "1.5", "True", "case_4"}, caseIDs(w), "str(item.get('id') or f'case_{idx+1}')")
+	w := refParse(t, `{"cases": [{"id": 5, "messages": `+userMsg+`}, {"id": 1.5, "messages": `+userMsg+`}, {"id": true, "messages": `+userMsg+`}, {"id": 0, "messages": `+userMsg+`}, {"id": [], "messages": `+userMsg+`}]}`)
+	assert.Equal(t, []string{"5", "1.5", "True", "case_4", "case_5"}, caseIDs(w), "str(item.get('id') or f'case_{idx+1}')")
 	assert.Equal(t, []string{
 		`w.json: case "5": id: 5 is not a string; used as "5" (the reference applies str())`,
 		`w.json: case "1.5": id: 1.5 is not a string; used as "1.5" (the reference applies str())`,
 		`w.json: case "True": id: true is not a string; used as "True" (the reference applies str())`,
 		`w.json: case #4: id: 0 is falsy; the case is named "case_4", as in the reference`,
+		`w.json: case #5: id: [] is falsy; the case is named "case_5", as in the reference`,
 	}, w.Warnings, "each accepted id is a warning naming file, case and field")
 }
 

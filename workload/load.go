@@ -386,12 +386,12 @@ func (p *parser) buildCase(item any, i int, d scalarSet, defaultExtra map[string
 	before := len(p.problems)
 	c := Case{Index: i, ID: fmt.Sprintf("case_%d", i+1)}
 	if v := obj["id"]; v != nil {
-		if s, ok := pyStr(v); !ok {
-			p.add(where, "id", "want a string, got %s", describe(v))
-		} else if pyFalsy(v) {
+		if s, ok := pyStr(v); pyFalsy(v) {
 			if _, isStr := v.(string); !isStr {
 				p.warn(where, "id", "%s is falsy; the case is named %q, as in the reference", describe(v), c.ID)
 			}
+		} else if !ok {
+			p.add(where, "id", "want a string, got %s", describe(v))
 		} else {
 			c.ID = s
 			where.id = s
