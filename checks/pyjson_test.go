@@ -13,18 +13,22 @@ import (
 // messages CPython's json.loads gives for each document (regenerate with
 // testdata/gen_pyjson_errors.py): the message, line, column and char offset
 // must be Python's, character for character.
+// testdata/pyjson_mutations.json (testdata/gen_pyjson_mutations.py) adds
+// 600 valid documents mutated at random, with CPython's verdict on each.
 func TestPyJSONErrorMatchesPython(t *testing.T) {
-	data, err := os.ReadFile("testdata/pyjson_errors.json")
-	require.NoError(t, err, "reading testdata/pyjson_errors.json")
-	var cases []struct{ Doc, Error string }
-	require.NoError(t, json.Unmarshal(data, &cases), "decoding testdata/pyjson_errors.json")
-	require.Greater(t, len(cases), 50, "the table covers the common errors")
-	for _, tc := range cases {
-		got := ""
-		if err := pyJSONError(tc.Doc); err != nil {
-			got = err.Error()
+	for _, file := range []string{"testdata/pyjson_errors.json", "testdata/pyjson_mutations.json"} {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err, "reading %s", file)
+		var cases []struct{ Doc, Error string }
+		require.NoError(t, json.Unmarshal(data, &cases), "decoding %s", file)
+		require.Greater(t, len(cases), 50, "%s covers the common errors", file)
+		for _, tc := range cases {
+			got := ""
+			if err := pyJSONError(tc.Doc); err != nil {
+				got = err.Error()
+			}
+			assert.Equalf(t, tc.Error, got, "%s: json.loads(%q)", file, tc.Doc)
 		}
-		assert.Equalf(t, tc.Error, got, "json.loads(%q)", tc.Doc)
 	}
 }
 
