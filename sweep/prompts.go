@@ -20,8 +20,9 @@ var builtinFS embed.FS
 // BuiltinNames are the prompt sets embedded in the binary, sorted
 // (reference: _BUILTIN_NAMES). The texts are benchserve's own, but each set
 // has the reference's number of prompts and, prompt by prompt, about the
-// same size and kind of content (prose, code, logs), so prompt token counts
-// are within about 10% of the reference's: short (5 one-line questions,
+// same size and kind of content (prose, code, logs): within 10% of the
+// reference's by a tokenizer-like estimate (sweep's tests), so token
+// counts should agree about as closely: short (5 one-line questions,
 // about 20 tokens), medium (5 tasks with code, YAML or SQL, 400 to 800
 // tokens), long (3 prompts: logs, an API specification, a design brief;
 // about 2.5k, 2.6k and 750 tokens) and thinking (3 reasoning puzzles,
