@@ -49,6 +49,9 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	if err != nil {
 		b.Fatalf("benchtest: %v", err)
 	}
+	for _, warning := range w.Warnings {
+		b.Logf("benchtest: warning: %s", warning)
+	}
 	cases := w.Select(env.cfg.tags)
 	if len(cases) == 0 {
 		b.Fatalf("benchtest: %s: no case has any of the tags %v", displayPath(path), env.cfg.tags)

@@ -47,6 +47,9 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	if err != nil {
 		t.Fatalf("benchtest: workload did not load: %v", err)
 	}
+	for _, warning := range w.Warnings {
+		t.Logf("benchtest: warning: %s", warning)
+	}
 	cfg.output = outputPath(cfg.output, t.Name())
 	r := newRunner(t, cfg, cfg.concurrency)
 	file := displayPath(path)
@@ -159,7 +162,6 @@ func newRunner(tb testing.TB, cfg config, conns int) *runner.Runner {
 }
 
 func concName(n int) string { return fmt.Sprintf("conc=%d", n) }
-
 
 // workloadRun is the state of one RunWorkload call around its session.
 type workloadRun struct {

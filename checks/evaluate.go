@@ -194,9 +194,13 @@ func checkToolCallArgs(required []RequiredKeys, calls []openai.ToolCall) []Issue
 
 // pyJSONLoads reports whether s is a JSON document Python's json.loads
 // accepts, returning it as standard JSON (NaN, Infinity and -Infinity
-// tokens outside strings replaced by 0). The error is encoding/json's
-// syntax error for s as written.
+// tokens outside strings replaced by 0). The error is the one json.loads
+// raises, with its message ("Expecting value: line 1 column 1 (char 0)",
+// see pyJSONError).
 func pyJSONLoads(s string) (json.RawMessage, error) {
+	if err := pyJSONError(s); err != nil {
+		return nil, err
+	}
 	var raw json.RawMessage
 	err := json.Unmarshal([]byte(s), &raw)
 	if err == nil {

@@ -82,12 +82,12 @@ func TestEvaluate(t *testing.T) {
 		}},
 		{"multiline anchors", map[string]any{"required_regex": []any{"^def ", "bool:$"}}, Response{StatusCode: 200, FinishReason: "stop", Content: "Here:\ndef f() -> bool:\n    pass"}, nil},
 		{"json invalid", map[string]any{"json": true}, Response{StatusCode: 200, FinishReason: "stop", Content: "not json"}, []Issue{
-			{"json", "content is not valid JSON: invalid character 'o' in literal null (expecting 'u')"},
+			{"json", "content is not valid JSON: Expecting value: line 1 column 1 (char 0)"},
 		}},
 		{"json valid", map[string]any{"json": true}, Response{StatusCode: 200, FinishReason: "stop", Content: " {\"a\": [1, 2e400]} \n"}, nil},
 		{"json python extensions", map[string]any{"json": true}, Response{StatusCode: 200, FinishReason: "stop", Content: `{"a": NaN, "b": -Infinity, "c": "NaN"}`}, nil},
 		{"json -NaN rejected like python", map[string]any{"json": true}, Response{StatusCode: 200, FinishReason: "stop", Content: `-NaN`}, []Issue{
-			{"json", "content is not valid JSON: invalid character 'N' in numeric literal"},
+			{"json", "content is not valid JSON: Expecting value: line 1 column 1 (char 0)"},
 		}},
 		{"json false does nothing", map[string]any{"json": false}, Response{StatusCode: 200, FinishReason: "stop", Content: "x"}, nil},
 		{"no tool calls", map[string]any{"no_tool_calls": true},
@@ -115,7 +115,7 @@ func TestEvaluate(t *testing.T) {
 		}}, []Issue{
 			{"tool_call_args_required_keys", "tool_call_args_required_keys: get_weather missing keys ['city']"},
 			{"tool_call_args_required_keys", "tool_call_args_required_keys: get_weather missing keys ['city', 'unit']"},
-			{"tool_call_args_required_keys", "tool_call_args_required_keys: search arguments invalid JSON: invalid character 'b' looking for beginning of object key string"},
+			{"tool_call_args_required_keys", "tool_call_args_required_keys: search arguments invalid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"},
 			{"tool_call_args_required_keys", "tool_call_args_required_keys: no tool call named 'other'"},
 			{"tool_call_args_required_keys", "tool_call_args_required_keys: lst arguments not an object"},
 		}},

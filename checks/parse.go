@@ -108,6 +108,10 @@ func ParseSpec(raw map[string]any) (*Spec, error) {
 		case KeyRequiredRegex, KeyForbiddenRegex:
 			list, ok := asList(v)
 			if !ok {
+				if str, isStr := v.(string); isStr {
+					bad(key, "want a list of regex strings, got the string %s: the reference would iterate it character by character, checking each character as a pattern; write [%s]", describe(v), describe(str))
+					continue
+				}
 				bad(key, "want a list of regex strings, got %s", describe(v))
 				continue
 			}
@@ -158,6 +162,10 @@ func ParseSpec(raw map[string]any) (*Spec, error) {
 		case KeyToolCallNames:
 			list, ok := asList(v)
 			if !ok {
+				if str, isStr := v.(string); isStr {
+					bad(key, "want a list of strings, got the string %s: the reference would compare the sorted tool names with its single characters; write [%s]", describe(v), describe(str))
+					continue
+				}
 				bad(key, "want a list of strings, got %s", describe(v))
 				continue
 			}

@@ -92,7 +92,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"unknown key lists", map[string]any{"colour": "red"}, []string{`checks.colour: unknown check (known checks: finish_reason, forbidden_regex, json, max_chars, min_chars, no_tool_calls, required_regex, tool_call_args_required_keys, tool_call_count, tool_call_names)`}},
 		{"unknown null key", map[string]any{"jsn": nil}, []string{`checks.jsn: unknown check (did you mean "json"?)`}},
 		{"bad pattern", map[string]any{"required_regex": []any{"ok", "(?<=a)b"}}, []string{`checks.required_regex[1]: invalid pattern "(?<=a)b": lookbehind is not supported`}},
-		{"regex not list", map[string]any{"forbidden_regex": "TODO"}, []string{`checks.forbidden_regex: want a list of regex strings, got "TODO"`}},
+		{"regex not list", map[string]any{"forbidden_regex": "TODO"}, []string{`checks.forbidden_regex: want a list of regex strings, got the string "TODO": the reference would iterate it character by character, checking each character as a pattern; write ["TODO"]`}},
 		{"regex element", map[string]any{"required_regex": []any{1.0}}, []string{`checks.required_regex[0]: want a string, got 1`}},
 		{"min_chars string", map[string]any{"min_chars": "x"}, []string{`checks.min_chars: want an integer >= 0, got "x"`}},
 		{"min_chars negative", map[string]any{"min_chars": json.Number("-1")}, []string{`checks.min_chars: want an integer >= 0, got -1`}},
@@ -103,7 +103,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"no_tool_calls not bool", map[string]any{"no_tool_calls": 1.0}, []string{`checks.no_tool_calls: want a boolean, got 1`}},
 		{"finish_reason number", map[string]any{"finish_reason": 3.0}, []string{`checks.finish_reason: want a string or a list of strings, got 3`}},
 		{"finish_reason element", map[string]any{"finish_reason": []any{"stop", nil}}, []string{`checks.finish_reason[1]: want a string, got null`}},
-		{"names not list", map[string]any{"tool_call_names": "f"}, []string{`checks.tool_call_names: want a list of strings, got "f"`}},
+		{"names not list", map[string]any{"tool_call_names": "f"}, []string{`checks.tool_call_names: want a list of strings, got the string "f": the reference would compare the sorted tool names with its single characters; write ["f"]`}},
 		{"required keys shape", map[string]any{"tool_call_args_required_keys": []any{"city"}}, []string{`checks.tool_call_args_required_keys: want an object mapping function names to lists of argument keys, got ["city"]`}},
 		{"required keys raw shape", map[string]any{"tool_call_args_required_keys": json.RawMessage(`[ "city" ]`)}, []string{`checks.tool_call_args_required_keys: want an object mapping function names to lists of argument keys, got ["city"]`}},
 		{"required keys value", map[string]any{"tool_call_args_required_keys": json.RawMessage(`{"f": "city", "g": ["a", 2]}`)}, []string{

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -53,10 +56,15 @@ func (e *PatternError) Unwrap() error { return e.Err }
 // flag, global flags not at the start of the pattern, and escapes Python
 // itself rejects (\p, \Q, \C, \e, ...).
 //
-// Remaining differences from Python, by design of RE2: \d \w \s \b and
-// their negations are ASCII-only (Python's str patterns are Unicode-aware
-// unless (?a) is given, so "(?a)" patterns behave identically), \s does not
-// match \v, and repeat counts above 1000 are rejected. Matching runs in
+// \d \w \s and their negations keep Python's meaning, in and outside
+// classes: Unicode-aware by default (\d is \p{Nd}, \w is [\p{L}\p{N}_],
+// \s is str.isspace(), including \v, \x1c-\x1f, NBSP and the Unicode
+// spaces), ASCII under (?a) or (?a:...) (\s is [ \t\n\r\f\v]).
+//
+// Remaining differences from Python, by design of RE2: \b and \B are
+// ASCII-only word boundaries (Python's are Unicode-aware unless (?a) is
+// given), the Unicode tables are Go's (Python's may be an older Unicode
+// version), and repeat counts above 1000 are rejected. Matching runs in
 // linear time, so no pattern can hang a benchmark.
 func CompilePattern(src string) (*regexp.Regexp, error) {
 	goSrc, err := TranslatePattern(src)
@@ -111,10 +119,14 @@ type translator struct {
 	i           int
 	out         strings.Builder
 	verbose     bool
-	stack       []bool // verbose state to restore when each open group closes
+	ascii       bool    // Python's ASCII flag (?a) is in effect
+	stack       []frame // state to restore when each open group closes
 	globalFlags string
 	atStart     bool // nothing but global flags and comments seen so far
 }
+
+// frame is the flag state saved when a group opens.
+type frame struct{ verbose, ascii bool }
 
 func (t *translator) fail(at int, format string, args ...any) error {
 	return &PatternError{Pattern: t.src, Offset: at, Reason: fmt.Sprintf(format, args...)}
@@ -151,7 +163,8 @@ func (t *translator) run() error {
 			if len(t.stack) == 0 {
 				return t.fail(t.i, "unbalanced parenthesis")
 			}
-			t.verbose = t.stack[len(t.stack)-1]
+			f := t.stack[len(t.stack)-1]
+			t.verbose, t.ascii = f.verbose, f.ascii
 			t.stack = t.stack[:len(t.stack)-1]
 			t.out.WriteByte(')')
 			t.i++
@@ -307,7 +320,11 @@ func (t *translator) escape() error {
 	}
 	c := t.src[t.i]
 	switch {
-	case strings.IndexByte("AbBdDsSwWzafnrtv", c) >= 0:
+	case strings.IndexByte("dDsSwW", c) >= 0:
+		t.out.WriteString(t.perlClass(c, false))
+		t.i++
+		return nil
+	case strings.IndexByte("AbBzafnrtv", c) >= 0:
 		t.out.WriteString(`\` + string(c))
 		t.i++
 		return nil
@@ -393,7 +410,11 @@ func (t *translator) classEscape() error {
 	}
 	c := t.src[t.i]
 	switch {
-	case strings.IndexByte("dDsSwWafnrtv", c) >= 0:
+	case strings.IndexByte("dDsSwW", c) >= 0:
+		t.out.WriteString(t.perlClass(c, true))
+		t.i++
+		return nil
+	case strings.IndexByte("afnrtv", c) >= 0:
 		t.out.WriteString(`\` + string(c))
 		t.i++
 		return nil
@@ -414,7 +435,7 @@ func (t *translator) classEscape() error {
 func (t *translator) group() error {
 	at := t.i
 	push := func(open string, n int, verbose bool) {
-		t.stack = append(t.stack, t.verbose)
+		t.stack = append(t.stack, frame{t.verbose, t.ascii})
 		t.verbose = verbose
 		t.out.WriteString(open)
 		t.i += n
@@ -526,6 +547,9 @@ func (t *translator) flags(at int, ext string) error {
 		if strings.Contains(on, "x") {
 			t.verbose = true
 		}
+		if strings.Contains(on, "a") {
+			t.ascii = true
+		}
 		t.i += n
 		return nil
 	}
@@ -542,8 +566,14 @@ func (t *translator) flags(at int, ext string) error {
 	if strings.Contains(off, "x") {
 		verbose = false
 	}
-	t.stack = append(t.stack, t.verbose)
+	t.stack = append(t.stack, frame{t.verbose, t.ascii})
 	t.verbose = verbose
+	switch {
+	case strings.Contains(on, "a"):
+		t.ascii = true
+	case strings.Contains(on, "u"):
+		t.ascii = false
+	}
 	t.out.WriteString(open)
 	t.i += n
 	t.atStart = false
@@ -560,3 +590,98 @@ func keepFlags(f string) string {
 	}
 	return b.String()
 }
+
+// Python's \s: str.isspace() characters in Unicode mode, [ \t\n\r\f\v] in
+// ASCII mode. RE2's \s is [\t\n\f\r ] (no \v), so both are spelled out.
+const (
+	pySpaceASCII   = `\t-\r `
+	pySpaceUnicode = `\t-\r\x{1c}- \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}`
+)
+
+// perlClass translates Python's \d \D \s \S \w \W (c is the letter) into
+// RE2 with Python's meaning: in Unicode mode (Python's default for str
+// patterns) \d is \p{Nd}, \w is [\p{L}\p{N}_] (str.isalnum() or '_'),
+// \s is str.isspace(); with (?a) they are ASCII, and \s includes \v. Inside
+// a class (inClass) the result is class content, negations spelled out as
+// ranges.
+func (t *translator) perlClass(c byte, inClass bool) string {
+	var pos string
+	switch c | 0x20 {
+	case 'd':
+		if t.ascii {
+			return `\` + string(c) // RE2's \d \D are Python's ASCII ones
+		}
+		if c == 'd' {
+			return `\p{Nd}`
+		}
+		return `\P{Nd}`
+	case 'w':
+		if t.ascii {
+			return `\` + string(c) // RE2's \w \W are Python's ASCII ones
+		}
+		pos = `\p{L}\p{N}_`
+		if c == 'W' && inClass {
+			return unicodeNonWord()
+		}
+	case 's':
+		pos = pySpaceUnicode
+		if t.ascii {
+			pos = pySpaceASCII
+		}
+		if c == 'S' && inClass {
+			if t.ascii {
+				return `\x{0}-\x{8}\x{e}-\x{1f}!-\x{10ffff}`
+			}
+			return `\x{0}-\x{8}\x{e}-\x{1b}!-\x{84}\x{86}-\x{9f}\x{a1}-\x{167f}\x{1681}-\x{1fff}` +
+				`\x{200b}-\x{2027}\x{202a}-\x{202e}\x{2030}-\x{205e}\x{2060}-\x{2fff}\x{3001}-\x{10ffff}`
+		}
+	}
+	switch {
+	case inClass:
+		return pos
+	case c >= 'a':
+		return "[" + pos + "]"
+	default:
+		return "[^" + pos + "]"
+	}
+}
+
+// unicodeNonWord is the class content of Python's Unicode \W inside a
+// class: every code point outside \p{L}, \p{N} and '_', as ranges (RE2 has
+// no way to negate a union inside a class).
+var unicodeNonWord = sync.OnceValue(func() string {
+	var word []unicode.Range32
+	for _, tab := range []*unicode.RangeTable{unicode.L, unicode.N, {R16: []unicode.Range16{{Lo: '_', Hi: '_', Stride: 1}}}} {
+		for _, r := range tab.R16 {
+			for lo := rune(r.Lo); lo <= rune(r.Hi); lo += rune(r.Stride) {
+				word = append(word, unicode.Range32{Lo: uint32(lo), Hi: uint32(lo), Stride: 1})
+				if r.Stride == 1 {
+					word[len(word)-1].Hi = uint32(r.Hi)
+					break
+				}
+			}
+		}
+		for _, r := range tab.R32 {
+			for lo := r.Lo; lo <= r.Hi; lo += r.Stride {
+				word = append(word, unicode.Range32{Lo: lo, Hi: lo, Stride: 1})
+				if r.Stride == 1 {
+					word[len(word)-1].Hi = r.Hi
+					break
+				}
+			}
+		}
+	}
+	sort.Slice(word, func(i, j int) bool { return word[i].Lo < word[j].Lo })
+	var b strings.Builder
+	next := uint32(0) // first code point not yet covered
+	for _, r := range word {
+		if r.Lo > next {
+			fmt.Fprintf(&b, `\x{%x}-\x{%x}`, next, r.Lo-1)
+		}
+		next = max(next, r.Hi+1)
+	}
+	if next <= unicode.MaxRune {
+		fmt.Fprintf(&b, `\x{%x}-\x{%x}`, next, unicode.MaxRune)
+	}
+	return b.String()
+})

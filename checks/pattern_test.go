@@ -54,6 +54,11 @@ func TestTranslatePattern(t *testing.T) {
 		{`(?i-s:x)`, `(?m)(?i-s:x)`},
 		{`(?x:a b)c d`, `(?m)(?:ab)c d`},
 		{`(?a:x)`, `(?m)(?:x)`},
+		{`(?a)\s\S[\s,]`, `(?m)[\t-\r ][^\t-\r ][\t-\r ,]`},
+		{`(?a)[\S]`, `(?m)[\x{0}-\x{8}\x{e}-\x{1f}!-\x{10ffff}]`},
+		{`\d\D[\d]`, `(?m)\p{Nd}\P{Nd}[\p{Nd}]`},
+		{`\w\W[\w]`, `(?m)[\p{L}\p{N}_][^\p{L}\p{N}_][\p{L}\p{N}_]`},
+		{`(?a:\s)\s`, `(?m)(?:[\t-\r ])[\t-\r\x{1c}- \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]`},
 	} {
 		got, err := TranslatePattern(tc.in)
 		if assert.NoErrorf(t, err, "TranslatePattern(%q)", tc.in) {

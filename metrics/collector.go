@@ -111,6 +111,7 @@ type promState struct {
 	infTTFT         *prometheus.HistogramVec
 	promptTokens    *prometheus.CounterVec
 	completionToken *prometheus.CounterVec
+	embedTruncated  *prometheus.CounterVec
 }
 
 // Histogram buckets, in seconds, exactly as the reference declares them.
@@ -227,9 +228,14 @@ func newPromState() *promState {
 			Name: "vllm_mlx_completion_tokens_total",
 			Help: "Generated output tokens produced by endpoint.",
 		}, []string{"endpoint", "stream"}),
+		embedTruncated: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "vllm_mlx_embedding_truncated_total",
+			Help: "Embedding inputs silently truncated under the truncate overflow policy.",
+		}, []string{"model"}),
 	}
 	st.reg.MustRegister(st.httpRequests, st.httpDuration, st.httpInFlight,
-		st.infRequests, st.infDuration, st.infTTFT, st.promptTokens, st.completionToken)
+		st.infRequests, st.infDuration, st.infTTFT, st.promptTokens, st.completionToken,
+		st.embedTruncated)
 	return st
 }
 
@@ -308,6 +314,17 @@ func (c *Collector) ObserveTTFT(endpoint string, stream bool, ttft time.Duration
 	}
 }
 
+// ObserveEmbeddingTruncated counts one embedding input that was silently
+// truncated under the "truncate" overflow policy in
+// vllm_mlx_embedding_truncated_total{model} (reference:
+// observe_embedding_truncated(model=...), added upstream in August 2026).
+// No-op while disabled.
+func (c *Collector) ObserveEmbeddingTruncated(model string) {
+	if st := c.active(); st != nil {
+		st.embedTruncated.WithLabelValues(model).Inc()
+	}
+}
+
 // Gatherer returns a prometheus.Gatherer over the collector's registry plus
 // the engine gauges computed from engine, mcp and the model registry at
 // each Gather. Gather returns ErrDisabled while the collector is disabled.
@@ -377,16 +394,17 @@ func (c *Collector) Render(engine StatsProvider, mcp MCPStatus) ([]byte, string,
 // whatever path it is mounted on, typically GET /metrics. It uses
 // promhttp.HandlerFor over Gatherer, so it negotiates the format (text by
 // default, OpenMetrics or protobuf when asked) and compresses when the
-// client accepts gzip. While the collector is disabled it answers 503
-// Service Unavailable with the body "metrics disabled\n". The collector may
-// be enabled or disabled after the handler is made.
+// client accepts gzip. While the collector is disabled it answers 404 Not
+// Found (as the reference's server does when metrics are off) with the body
+// "metrics disabled\n". The collector may be enabled or disabled after the
+// handler is made.
 func (c *Collector) Handler(engine StatsProvider, mcp MCPStatus) http.Handler {
 	h := promhttp.HandlerFor(c.Gatherer(engine, mcp), promhttp.HandlerOpts{
 		ErrorHandling: promhttp.HTTPErrorOnError,
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !c.Enabled() {
-			http.Error(w, "metrics disabled", http.StatusServiceUnavailable)
+			http.Error(w, "metrics disabled", http.StatusNotFound)
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -36,6 +36,7 @@ func recordKnownSequence(c *Collector, clk *fakeClock) {
 	c.ObserveHTTPStart("GET", "/health")
 	c.ObserveHTTPFinish("GET", "/health", 404, 3*time.Millisecond)
 	c.ObserveHTTPStart("POST", "/v1/chat/completions") // still in flight
+	c.ObserveEmbeddingTruncated("bge-small")
 }
 
 func TestCollectorInferenceCountersAndHistograms(t *testing.T) {
@@ -187,6 +188,7 @@ var referenceFamilies = []string{
 	"vllm_mlx_inference_ttft_seconds",
 	"vllm_mlx_prompt_tokens_total",
 	"vllm_mlx_completion_tokens_total",
+	"vllm_mlx_embedding_truncated_total", // added upstream in August 2026
 	"vllm_mlx_model_loaded",
 	"vllm_mlx_engine_type",
 	"vllm_mlx_engine_is_mllm",
@@ -226,7 +228,7 @@ func TestExpositionHasExactlyTheReferenceFamilies(t *testing.T) {
 	sort.Strings(want)
 	sort.Strings(got)
 	assert.Equal(t, want, got, "exposed metric families must match the reference's one for one")
-	assert.Len(t, referenceFamilies, 31, "the reference declares 31 metric families")
+	assert.Len(t, referenceFamilies, 32, "the reference declares 32 metric families (31 + embedding_truncated_total)")
 }
 
 func TestExpositionIsLintClean(t *testing.T) {
@@ -412,7 +414,28 @@ func TestHandler(t *testing.T) {
 	require.NoError(t, err, "GET /metrics disabled")
 	body, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
-	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "disabled handler status")
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "disabled handler status: 404, as the reference's server")
 	assert.Equal(t, "metrics disabled\n", string(body), "disabled handler body")
 	srv.CloseClientConnections()
+}
+
+// TestEmbeddingTruncated ports the reference's observe_embedding_truncated:
+// one counter family, label model, counted per call, nothing while disabled.
+func TestEmbeddingTruncated(t *testing.T) {
+	c, _ := enabledCollector()
+	c.ObserveEmbeddingTruncated("bge-small")
+	c.ObserveEmbeddingTruncated("bge-small")
+	c.ObserveEmbeddingTruncated("e5")
+	c.Configure(false)
+	c.ObserveEmbeddingTruncated("e5")
+	c.Configure(true)
+	const want = `
+# HELP vllm_mlx_embedding_truncated_total Embedding inputs silently truncated under the truncate overflow policy.
+# TYPE vllm_mlx_embedding_truncated_total counter
+vllm_mlx_embedding_truncated_total{model="bge-small"} 2
+vllm_mlx_embedding_truncated_total{model="e5"} 1
+`
+	assert.NoError(t, testutil.GatherAndCompare(c.Gatherer(nil, nil), strings.NewReader(want), "vllm_mlx_embedding_truncated_total"),
+		"embedding truncations per model; the disabled call is not counted")
+	New().ObserveEmbeddingTruncated("x") // disabled collector: no registry, no panic
 }

@@ -19,6 +19,8 @@
 //     than in registration order.
 //   - No "_created" series are exposed (prometheus_client adds them to
 //     counters and histograms by default; client_golang does not).
+//   - Values print as client_golang writes them ("1"), where
+//     prometheus_client writes "1.0"; parsers read both the same.
 //   - promlint reports one problem, inherited from the reference's name
 //     vllm_mlx_cache_entry_count: the "_count" suffix is reserved for
 //     histograms and summaries. The name is kept so dashboards keep working;

@@ -10,7 +10,7 @@ import (
 // DefaultRoutes are the path templates Middleware recognises when the
 // request was not routed by a ServeMux: the vllm-mlx / OpenAI-compatible
 // endpoints and the fixture server's. Requests matching none are labelled
-// path="other". Templates use http.ServeMux syntax.
+// path="__unmatched__" (UnmatchedRoute). Templates use http.ServeMux syntax.
 var DefaultRoutes = []string{
 	"/health",
 	"/metrics",
@@ -33,8 +33,18 @@ var DefaultRoutes = []string{
 	"/v1/requests/{id}/cancel",
 }
 
-// OtherRoute is the path label of requests matching no known route.
-const OtherRoute = "other"
+// UnmatchedRoute is the path label of requests matching no known route,
+// the label the reference's server gives them.
+const UnmatchedRoute = "__unmatched__"
+
+// OtherMethod is the method label of requests with a non-standard HTTP
+// method (bounded cardinality; the reference passes the method through).
+const OtherMethod = "other"
+
+// OtherRoute is the former name of UnmatchedRoute.
+//
+// Deprecated: use UnmatchedRoute; its value is now "__unmatched__".
+const OtherRoute = UnmatchedRoute
 
 type router struct{ mux *http.ServeMux }
 
@@ -68,7 +78,7 @@ func patternPath(p string) string {
 		p = strings.TrimSuffix(p, "{$}")
 	}
 	if p == "" {
-		return OtherRoute
+		return UnmatchedRoute
 	}
 	return p
 }
@@ -76,13 +86,13 @@ func patternPath(p string) string {
 // route returns the bounded path label for r: the pattern of mux when the
 // middleware wraps a ServeMux, else the pattern of an outer ServeMux that
 // routed r here (r.Pattern, Go 1.22+), else the collector's route templates,
-// else OtherRoute.
+// else UnmatchedRoute.
 func (c *Collector) route(r *http.Request, mux *http.ServeMux) string {
 	if mux != nil {
 		if _, p := mux.Handler(r); p != "" {
 			return patternPath(p)
 		}
-		return OtherRoute
+		return UnmatchedRoute
 	}
 	if r.Pattern != "" {
 		return patternPath(r.Pattern)
@@ -90,7 +100,7 @@ func (c *Collector) route(r *http.Request, mux *http.ServeMux) string {
 	if _, p := c.router.mux.Handler(r); p != "" {
 		return patternPath(p)
 	}
-	return OtherRoute
+	return UnmatchedRoute
 }
 
 // RouteLabel returns the path label Middleware uses for r when it wraps a
@@ -104,7 +114,7 @@ func methodLabel(m string) string {
 		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
 		return m
 	}
-	return OtherRoute
+	return OtherMethod
 }
 
 // Middleware wraps next with HTTP accounting (the reference does this in
@@ -116,9 +126,10 @@ func methodLabel(m string) string {
 // Labels stay bounded: path is a route template, never the raw URL. When
 // next is an *http.ServeMux its matching pattern is used (method and host
 // stripped: "POST /v1/requests/{id}/cancel" → "/v1/requests/{id}/cancel"),
-// and unmatched requests are "other". Otherwise the pattern of an outer
-// ServeMux (r.Pattern) is used, else DefaultRoutes plus Options.Routes,
-// else "other". Non-standard methods are labelled "other".
+// and unmatched requests are "__unmatched__" (as in the reference's
+// server). Otherwise the pattern of an outer ServeMux (r.Pattern) is used,
+// else DefaultRoutes plus Options.Routes, else "__unmatched__".
+// Non-standard methods are labelled "other".
 //
 // The status is the one passed to WriteHeader (200 when the handler only
 // writes, or writes nothing; 101 when it hijacks the connection without

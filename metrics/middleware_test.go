@@ -22,7 +22,7 @@ func TestPatternPath(t *testing.T) {
 		"GET example.com/health":        "/health",
 		"GET /{$}":                      "/",
 		"/":                             "/",
-		"":                              "other",
+		"":                              "__unmatched__",
 	}
 	for in, want := range cases {
 		assert.Equal(t, want, patternPath(in), "patternPath(%q)", in)
@@ -37,10 +37,10 @@ func TestRouteLabelWithoutMux(t *testing.T) {
 		"/v1/requests/abc/cancel?x=1":     "/v1/requests/{id}/cancel",
 		"/v1/models/mlx-community/Qwen3":  "/v1/models/{model...}",
 		"/v1/things/42":                   "/v1/things/{id}",
-		"/wp-admin/install.php":           "other",
-		"/v1/requests/a/b/cancel":         "other",
-		"/":                               "other",
-		"/v1/chat/completions/extra/path": "other",
+		"/wp-admin/install.php":           "__unmatched__",
+		"/v1/requests/a/b/cancel":         "__unmatched__",
+		"/":                               "__unmatched__",
+		"/v1/chat/completions/extra/path": "__unmatched__",
 	}
 	for target, want := range cases {
 		r := httptest.NewRequest(http.MethodPost, target, nil)
@@ -95,14 +95,14 @@ func TestMiddlewareLabelsServeMuxPatterns(t *testing.T) {
 	const want = `
 # HELP vllm_mlx_http_requests_total HTTP requests handled by the server.
 # TYPE vllm_mlx_http_requests_total counter
-vllm_mlx_http_requests_total{method="DELETE",path="other",status_code="405"} 1
+vllm_mlx_http_requests_total{method="DELETE",path="__unmatched__",status_code="405"} 1
 vllm_mlx_http_requests_total{method="GET",path="/health",status_code="200"} 1
-vllm_mlx_http_requests_total{method="GET",path="other",status_code="404"} 1
+vllm_mlx_http_requests_total{method="GET",path="__unmatched__",status_code="404"} 1
 vllm_mlx_http_requests_total{method="POST",path="/boom",status_code="500"} 1
 vllm_mlx_http_requests_total{method="POST",path="/v1/requests/{id}/cancel",status_code="202"} 2
 `
 	assert.NoError(t, testutil.GatherAndCompare(c.Gatherer(nil, nil), strings.NewReader(want), "vllm_mlx_http_requests_total"),
-		"ids are folded into the route template and unknown routes into other")
+		"ids are folded into the route template and unknown routes into __unmatched__ (the reference's label)")
 	n, err := testutil.GatherAndCount(c.Gatherer(nil, nil), "vllm_mlx_http_requests_in_flight")
 	require.NoError(t, err, "count in-flight")
 	assert.Equal(t, 5, n, "one in-flight series per (method, route): 5 distinct pairs")
@@ -119,7 +119,7 @@ func TestMiddlewareFallsBackToRouteTemplates(t *testing.T) {
 # HELP vllm_mlx_http_requests_total HTTP requests handled by the server.
 # TYPE vllm_mlx_http_requests_total counter
 vllm_mlx_http_requests_total{method="POST",path="/v1/requests/{id}/cancel",status_code="200"} 2
-vllm_mlx_http_requests_total{method="POST",path="other",status_code="200"} 1
+vllm_mlx_http_requests_total{method="POST",path="__unmatched__",status_code="200"} 1
 vllm_mlx_http_requests_total{method="other",path="/health",status_code="200"} 1
 `
 	assert.NoError(t, testutil.GatherAndCompare(c.Gatherer(nil, nil), strings.NewReader(want), "vllm_mlx_http_requests_total"),

@@ -111,6 +111,7 @@ type jsonOpts struct {
 var (
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
 	jsonNumberType    = reflect.TypeFor[json.Number]()
+	rawMessageType    = reflect.TypeFor[json.RawMessage]()
 	statsPtrType      = reflect.TypeFor[*Stats]()
 	// intishFields are float fields whose reference value is a Python int
 	// (policy_timeout_ms: Optional[int]); integral values print as ints.
@@ -177,8 +178,15 @@ func (e *pyEncoder) encode(v reflect.Value, intish bool) error {
 		if s == "" {
 			s = "0"
 		}
-		e.buf.WriteString(s)
+		e.buf.WriteString(pyNumberLiteral(s))
 		return nil
+	}
+	if t == rawMessageType {
+		if v.Len() == 0 {
+			e.buf.WriteString("null")
+			return nil
+		}
+		return e.encodeRaw(v.Bytes())
 	}
 	if t.PkgPath() != ownPkgPath && t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && t.Implements(jsonMarshalerType) {
 		b, err := v.Interface().(json.Marshaler).MarshalJSON()
@@ -326,6 +334,16 @@ func (e *pyEncoder) structFields(v reflect.Value, n *int) error {
 		*n++
 		writePyString(&e.buf, name)
 		e.sep(false)
+		// `ordered:"F"`: when field F (a json.RawMessage) is set, it is
+		// written instead, keeping the key order the reference keeps.
+		if of := f.Tag.Get("ordered"); of != "" {
+			if raw := v.FieldByName(of); raw.IsValid() && raw.Type() == rawMessageType && raw.Len() > 0 {
+				if err := e.encodeRaw(raw.Bytes()); err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				continue
+			}
+		}
 		if err := e.encode(fv, intishFields[t][f.Name]); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -393,4 +411,88 @@ func writePyString(b *bytes.Buffer, s string) {
 func pyDumps(v any) (string, error) {
 	b, err := pyJSON(v, jsonOpts{})
 	return string(b), err
+}
+
+// encodeRaw re-encodes the JSON document raw as json.dumps would write the
+// value json.loads makes of it: object keys in written order, strings
+// ensure_ascii, integer literals as written, other numbers as Python floats.
+func (e *pyEncoder) encodeRaw(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := e.rawValue(dec); err != nil {
+		return fmt.Errorf("results: json: raw value: %w", err)
+	}
+	return nil
+}
+
+func (e *pyEncoder) rawValue(dec *json.Decoder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch x := tok.(type) {
+	case json.Delim:
+		isObject := x == '{'
+		if isObject {
+			e.buf.WriteByte('{')
+		} else {
+			e.buf.WriteByte('[')
+		}
+		for i := 0; dec.More(); i++ {
+			if i > 0 {
+				e.sep(true)
+			}
+			if isObject {
+				k, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				ks, _ := k.(string)
+				writePyString(&e.buf, ks)
+				e.sep(false)
+			}
+			if err := e.rawValue(dec); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return err
+		}
+		if isObject {
+			e.buf.WriteByte('}')
+		} else {
+			e.buf.WriteByte(']')
+		}
+	case string:
+		writePyString(&e.buf, x)
+	case json.Number:
+		e.buf.WriteString(pyNumberLiteral(string(x)))
+	case bool:
+		if x {
+			e.buf.WriteString("true")
+		} else {
+			e.buf.WriteString("false")
+		}
+	case nil:
+		e.buf.WriteString("null")
+	}
+	return nil
+}
+
+// pyNumberLiteral is how json.dumps writes the number json.loads makes of
+// the JSON number literal lit: an integer literal as written (a Python
+// int), anything else as a Python float ("0.20" → "0.2", "1e3" →
+// "1000.0"); a float overflowing to infinity is null (see pyJSON).
+func pyNumberLiteral(lit string) string {
+	if !strings.ContainsAny(lit, ".eE") {
+		return lit
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	switch {
+	case math.IsInf(f, 0):
+		return "null"
+	case err != nil:
+		return lit
+	}
+	return pyFloat(f)
 }

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"encoding/json"
+
 	"github.com/benchserve/benchserve/openai"
 	"github.com/benchserve/benchserve/stats"
 )
@@ -70,7 +72,11 @@ type RequestInfo struct {
 	// EnableThinking is the case's enable_thinking, null when unset.
 	EnableThinking *bool `json:"enable_thinking"`
 	// ExtraBody is the case's extra body merged into the request, {} when none.
-	ExtraBody map[string]any `json:"extra_body"`
+	ExtraBody map[string]any `json:"extra_body" ordered:"ExtraBodyJSON"`
+	// ExtraBodyJSON, when set, is ExtraBody as JSON in the reference's key
+	// order (workload.Case.ExtraBodyJSON); the results writers render it in
+	// place of ExtraBody. Not decoded from payload files.
+	ExtraBodyJSON json.RawMessage `json:"-"`
 	// MessageCount is the number of messages sent.
 	MessageCount int `json:"message_count"`
 }
@@ -241,10 +247,15 @@ type WorkloadInfo struct {
 	Name string `json:"name"`
 	// Description is the workload's description, "" when none.
 	Description string `json:"description"`
-	// Path is the workload file's absolute path.
+	// Path is the workload file's path as given, with a leading ~ expanded
+	// (reference: str(Path(workload_path).expanduser())).
 	Path string `json:"path"`
 	// Defaults is the workload's defaults block as written.
-	Defaults map[string]any `json:"defaults"`
+	Defaults map[string]any `json:"defaults" ordered:"DefaultsJSON"`
+	// DefaultsJSON, when set, is the defaults block's JSON text in file
+	// order (workload.Workload.DefaultsJSON); the results writers render
+	// it in place of Defaults. Not decoded from payload files.
+	DefaultsJSON json.RawMessage `json:"-"`
 	// Repetitions is how many times each case ran.
 	Repetitions int `json:"repetitions"`
 }

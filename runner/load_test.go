@@ -24,8 +24,11 @@ func TestRunLoadOpenLoop(t *testing.T) {
 		{"id": "short", "messages": [{"role": "user", "content": "Say hello."}], "checks": {"min_chars": 100000}}]}`)
 	var calls int
 	s, err := r.Start(context.Background(), w, runner.RunOptions{
-		SLOs:     []string{"error_rate <= 0.6"},
-		Progress: func(_ runner.Outcome, done, total int) { calls++; assert.Equal(t, 20, total, "progress total is the request count") },
+		SLOs: []string{"error_rate <= 0.6"},
+		Progress: func(_ runner.Outcome, done, total int) {
+			calls++
+			assert.Equal(t, 20, total, "progress total is the request count")
+		},
 	})
 	require.NoError(t, err)
 	run, err := s.RunLoad(context.Background(), runner.Load{Rate: 200, Requests: 20, Seed: 7,

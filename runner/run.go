@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 
 	"github.com/benchserve/benchserve/load"
@@ -284,10 +283,7 @@ func ResolveCachePolicy(override string, w *workload.Workload) (string, error) {
 // NewPayload returns an empty payload for a run of w with the reference's
 // fixed notes; fill Results and call Finish.
 func (r *Runner) NewPayload(w *workload.Workload, reps int, cachePolicy string) *results.Payload {
-	path := w.Path
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
+	path := workload.PayloadPath(w.Path) // as given, ~ expanded (reference: str(Path(p).expanduser()))
 	defaults := w.Defaults
 	if defaults == nil {
 		defaults = map[string]any{}
@@ -301,11 +297,12 @@ func (r *Runner) NewPayload(w *workload.Workload, reps int, cachePolicy string) 
 		RunID:     r.runID,
 		Timestamp: r.stamp,
 		Workload: results.WorkloadInfo{
-			Name:        w.Name,
-			Description: w.Description,
-			Path:        path,
-			Defaults:    defaults,
-			Repetitions: reps,
+			Name:         w.Name,
+			Description:  w.Description,
+			Path:         path,
+			Defaults:     defaults,
+			DefaultsJSON: w.DefaultsJSON,
+			Repetitions:  reps,
 		},
 		Transport: results.Transport{
 			RequestTimeoutS: timeout,

@@ -275,6 +275,7 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 			MaxTokens:      c.EffectiveMaxTokens(),
 			EnableThinking: c.EnableThinking,
 			ExtraBody:      c.ExtraBody,
+			ExtraBodyJSON:  c.ExtraBodyJSON,
 			MessageCount:   len(c.Messages),
 		},
 		Policy:     policy(c.PolicyTimeoutMS, err != nil, res.E2ELms),

@@ -320,7 +320,7 @@ func (c *Client) fail(ctx, policyCtx context.Context, req Request, st *state, bo
 		if n := st.cancelNote.Load(); n != nil {
 			note = *n
 		}
-		return fmt.Errorf("stream: chat: %w after %v (limit %v)%s", ErrPolicyTimeout, elapsed, req.Timeout, note)
+		return &PolicyTimeoutError{Limit: req.Timeout, Elapsed: elapsed, Note: note}
 	}
 	return err
 }

@@ -16,6 +16,27 @@ var (
 	ErrTruncated = errors.New("stream truncated before [DONE]")
 )
 
+// PolicyTimeoutError is returned when the request's policy timeout fires
+// before the stream ends. It reads as the reference's TimeoutError,
+// "stream_chat_completion timed out after 1.500s", followed by Note, and
+// wraps ErrPolicyTimeout.
+type PolicyTimeoutError struct {
+	// Limit is the request's Timeout.
+	Limit time.Duration
+	// Elapsed is the time from sending to giving up, rounded to 1 ms.
+	Elapsed time.Duration
+	// Note says when asking the server to cancel failed, else "".
+	Note string
+}
+
+// Error returns the reference's wording (the limit in seconds, 3 decimals).
+func (e *PolicyTimeoutError) Error() string {
+	return fmt.Sprintf("stream_chat_completion timed out after %.3fs%s", e.Limit.Seconds(), e.Note)
+}
+
+// Unwrap returns ErrPolicyTimeout.
+func (e *PolicyTimeoutError) Unwrap() error { return ErrPolicyTimeout }
+
 // HTTPError is returned for a non-2xx answer. Message is the server's own
 // error message when the body is OpenAI-style JSON, the <title> (else the
 // tag-stripped text) of an HTML page, else the body text (at most 2 KiB),

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -18,9 +19,17 @@ import (
 var builtinFS embed.FS
 
 // BuiltinNames are the prompt sets embedded in the binary, sorted
-// (reference: _BUILTIN_NAMES): short (one-line questions), medium
-// (paragraph-sized tasks), long (multi-paragraph prompts of about 2k
-// tokens) and thinking (reasoning puzzles).
+// (reference: _BUILTIN_NAMES). The texts are benchserve's own, but each set
+// has the reference's number of prompts and, prompt by prompt, about the
+// same size and kind of content (prose, code, logs): within 10% of the
+// reference's by a tokenizer-like estimate (sweep's tests), so token
+// counts should agree about as closely: short (5 one-line questions,
+// about 20 tokens), medium (5 tasks with code, YAML or SQL, 400 to 800
+// tokens), long (3 prompts: logs, an API specification, a design brief;
+// about 2.5k, 2.6k and 750 tokens) and thinking (3 reasoning puzzles,
+// 300 to 500 tokens). To send the reference's exact texts, point
+// LoadPromptSetFrom (the CLI's --prompts-dir) at a directory holding
+// them, such as an installed vllm-mlx's bench_serve_prompts/.
 var BuiltinNames = []string{"long", "medium", "short", "thinking"}
 
 // ErrPromptSetNotFound is returned (wrapped) by LoadPromptSet when the name
@@ -45,10 +54,33 @@ var ErrPromptSetNotFound = errors.New("prompt set not found")
 // include role and content`. Unlike the reference, which only looks at the
 // first entry, every entry is validated.
 func LoadPromptSet(nameOrPath string) ([][]openai.Message, error) {
+	return LoadPromptSetFrom("", nameOrPath)
+}
+
+// LoadPromptSetFrom is LoadPromptSet with builtin names resolved from dir
+// first: with dir set, a builtin name loads dir/<name>.json (a leading ~
+// in dir is expanded), so an installed vllm-mlx's bench_serve_prompts/
+// directory reproduces the reference's prompts under the same labels. A
+// builtin name missing from dir is an error wrapping ErrPromptSetNotFound
+// (never a silent fallback to the embedded texts, which would mix two
+// prompt sets under one label). With dir "" it is LoadPromptSet. Paths
+// (non-builtin names) are not affected by dir.
+func LoadPromptSetFrom(dir, nameOrPath string) ([][]openai.Message, error) {
 	var (
 		data []byte
 		err  error
 	)
+	if dir != "" && slices.Contains(BuiltinNames, nameOrPath) {
+		target := filepath.Join(paths.ExpandHome(dir), nameOrPath+".json")
+		data, err = os.ReadFile(target)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("sweep: builtin prompt set '%s' not found at %s (prompts dir): %w", nameOrPath, target, ErrPromptSetNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sweep: prompt set %q: %w", target, err)
+		}
+		return parsePromptSet(data, target)
+	}
 	if slices.Contains(BuiltinNames, nameOrPath) {
 		data, err = builtinFS.ReadFile("prompts/" + nameOrPath + ".json")
 		if err != nil {

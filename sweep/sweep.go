@@ -60,6 +60,10 @@ func (e fileError) Unwrap() []error { return []error{e.error, ErrInputFile} }
 type Config struct {
 	// PromptSets are builtin names or paths; nil means DefaultPromptSets.
 	PromptSets []string
+	// PromptsDir, when set, is a directory builtin prompt set names are
+	// loaded from (DIR/<name>.json, see LoadPromptSetFrom), e.g. an
+	// installed vllm-mlx's bench_serve_prompts/.
+	PromptsDir string
 	// PromptFile is one more prompt set path, run after PromptSets.
 	PromptFile string
 	// SystemPromptFile, when set, is read and prepended as a system message
@@ -202,7 +206,7 @@ func prepare(cfg Config) (*plan, error) {
 		if seen[name] {
 			return // the reference keys prompt sets by name: a repeat replaces, not adds
 		}
-		prompts, err := LoadPromptSet(name)
+		prompts, err := LoadPromptSetFrom(cfg.PromptsDir, name)
 		if errors.Is(err, ErrPromptSetNotFound) {
 			p.warnings = append(p.warnings, fmt.Sprintf("Warning: skipping %s '%s': %s", what, name, strings.TrimPrefix(strings.TrimSuffix(err.Error(), ": "+ErrPromptSetNotFound.Error()), "sweep: ")))
 			return

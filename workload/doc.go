@@ -6,10 +6,13 @@
 // messages (inline or from a request file), its max_tokens /
 // enable_thinking / policy_timeout_ms resolved by precedence (case, then
 // request file, then defaults), its extra body composed, and its checks
-// merged with the defaults and parsed into a *checks.Spec. Loading is
-// strict where the reference is lenient: unknown keys, wrong types and
-// duplicate ids are errors, and all problems of a file are reported at once
-// in a *LoadError whose entries are *FieldError naming file, case and field:
+// merged with the defaults and parsed into a *checks.Spec. Inputs the
+// reference accepts keep its meaning (a numeric id is str() of it, a falsy
+// max_tokens means the default, ...) and are listed in Workload.Warnings.
+// Loading is strict where the reference would misbehave: unknown keys,
+// wrong types and duplicate ids are errors, and all problems of a file are
+// reported at once in a *LoadError whose entries are *FieldError naming
+// file, case and field:
 //
 //	workload: load workloads/chat.json: 2 problems:
 //	workloads/chat.json: defaults.max_token: unknown key (did you mean "max_tokens"?)

@@ -61,10 +61,11 @@ func (p *parser) checkExtraBody(where at, field string, extra map[string]any) {
 
 // Load reads and parses the workload file at path (reference:
 // load_workload); a leading ~ is expanded. Read errors are returned as
-// "workload: load PATH: ..." wrapping the *fs.PathError; problems in the
-// content as a *LoadError (see Parse).
+// "workload: load PATH: ..." wrapping the *fs.PathError; a file larger than
+// MaxFileSize (or an endless one such as /dev/zero) is refused; problems in
+// the content as a *LoadError (see Parse).
 func Load(path string) (*Workload, error) {
-	data, err := os.ReadFile(paths.ExpandHome(path))
+	data, err := readLimited(paths.ExpandHome(path))
 	if err != nil {
 		return nil, fmt.Errorf("workload: load %s: %w", path, err)
 	}
@@ -84,13 +85,19 @@ func Load(path string) (*Workload, error) {
 // policy_timeout_ms, checks, tags). JSON null means "not set" everywhere
 // except in messages (content may be null) and tags (null is an error, as
 // in the reference). Resolution per case:
-//   - id: the "id" string, or "case_N" with N the 1-based position.
+//   - id: the "id" string, or "case_N" with N the 1-based position; a
+//     number or boolean is str() of it (5 → "5", true → "True") and a
+//     falsy one (0, false) gives "case_N", as in the reference.
 //   - messages: the case's "messages" if the key is present, else the
 //     request file's; a non-empty list of objects that have "role" (a
 //     string) and "content" keys.
 //   - max_tokens (integer > 0), enable_thinking (boolean),
-//     policy_timeout_ms (number > 0): the first non-null of case, request
-//     file, defaults.
+//     policy_timeout_ms (number): the first non-null of case, request
+//     file, defaults. A falsy max_tokens (0, false) resolved there means
+//     the defaults' max_tokens, else 256 (the reference's `case.max_tokens
+//     or defaults.get("max_tokens", 256)`; a falsy defaults.max_tokens,
+//     which the reference sends as 0, is treated as unset). A
+//     policy_timeout_ms <= 0 is kept: no timeout, within_timeout false.
 //   - extra_body: the request file's keys except model, messages,
 //     max_tokens, stream, stream_options and enable_thinking, overlaid
 //     with the case's extra_body when the case has that key (even null),
@@ -100,8 +107,20 @@ func Load(path string) (*Workload, error) {
 //   - checks: checks.MergeRaw(defaults.checks, case.checks), then
 //     checks.ParseSpec; tool_call_args_required_keys keeps its written
 //     order (it is passed to ParseSpec as json.RawMessage).
-//   - tags: a string or a list of strings. Unlike the reference, which
-//     applies str() to each element, non-string elements are an error.
+//   - tags: a string or a list; numbers, booleans and null in the list are
+//     str() of them (1 → "1", null → "None"), as in the reference; lists
+//     and objects in it are an error.
+//   - name, description: str() of a number or boolean; a falsy value is
+//     unset. "defaults", "checks" and "extra_body" given as a falsy
+//     non-object ([], 0, false, "") count as empty, as in the reference.
+//   - checks.required_regex, forbidden_regex, tool_call_names: numbers,
+//     booleans and null in the list are str() of them. Given as one string
+//     they are refused: the reference iterates the string character by
+//     character.
+//
+// Every input accepted only because the reference accepts it is reported in
+// Workload.Warnings (file, case and field), so the likely mistake stays
+// visible. Invalid UTF-8 is refused with its byte offset.
 //
 // Stricter than the reference: unknown keys at the top level, in defaults
 // and in cases are errors (with a "did you mean" hint), wrongly typed
@@ -167,6 +186,14 @@ func (w *Workload) Select(tags []string) []Case {
 type parser struct {
 	file     string
 	problems []*FieldError
+	warnings []string
+}
+
+// warn records an input accepted with the reference's meaning that is
+// likely a mistake, formatted like a FieldError.
+func (p *parser) warn(where at, field string, format string, args ...any) {
+	fe := &FieldError{File: p.file, CaseID: where.id, CaseIndex: where.index, Field: field, Err: fmt.Errorf(format, args...)}
+	p.warnings = append(p.warnings, fe.Error())
 }
 
 // at names where a problem is: 0 for the document, else a case.
@@ -184,6 +211,10 @@ func (p *parser) addErr(where at, field string, err error) {
 }
 
 func (p *parser) parse(data []byte) *Workload {
+	if off := invalidUTF8(data); off >= 0 {
+		p.add(at{}, "", "invalid UTF-8 at byte offset %d (workload files are UTF-8; the reference refuses this file too)", off)
+		return nil
+	}
 	root, err := decodeJSON(data)
 	if err != nil {
 		p.addErr(at{}, "", err)
@@ -198,21 +229,31 @@ func (p *parser) parse(data []byte) *Workload {
 	p.unknownKeys(at{}, "", top, topKeys, nil)
 	ordered := orderedRequiredKeys(data)
 
+	_, rawTop, _ := objectMembers(data)
+
 	w := &Workload{Path: p.file}
-	w.Name = p.optString(at{}, "name", top["name"])
+	w.Name = p.pyStrField(at{}, "name", top["name"])
 	if w.Name == "" && p.file != "" {
 		base := filepath.Base(p.file)
 		w.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	w.Description = p.optString(at{}, "description", top["description"])
+	w.Description = p.pyStrField(at{}, "description", top["description"])
 
 	defaults := map[string]any{}
+	w.DefaultsJSON = json.RawMessage("{}")
 	switch d := top["defaults"].(type) {
 	case nil:
 	case map[string]any:
 		defaults = d
+		if len(d) > 0 {
+			w.DefaultsJSON = rawTop["defaults"]
+		}
 	default:
-		p.add(at{}, "defaults", "want an object, got %s", describe(d))
+		if pyFalsy(d) {
+			p.warn(at{}, "defaults", "%s is not an object; treated as {} (as the reference's `defaults or {}`)", describe(d))
+		} else {
+			p.add(at{}, "defaults", "want an object, got %s", describe(d))
+		}
 	}
 	w.Defaults = defaults
 	p.unknownKeys(at{}, "defaults.", defaults, defaultsKeys, nil)
@@ -247,6 +288,7 @@ func (p *parser) parse(data []byte) *Workload {
 	}
 	defaultExtra, _ := p.optObject(at{}, "defaults.extra_body", defaults["extra_body"])
 	p.checkExtraBody(at{}, "defaults.extra_body", defaultExtra)
+	defaultExtraRaw := rawMember(rawTop["defaults"], "extra_body")
 	defaultChecks, defaultChecksOK := p.checksObject(at{}, "defaults.", defaults["checks"], ordered.defaults)
 
 	rawCases, ok := top["cases"].([]any)
@@ -259,12 +301,16 @@ func (p *parser) parse(data []byte) *Workload {
 		return w
 	}
 	firstByID := map[string]int{}
+	rawCaseList := rawElems(rawTop["cases"])
 	for i, item := range rawCases {
-		var orderedRK json.RawMessage
+		var orderedRK, rawCase json.RawMessage
 		if i < len(ordered.cases) {
 			orderedRK = ordered.cases[i]
 		}
-		c, ok := p.buildCase(item, i, d, defaultExtra, defaultChecks, defaultChecksOK, orderedRK)
+		if i < len(rawCaseList) {
+			rawCase = rawCaseList[i]
+		}
+		c, ok := p.buildCase(item, i, d, defaultExtra, defaultExtraRaw, defaultChecks, defaultChecksOK, orderedRK, rawCase)
 		if c.ID == "" { // not an object: no id to compare
 			continue
 		}
@@ -282,6 +328,7 @@ func (p *parser) parse(data []byte) *Workload {
 			w.Cases = append(w.Cases, c)
 		}
 	}
+	w.Warnings = p.warnings
 	return w
 }
 
@@ -297,6 +344,14 @@ func (p *parser) scalars(where at, prefix string, obj map[string]any) scalarSet 
 	if v := obj["max_tokens"]; v != nil {
 		if n, ok := asPositiveInt(v); ok {
 			s.maxTokens = &n
+		} else if pyFalsy(v) {
+			zero := 0
+			s.maxTokens = &zero
+			if prefix == "defaults." {
+				p.warn(where, prefix+"max_tokens", "%s is falsy; treated as unset, so %d is sent (the reference sends max_tokens 0 here)", describe(v), DefaultMaxTokens)
+			} else {
+				p.warn(where, prefix+"max_tokens", "%s is falsy; defaults.max_tokens (else %d) is sent, as in the reference", describe(v), DefaultMaxTokens)
+			}
 		} else {
 			p.add(where, prefix+"max_tokens", "want a positive integer, got %s", describe(v))
 		}
@@ -311,14 +366,17 @@ func (p *parser) scalars(where at, prefix string, obj map[string]any) scalarSet 
 	if v := obj["policy_timeout_ms"]; v != nil {
 		if f, ok := asNumber(v); ok && f > 0 {
 			s.timeoutMS = &f
+		} else if ok {
+			s.timeoutMS = &f
+			p.warn(where, prefix+"policy_timeout_ms", "%s sets no timeout and records within_timeout false, as in the reference", describe(v))
 		} else {
-			p.add(where, prefix+"policy_timeout_ms", "want a positive number of milliseconds, got %s", describe(v))
+			p.add(where, prefix+"policy_timeout_ms", "want a number of milliseconds, got %s", describe(v))
 		}
 	}
 	return s
 }
 
-func (p *parser) buildCase(item any, i int, d scalarSet, defaultExtra, defaultChecks map[string]any, defaultChecksOK bool, orderedRK json.RawMessage) (Case, bool) {
+func (p *parser) buildCase(item any, i int, d scalarSet, defaultExtra map[string]any, defaultExtraRaw json.RawMessage, defaultChecks map[string]any, defaultChecksOK bool, orderedRK, rawCase json.RawMessage) (Case, bool) {
 	where := at{index: i + 1}
 	obj, ok := item.(map[string]any)
 	if !ok {
@@ -328,11 +386,18 @@ func (p *parser) buildCase(item any, i int, d scalarSet, defaultExtra, defaultCh
 	before := len(p.problems)
 	c := Case{Index: i, ID: fmt.Sprintf("case_%d", i+1)}
 	if v := obj["id"]; v != nil {
-		if s, ok := v.(string); !ok {
+		if s, ok := pyStr(v); pyFalsy(v) {
+			if _, isStr := v.(string); !isStr {
+				p.warn(where, "id", "%s is falsy; the case is named %q, as in the reference", describe(v), c.ID)
+			}
+		} else if !ok {
 			p.add(where, "id", "want a string, got %s", describe(v))
-		} else if s != "" {
+		} else {
 			c.ID = s
 			where.id = s
+			if _, isStr := v.(string); !isStr {
+				p.warn(where, "id", "%s is not a string; used as %q (the reference applies str())", describe(v), s)
+			}
 		}
 	}
 	p.unknownKeys(where, "", obj, caseKeys, map[string]string{
@@ -342,13 +407,14 @@ func (p *parser) buildCase(item any, i int, d scalarSet, defaultExtra, defaultCh
 
 	// Request file.
 	var request map[string]any
+	var requestRaw json.RawMessage
 	if v, present := obj["request_path"]; present && v != nil {
 		rp, ok := v.(string)
 		if !ok {
 			p.add(where, "request_path", "want a string, got %s", describe(v))
 		} else {
 			c.RequestPath = rp
-			request = p.loadRequest(where, rp)
+			request, requestRaw = p.loadRequest(where, rp)
 		}
 	}
 	var r scalarSet
@@ -367,6 +433,13 @@ func (p *parser) buildCase(item any, i int, d scalarSet, defaultExtra, defaultCh
 
 	cs := p.scalars(where, "", obj)
 	c.MaxTokens = firstNonNil(cs.maxTokens, r.maxTokens, d.maxTokens)
+	if c.MaxTokens != nil && *c.MaxTokens == 0 {
+		// The reference sends `case.max_tokens or defaults.get("max_tokens", 256)`.
+		c.MaxTokens = d.maxTokens
+		if c.MaxTokens != nil && *c.MaxTokens == 0 {
+			c.MaxTokens = nil
+		}
+	}
 	c.EnableThinking = firstNonNil(cs.enableThinking, r.enableThinking, d.enableThinking)
 	c.PolicyTimeoutMS = firstNonNil(cs.timeoutMS, r.timeoutMS, d.timeoutMS)
 
@@ -377,9 +450,10 @@ func (p *parser) buildCase(item any, i int, d scalarSet, defaultExtra, defaultCh
 			extra[k] = v
 		}
 	}
-	overlay := defaultExtra
+	overlay, overlayRaw := defaultExtra, defaultExtraRaw
 	if v, present := obj["extra_body"]; present {
 		overlay, _ = p.optObject(where, "extra_body", v)
+		overlayRaw = rawMember(rawCase, "extra_body")
 		p.checkExtraBody(where, "extra_body", overlay)
 	}
 	for k, v := range overlay {
@@ -387,6 +461,7 @@ func (p *parser) buildCase(item any, i int, d scalarSet, defaultExtra, defaultCh
 	}
 	if len(extra) > 0 {
 		c.ExtraBody = extra
+		c.ExtraBodyJSON = orderedExtraBody(requestRaw, overlayRaw, len(overlay) > 0)
 	}
 
 	// Checks.
@@ -417,31 +492,63 @@ func (p *parser) scalarsFromRequest(where at, rp string, request map[string]any)
 	return s
 }
 
-func (p *parser) loadRequest(where at, rp string) map[string]any {
+func (p *parser) loadRequest(where at, rp string) (map[string]any, json.RawMessage) {
 	full := paths.ExpandHome(rp)
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(filepath.Dir(paths.ExpandHome(p.file)), full)
 	}
 	if fi, err := os.Stat(full); err == nil && !fi.Mode().IsRegular() {
 		p.add(where, "request_path", "%s: not a regular file", full)
-		return nil
+		return nil, nil
 	}
-	data, err := os.ReadFile(full)
+	data, err := readLimited(full)
 	if err != nil {
 		p.addErr(where, "request_path", err)
-		return nil
+		return nil, nil
+	}
+	if off := invalidUTF8(data); off >= 0 {
+		p.add(where, "request_path", "%s: invalid UTF-8 at byte offset %d (the reference refuses this file too)", rp, off)
+		return nil, nil
 	}
 	v, err := decodeJSON(data)
 	if err != nil {
 		p.add(where, "request_path", "%s: %w", rp, err)
-		return nil
+		return nil, nil
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		p.add(where, "request_path", "%s: want a JSON object, got %s", rp, describe(v))
-		return nil
+		return nil, nil
 	}
-	return obj
+	return obj, data
+}
+
+// orderedExtraBody builds the case's extra body as JSON in the reference's
+// key order: the request file's non-reserved keys as written, updated by
+// the overlay object (existing keys keep their place, new keys follow in
+// the overlay's order), as _request_extra_body and dict.update do.
+func orderedExtraBody(requestRaw, overlayRaw json.RawMessage, useOverlay bool) json.RawMessage {
+	var keys []string
+	vals := map[string]json.RawMessage{}
+	if rk, rv, ok := objectMembers(requestRaw); ok {
+		for _, k := range rk {
+			if !reservedRequestKeys[k] {
+				keys = append(keys, k)
+				vals[k] = rv[k]
+			}
+		}
+	}
+	if ok := useOverlay; ok {
+		if ok, ov, isObj := objectMembers(overlayRaw); isObj {
+			for _, k := range ok {
+				if _, seen := vals[k]; !seen {
+					keys = append(keys, k)
+				}
+				vals[k] = ov[k]
+			}
+		}
+	}
+	return orderedObject(keys, vals)
 }
 
 func (p *parser) messages(where at, field, prefix string, v any) []openai.Message {
@@ -496,10 +603,13 @@ func (p *parser) tags(where at, obj map[string]any) []string {
 	case []any:
 		out := make([]string, 0, len(t))
 		for i, item := range t {
-			s, ok := item.(string)
+			s, ok := pyStr(item)
 			if !ok {
 				p.add(where, fmt.Sprintf("tags[%d]", i), "want a string, got %s", describe(item))
 				continue
+			}
+			if _, isStr := item.(string); !isStr {
+				p.warn(where, fmt.Sprintf("tags[%d]", i), "%s is not a string; used as %q (the reference applies str())", describe(item), s)
 			}
 			out = append(out, s)
 		}
@@ -518,9 +628,14 @@ func (p *parser) checksObject(where at, prefix string, v any, orderedRK json.Raw
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
+		if pyFalsy(v) {
+			p.warn(where, prefix+"checks", "%s is not an object; no checks from here (the reference skips a falsy checks value)", describe(v))
+			return nil, true
+		}
 		p.add(where, prefix+"checks", "want an object, got %s", describe(v))
 		return nil, false
 	}
+	m = p.coerceCheckStrings(where, prefix, m)
 	if _, has := m[checks.KeyToolCallArgsRequiredKeys]; has && orderedRK != nil {
 		cp := make(map[string]any, len(m))
 		for k, val := range m {
@@ -591,14 +706,83 @@ func (p *parser) optObject(where at, field string, v any) (map[string]any, bool)
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
+		if pyFalsy(v) {
+			p.warn(where, field, "%s is not an object; treated as empty (the reference skips a falsy %s)", describe(v), field)
+			return nil, true
+		}
 		p.add(where, field, "want an object, got %s", describe(v))
 	}
 	return m, ok
 }
 
+// pyStrField reads an optional name or description the way the reference
+// does, str(value or ""): strings as they are, a falsy value as "", and
+// numbers and booleans as Python's str() of them, with a warning.
+func (p *parser) pyStrField(where at, field string, v any) string {
+	if pyFalsy(v) {
+		if _, isStr := v.(string); !isStr && v != nil {
+			p.warn(where, field, "%s is falsy; treated as unset, as in the reference", describe(v))
+		}
+		return ""
+	}
+	s, ok := pyStr(v)
+	if !ok {
+		p.add(where, field, "want a string, got %s", describe(v))
+		return ""
+	}
+	if _, isStr := v.(string); !isStr {
+		p.warn(where, field, "%s is not a string; used as %q (the reference applies str())", describe(v), s)
+	}
+	return s
+}
+
+// coerceCheckStrings returns m with the non-string scalar items of
+// required_regex, forbidden_regex and tool_call_names replaced by Python's
+// str() of them (the reference matches re.search(str(pattern), ...) and
+// compares str(name)), warning for each; m itself is not modified.
+func (p *parser) coerceCheckStrings(where at, prefix string, m map[string]any) map[string]any {
+	var cp map[string]any
+	for _, key := range []string{checks.KeyRequiredRegex, checks.KeyForbiddenRegex, checks.KeyToolCallNames} {
+		list, ok := m[key].([]any)
+		if !ok {
+			continue
+		}
+		var fixed []any
+		for i, item := range list {
+			if _, isStr := item.(string); isStr {
+				continue
+			}
+			s, ok := pyStr(item)
+			if !ok {
+				continue // ParseSpec reports it
+			}
+			if fixed == nil {
+				fixed = append([]any(nil), list...)
+			}
+			fixed[i] = s
+			p.warn(where, fmt.Sprintf("%schecks.%s[%d]", prefix, key, i), "%s is not a string; used as %q (the reference applies str())", describe(item), s)
+		}
+		if fixed != nil {
+			if cp == nil {
+				cp = make(map[string]any, len(m))
+				for k, v := range m {
+					cp[k] = v
+				}
+			}
+			cp[key] = fixed
+		}
+	}
+	if cp == nil {
+		return m
+	}
+	return cp
+}
+
+// explicitID is the case's id as the reference reads it (str() of a
+// truthy scalar), or "" when the case has none.
 func explicitID(item any) string {
-	if m, ok := item.(map[string]any); ok {
-		if s, ok := m["id"].(string); ok {
+	if m, ok := item.(map[string]any); ok && !pyFalsy(m["id"]) {
+		if s, ok := pyStr(m["id"]); ok {
 			return s
 		}
 	}

@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"encoding/json"
+
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/openai"
 )
@@ -17,8 +19,12 @@ type Workload struct {
 	Description string
 	// Path is the path the workload was loaded from, as given.
 	Path string
-	// Defaults is the raw "defaults" object, echoed into results payloads.
+	// Defaults is the raw "defaults" object ({} when absent or falsy).
 	Defaults map[string]any
+	// DefaultsJSON is the "defaults" object's JSON text as written (file
+	// key order, which the reference keeps), "{}" when absent or falsy;
+	// echoed into results payloads.
+	DefaultsJSON json.RawMessage
 	// CachePolicy is defaults.cache_policy normalized (see
 	// NormalizeCachePolicy), or "" when the workload does not set one.
 	CachePolicy string
@@ -28,6 +34,11 @@ type Workload struct {
 	SLO []string
 	// Cases are the cases in file order; never empty.
 	Cases []Case
+	// Warnings are the inputs accepted with the reference's meaning that
+	// are likely mistakes (a numeric id, max_tokens 0, "checks": [], a
+	// non-string pattern, ...), each naming file, case and field like a
+	// FieldError. Callers should show them before a run.
+	Warnings []string
 }
 
 // Case is one workload case after defaults and request files are applied
@@ -42,14 +53,22 @@ type Case struct {
 	// RequestPath is the request_path as written, or "".
 	RequestPath string
 	// MaxTokens is the resolved max_tokens (case > request file >
-	// defaults), nil when none of them set it.
+	// defaults), nil when none of them set it. A falsy value (0) resolved
+	// from the case or request file falls back to the defaults' value, as
+	// the reference's `case.max_tokens or defaults.get("max_tokens", 256)`.
 	MaxTokens *int
 	// EnableThinking is the resolved enable_thinking, nil when unset.
 	EnableThinking *bool
 	// ExtraBody is the request file's non-reserved keys overlaid with the
 	// case's (or else the defaults') extra_body; nil when empty.
 	ExtraBody map[string]any
+	// ExtraBodyJSON is ExtraBody as a JSON object in the reference's key
+	// order (the request file's keys as written, then the overlay's new
+	// keys, as dict.update does); nil when ExtraBody is nil.
+	ExtraBodyJSON json.RawMessage
 	// PolicyTimeoutMS is the resolved policy_timeout_ms, nil when unset.
+	// A value <= 0 is kept: it sets no timeout and records within_timeout
+	// false, as in the reference.
 	PolicyTimeoutMS *float64
 	// Checks is the merged quality-check spec, nil when no checks apply.
 	Checks *checks.Spec

@@ -31,6 +31,7 @@ type benchFlags struct {
 	workload                optString
 	prompts                 string
 	promptFile              string
+	promptsDir              string
 	systemPromptFile        string
 	skipPreflightTokenCount bool
 	concurrency             string
@@ -75,6 +76,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.StringVar(&f.apiKey, "api-key", e.getenv("BENCHSERVE_API_KEY"), "Bearer `token` sent with every request (default: $BENCHSERVE_API_KEY)")
 	fs.Var(&f.workload, "workload", "`Path` to a declarative workload JSON file. When set, bench-serve runs\ncontract-style cases with per-case quality checks and comparison-only\npolicy timeouts instead of the prompt sweep.")
 	fs.StringVar(&f.prompts, "prompts", defaultPrompts, "Comma-separated prompt set `names` or paths (builtin: short, medium, long, thinking)")
+	fs.StringVar(&f.promptsDir, "prompts-dir", e.getenv("BENCHSERVE_PROMPTS_DIR"), "`Directory` the builtin prompt set names are loaded from (DIR/<name>.json), e.g.\nan installed vllm-mlx's bench_serve_prompts/, so short, medium, long and thinking\nsend the reference's own texts and reproduce its rows exactly (default:\n$BENCHSERVE_PROMPTS_DIR, else benchserve's texts: same counts and sizes as the\nreference's, not the same words). benchserve addition")
 	fs.StringVar(&f.promptFile, "prompt-file", "", "`Path` to an additional prompt file (JSON list of message dicts, or of message lists)")
 	fs.StringVar(&f.systemPromptFile, "system-prompt-file", "", "`Path` to a text file whose contents are prepended as a system message to\nevery prompt (unless it starts with one). Implies --skip-preflight-token-count.")
 	fs.BoolVar(&f.skipPreflightTokenCount, "skip-preflight-token-count", false, "Skip the max_tokens=1 request that counts prompt tokens per prompt set\n(it warms the prefix cache, which defeats cold-vs-warm comparisons)")
@@ -183,7 +185,7 @@ func sweepOnlyWarning(f *benchFlags) string {
 	if f.warmup != defaultWarmup {
 		ignored = append(ignored, "--warmup="+strconv.Itoa(f.warmup))
 	}
-	for _, name := range []string{"prompt-file", "system-prompt-file", "skip-preflight-token-count", "max-tokens", "enable-thinking", "extra-body", "validate", "tag", "override-field"} {
+	for _, name := range []string{"prompt-file", "prompts-dir", "system-prompt-file", "skip-preflight-token-count", "max-tokens", "enable-thinking", "extra-body", "validate", "tag", "override-field"} {
 		if f.given(name) {
 			ignored = append(ignored, "--"+name+"="+f.fs.Lookup(name).Value.String())
 		}

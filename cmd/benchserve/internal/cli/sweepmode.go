@@ -16,7 +16,7 @@ import (
 func sweepConfig(e *env, f *benchFlags) (sweep.Config, []string) {
 	var problems []string
 	cfg := sweep.Config{
-		PromptFile: f.promptFile, SystemPromptFile: f.systemPromptFile,
+		PromptFile: f.promptFile, SystemPromptFile: f.systemPromptFile, PromptsDir: f.promptsDir,
 		// As the reference's CLI: a system prompt file implies skipping the
 		// preflight, which would warm the cache being measured.
 		SkipPreflightTokenCount: f.skipPreflightTokenCount || f.systemPromptFile != "",

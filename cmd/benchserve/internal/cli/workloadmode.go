@@ -51,6 +51,9 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	if !pr.empty() {
 		return pr.report(e)
 	}
+	for _, warning := range w.Warnings {
+		fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", warning)
+	}
 	if code, ok := checkServer(ctx, e, f); !ok {
 		return code
 	}
