@@ -3,6 +3,7 @@ package benchtest
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -109,7 +110,7 @@ func BenchSweep(b *testing.B, promptSets []string, concurrencies []int, opts ...
 		return ""
 	}
 	for _, set := range promptSets {
-		prompts, err := sweep.LoadPromptSet(set)
+		prompts, err := sweep.LoadPromptSetFrom(os.Getenv(EnvPromptsDir), set)
 		if err != nil {
 			b.Fatalf("benchtest: %v", err)
 		}

@@ -47,6 +47,9 @@ const (
 	EnvDuration       = "BENCHSERVE_DURATION"
 	EnvMaxConcurrency = "BENCHSERVE_MAX_CONCURRENCY"
 	EnvSeed           = "BENCHSERVE_SEED"
+	// EnvPromptsDir is a directory BenchSweep loads the builtin prompt set
+	// names from (DIR/<name>.json), as the CLI's --prompts-dir.
+	EnvPromptsDir = "BENCHSERVE_PROMPTS_DIR"
 )
 
 // config holds every setting of a run, resolved from the options and the
