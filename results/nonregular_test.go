@@ -111,3 +111,38 @@ func TestSameFile(t *testing.T) {
 	assert.False(t, SameFile(filepath.Join(dir, "other.json"), w), "different file")
 	assert.False(t, SameFile("", w), "stdout is not a file")
 }
+
+func TestReadFileLimit(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small.json")
+	require.NoError(t, os.WriteFile(small, []byte("0123456789"), 0o644), "setup")
+	b, err := ReadFileLimit(small, 10)
+	require.NoError(t, err, "at the limit is fine")
+	assert.Equal(t, "0123456789", string(b), "content")
+	_, err = ReadFileLimit(small, 9)
+	assert.ErrorIs(t, err, ErrInputTooLarge, "one byte over")
+	assert.ErrorContains(t, err, "small.json: input too large: 10 bytes, the limit is 9 bytes", "names file, size and limit")
+
+	_, err = ReadFileLimit("/dev/zero", 1<<20)
+	assert.ErrorIs(t, err, ErrNotAFile, "a device is refused without reading")
+	_, err = ReadFileLimit(dir, 1<<20)
+	assert.ErrorIs(t, err, ErrNotAFile, "a directory")
+	_, err = ReadFileLimit(filepath.Join(dir, "missing"), 1)
+	assert.ErrorIs(t, err, os.ErrNotExist, "missing files keep fs.ErrNotExist")
+
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600), "mkfifo")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fh, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		_, _ = fh.Write(make([]byte, 100))
+		_ = fh.Close()
+	}()
+	_, err = ReadFileLimit(fifo, 50)
+	assert.ErrorIs(t, err, ErrInputTooLarge, "a pipe is read up to the limit and refused beyond it")
+	<-done
+}

@@ -56,7 +56,7 @@ func LoadPromptSet(nameOrPath string) ([][]openai.Message, error) {
 		}
 	} else {
 		path := expandHome(nameOrPath)
-		data, err = os.ReadFile(path)
+		data, err = readPromptFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("sweep: unknown prompt set name or missing file: '%s'. Builtin names are: %s: %w",
 				nameOrPath, pyList(BuiltinNames), ErrPromptSetNotFound)
