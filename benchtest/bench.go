@@ -212,9 +212,9 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 		env.model = (&serverinfo.Prober{BaseURL: url, APIKey: cfg.APIKey}).Detect(b.Context()).ModelID
 	}
 	if env.model == "" {
-		b.Fatalf("benchtest: could not determine the model id from %s/v1/models; set %s", url, EnvModel)
+		b.Fatalf("benchtest: could not determine the model id from %s/v1/models; set %s", serverinfo.RedactURL(url), EnvModel)
 	}
-	b.Attr("server", url)
+	b.Attr("server", serverinfo.RedactURL(url))
 	b.Attr("model", env.model)
 	return env
 }

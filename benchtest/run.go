@@ -15,6 +15,7 @@ import (
 	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
+	"github.com/benchserve/benchserve/serverinfo"
 	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/workload"
 )
@@ -63,7 +64,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 		Conns:          cfg.Concurrency,
 	})
 	if err != nil {
-		t.Fatalf("benchtest: server at %s: %v", url, err)
+		t.Fatalf("benchtest: server at %s: %v", serverinfo.RedactURL(url), redacted(url, err))
 	}
 	t.Cleanup(r.Close)
 	policy, err := runner.ResolveCachePolicy(cfg.CachePolicy, w)
@@ -80,7 +81,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 
 	t.Attr("workload", w.Name)
 	t.Attr("model", r.Model())
-	t.Attr("server", url)
+	t.Attr("server", serverinfo.RedactURL(url))
 	if rt := r.Runtime().Server; rt != "" {
 		t.Attr("runtime", rt)
 	}
