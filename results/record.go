@@ -233,6 +233,10 @@ type Record struct {
 	OK bool `json:"ok"`
 	// Error is the request error ("" when the request succeeded). Addition.
 	Error string `json:"error,omitempty"`
+	// Interrupted reports that the run was stopped while this request was
+	// in flight (MarkInterrupted): the record holds no measurement and
+	// summaries leave it out. Addition; omitted when false.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // WorkloadInfo is the payload's "workload" block.
@@ -351,6 +355,9 @@ type CaseSummary struct {
 	GenTPS *Stats `json:"gen_tps"`
 	// ContentChars summarizes content_chars (characters) over every record.
 	ContentChars *Stats `json:"content_chars"`
+	// InterruptedCount counts the case's interrupted records, left out of
+	// every other field. Addition; omitted when 0.
+	InterruptedCount int `json:"interrupted_count,omitempty"`
 }
 
 // RunSummary is the payload's "summary" block (reference:
@@ -386,4 +393,8 @@ type RunSummary struct {
 	GenTPS    *Stats `json:"gen_tps"`
 	// CaseSummaries maps case id to its summary; never nil.
 	CaseSummaries map[string]CaseSummary `json:"case_summaries"`
+	// InterruptedCount counts the records left out of every other field
+	// because the run was stopped while they were in flight
+	// (Record.Interrupted). Addition; omitted when 0.
+	InterruptedCount int `json:"interrupted_count,omitempty"`
 }
