@@ -89,15 +89,16 @@ func keepResults(e *env, output string, writeErr error, asJSON func() ([]byte, e
 	return ExitFailed
 }
 
-// writeFallback writes data next to output as "<output>.partial.json"
-// (atomically) or, when that fails or output is "", to a new
+// writeFallback writes data next to output as a new file
+// "<output>.partial.json", or "<output>.partial.N.json" (N = 2, 3, …)
+// when an earlier failed run's file has that name (it is never
+// overwritten), or, when that fails or output is "", to a new
 // "benchserve-<name>-*.partial.json" in os.TempDir(), and returns the
 // path written.
 func writeFallback(output string, data []byte) (string, error) {
 	var errs []error
 	if output != "" {
-		path := expandHome(output) + ".partial.json"
-		err := results.WriteFileAtomic(path, data, 0o644)
+		path, err := writeNew(expandHome(output), ".partial", ".json", data)
 		if err == nil {
 			return path, nil
 		}
@@ -132,4 +133,35 @@ func writeSweep(e *env, rows []results.SweepResult, format, output string) int {
 		func() error { return history.AppendSweep(rows, output) },
 		func() ([]byte, error) { return results.FormatSweep(rows, format) },
 		func() ([]byte, error) { return results.FormatSweep(rows, "json") })
+}
+
+// writeNew writes data to a file that did not exist:
+// base+mid+ext, else base+mid+".N"+ext for the first free N from 2.
+func writeNew(base, mid, ext string, data []byte) (string, error) {
+	for n := 1; n < 1000; n++ {
+		path := base + mid + ext
+		if n > 1 {
+			path = fmt.Sprintf("%s%s.%d%s", base, mid, n, ext)
+		}
+		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = fh.Write(data)
+		if serr := fh.Sync(); err == nil {
+			err = serr
+		}
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = os.Remove(path)
+			return "", fmt.Errorf("write %s: %w", path, err)
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("no free name for %s%s%s", base, mid, ext)
 }

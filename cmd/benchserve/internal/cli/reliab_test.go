@@ -26,7 +26,7 @@ func TestOutputEqualToAnInputIsRefusedBeforeAnythingRuns(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, input, want string
-		args             []string
+		args              []string
 	}{
 		{"workload", w, "--output " + w + " is the same file as --workload " + w, []string{"--workload", w, "--output", w}},
 		{"workload via symlink", w, "is the same file as --workload " + w, []string{"--workload", w, "--output", link}},
@@ -176,3 +176,16 @@ func TestURLCredentialsNeverPrinted(t *testing.T) {
 }
 
 func serverinfoRedact(u string) string { return strings.ReplaceAll(u, "s3cr3t-pw", "…") }
+
+func TestWriteFallbackNeverOverwritesAnEarlierOne(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "runs.json")
+	first, err := writeFallback(out, []byte(`{"run":1}`))
+	require.NoError(t, err, "first fallback")
+	assert.Equal(t, out+".partial.json", first, "the usual name first")
+	second, err := writeFallback(out, []byte(`{"run":2}`))
+	require.NoError(t, err, "second fallback")
+	assert.Equal(t, out+".partial.2.json", second, "a second failing run gets a new name")
+	data, err := os.ReadFile(first)
+	require.NoError(t, err, "first still there")
+	assert.Equal(t, `{"run":1}`, string(data), "the first run's results were not overwritten")
+}
