@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/openai"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/stream"
 	"github.com/benchserve/benchserve/workload"
@@ -30,6 +31,12 @@ func endlessScript() fixtures.Script {
 		tokens[i] = strings.Repeat("abcdefgh", 128)
 	}
 	return fixtures.Script{Forever: true, Content: tokens, TokensPerChunk: 64}
+}
+
+// gapsScript streams forever, as fast as the fixture can, one 1-byte
+// token per chunk: the most chunk gaps per second a server can cause.
+func gapsScript() fixtures.Script {
+	return fixtures.Script{Forever: true, Content: []string{"a"}}
 }
 
 // TestMemoryBounded: a server that streams forever, as fast as it can, is
@@ -63,6 +70,30 @@ func TestMemoryBounded(t *testing.T) {
 		assert.Equal(t, 100_000, len(res.Content), "content cut at exactly the bound (ASCII)")
 		assert.True(t, res.ContentTruncated, "truncated")
 		assert.Equal(t, strings.Repeat(token, 100)[:100_000], res.Content, "the kept text is the stream's beginning")
+		requireReleased(t, srv)
+	})
+	t.Run("gaps", func(t *testing.T) {
+		srv := serve(t, gapsScript())
+		res, err := chat(t, srv, withTimeout(1500*time.Millisecond))
+		assert.ErrorIs(t, err, stream.ErrPolicyTimeout, "cut by the policy timeout")
+		require.Greater(t, res.TokenChunks, stream.MaxKeptGaps+1, "the stream had more gaps than are kept")
+		assert.Len(t, res.ITLms, stream.MaxKeptGaps, "ITLms keeps the first MaxKeptGaps gaps")
+		assert.Equal(t, res.TokenChunks-1, res.Gaps.Count, "every gap is counted")
+		p50 := res.ITLPercentile(50)
+		assert.GreaterOrEqual(t, p50, res.Gaps.MinMS, "estimated p50 within the exact range")
+		assert.LessOrEqual(t, p50, res.Gaps.MaxMS, "estimated p50 within the exact range")
+		t.Logf("%d chunks in 1.5 s; kept %d gaps; p50 %.4f ms, max %.3f ms", res.TokenChunks, len(res.ITLms), p50, res.Gaps.MaxMS)
+		requireReleased(t, srv)
+	})
+	t.Run("gaps, record JSON", func(t *testing.T) {
+		srv := serve(t, gapsScript())
+		out := record(t, srv, simpleCase("endless", `"policy_timeout_ms":1500`))
+		assert.ErrorIs(t, out.Err, stream.ErrPolicyTimeout, "policy timeout")
+		require.Greater(t, out.Record.Metrics.TokenChunks, stream.MaxKeptGaps+1, "more gaps than are kept")
+		data, err := results.FormatJSON(&results.Payload{Results: []results.Record{out.Record}})
+		require.NoError(t, err, "render")
+		assert.Len(t, out.Record.Metrics.ITLms, stream.MaxKeptGaps, "the record keeps MaxKeptGaps gaps")
+		assert.Less(t, len(data), 256<<10, "one case's JSON stays bounded (%d chunks streamed)", out.Record.Metrics.TokenChunks)
 		requireReleased(t, srv)
 	})
 	t.Run("record", func(t *testing.T) {
@@ -121,6 +152,8 @@ func waitReleased(b *testing.B, srv *fixtures.Server) {
 //	retained-B     content bytes kept by the last op (Result.Content or
 //	               the record's quality.content)
 //	streamed-B     content bytes streamed per op, mean (client only)
+//	itl-count      chunk gaps per op, mean (gaps only: 1-byte chunks)
+//	itl-kept       chunk gaps kept in ITLms by the last op (gaps only)
 //
 // Run: go test -run '^$' -bench EndlessStreamHeap ./conformance
 func BenchmarkEndlessStreamHeap(b *testing.B) {
@@ -150,6 +183,32 @@ func BenchmarkEndlessStreamHeap(b *testing.B) {
 		b.ReportMetric(float64(growth), "heap-growth-B")
 		b.ReportMetric(float64(retained), "retained-B")
 		b.ReportMetric(float64(streamed)/float64(b.N), "streamed-B")
+	})
+
+	b.Run("gaps", func(b *testing.B) {
+		gaps := gapsScript()
+		srv := fixtures.Start(b, fixtures.Options{Responder: func(fixtures.Request) fixtures.Script { return gaps }})
+		c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
+		req := stream.Request{Model: srv.Model(), Timeout: time.Second,
+			Messages: []openai.Message{{"role": "user", "content": "hello there"}}}
+		var growth, count int64
+		kept := 0
+		for b.Loop() {
+			before := heapAfterGC()
+			res, err := c.ChatStream(context.Background(), req)
+			after := heapAfterGC()
+			if !errors.Is(err, stream.ErrPolicyTimeout) {
+				b.Fatalf("conformance: the endless stream must be cut by the policy timeout, got %v", err)
+			}
+			growth = max(growth, int64(after)-int64(before))
+			count += int64(res.Gaps.Count)
+			kept = len(res.ITLms)
+			runtime.KeepAlive(res)
+			waitReleased(b, srv)
+		}
+		b.ReportMetric(float64(growth), "heap-growth-B")
+		b.ReportMetric(float64(count)/float64(b.N), "itl-count")
+		b.ReportMetric(float64(kept), "itl-kept")
 	})
 
 	b.Run("record", func(b *testing.B) {

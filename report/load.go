@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,21 +38,36 @@ func badInput(path, format string, args ...any) error {
 //     be one) with table bench_serve_workload and/or bench_serve, as
 //     benchserve and the reference write them: one Run per run_id and
 //     table, labelled "<file>:<run id>". SQLite rows do not store
-//     started_at, so those runs have no request timeline.
+//     started_at, so those runs have no request timeline;
+//   - a run's journal (a .jsonl file, or any file starting with a
+//     journal header, see results.Journal): one Run of the records that
+//     finished, labelled with the output's name ("out.json.journal.jsonl"
+//     → "out"), so an interrupted run can be reported as it is.
 //
-// Every error wraps ErrBadInput and names the file.
+// JSON files over MaxInputBytes, directories and devices are refused
+// before they are read. Every error wraps ErrBadInput and names the file.
 func Load(path string) ([]Run, error) {
-	data, err := os.ReadFile(path)
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	ext := strings.ToLower(filepath.Ext(path))
+	head, err := readHead(path, 64)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	ext := strings.ToLower(filepath.Ext(path))
-	if bytes.HasPrefix(data, sqliteMagic) {
+	if bytes.HasPrefix(head, sqliteMagic) {
 		return loadSQLite(path, base)
 	}
 	if ext == ".db" || ext == ".sqlite" || ext == ".sqlite3" {
 		return nil, badInput(path, "not a SQLite database (no SQLite header)")
+	}
+	if ext == ".jsonl" || results.IsJournal(head) {
+		return loadJournal(path)
+	}
+	data, err := results.ReadFileLimit(path, MaxInputBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	if results.IsJournal(data) {
+		return loadJournal(path)
 	}
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 	if len(trimmed) == 0 {
@@ -64,6 +80,61 @@ func Load(path string) ([]Run, error) {
 		return loadSweepJSON(path, base, trimmed)
 	}
 	return nil, badInput(path, "not a benchserve results file: want a workload payload (JSON object), a sweep (JSON array) or a SQLite database")
+}
+
+// MaxInputBytes caps a JSON results file Load reads: 256 MiB, far above
+// any payload benchserve writes (records keep at most 8 MiB of content
+// each, and only with include_content). A larger file, a directory or a
+// device (/dev/zero) is refused with an error naming it before it fills
+// memory. SQLite files and journals are read incrementally and have no
+// such cap.
+const MaxInputBytes = 256 << 20
+
+// readHead returns up to n first bytes of path, refusing directories and
+// devices (results.ErrNotAFile) without reading them.
+func readHead(path string, n int) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s: %w: is a directory", path, results.ErrNotAFile)
+	}
+	if fi.Mode()&os.ModeDevice != 0 {
+		return nil, fmt.Errorf("%s: %w: is a device", path, results.ErrNotAFile)
+	}
+	if !fi.Mode().IsRegular() { // a pipe can be read once only
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, n)
+	m, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return head[:m], nil
+}
+
+// loadJournal reads a run's journal (results.Journal, the
+// "<output>.journal.jsonl" a run leaves when it is stopped) as one Run,
+// labelled with the file name up to ".journal.jsonl"; a torn last line is
+// dropped.
+func loadJournal(path string) ([]Run, error) {
+	p, err := results.ReadJournalPayload(path)
+	if err != nil {
+		return nil, badInput(path, "journal: %v", err)
+	}
+	base := filepath.Base(path)
+	if b, ok := strings.CutSuffix(base, results.JournalSuffix); ok {
+		base = strings.TrimSuffix(b, filepath.Ext(b))
+	} else {
+		base = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	return []Run{FromPayload(p, base)}, nil
 }
 
 func loadPayload(path, base string, data []byte) ([]Run, error) {

@@ -19,9 +19,19 @@
 //   - JSON writes NaN/Inf as null (Python writes invalid JSON tokens);
 //   - cache counters are null, not 0, when the server exposes none;
 //   - SQLite writes are one transaction (all rows or none), and
-//     WriteFileAtomic replaces output files by rename.
+//     WriteFileAtomic replaces output files by rename (never a symlink or
+//     a device: those are written through);
+//   - records of requests in flight when a run was stopped are marked
+//     (MarkInterrupted) and left out of every summary statistic
+//     (interrupted_count).
+//
+// A run keeps its finished records safe as they come in a Journal
+// (JournalPath: "<output>.journal.jsonl"), one appended line per record,
+// and writes its output once at the end; ReadJournal/ReadJournalPayload
+// rebuild the payload of a run that was stopped (docs/guarantees.md).
 //
 // Everything here is pure data transformation except WriteSQLite,
-// WriteSweepSQLite, WriteRows, ReadRows and WriteFileAtomic, which do I/O.
+// WriteSweepSQLite, WriteRows, ReadRows, WriteFileAtomic, WriteFile,
+// ReadFileLimit and the Journal functions, which do I/O.
 // Functions are safe for concurrent use on distinct inputs.
 package results

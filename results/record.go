@@ -164,8 +164,19 @@ type Metrics struct {
 	// TTFOms is the time to the first content or tool-call token, in ms;
 	// null when none came.
 	TTFOms *float64 `json:"ttfo_ms"`
-	// ITLms are the gaps between consecutive token-bearing chunks, in ms.
+	// ITLms are the gaps between consecutive token-bearing chunks, in ms:
+	// the first ITLKept of ITLCount (at most stream.MaxKeptGaps, so one
+	// record stays bounded however long the stream ran).
 	ITLms []float64 `json:"itl_ms"`
+	// ITLCount is the number of chunk gaps of the whole stream
+	// (stream.Result.Gaps.Count) and ITLKept how many of them ITLms
+	// holds; ITLKept < ITLCount says ITLms is the stream's beginning only.
+	// Additions, omitted when 0.
+	ITLCount int `json:"itl_count,omitempty"`
+	ITLKept  int `json:"itl_kept,omitempty"`
+	// ITL summarizes all ITLCount gaps, kept or not; omitted without
+	// gaps. Addition.
+	ITL *ITLStats `json:"itl,omitempty"`
 	// UsagePresent reports whether the server sent a usage chunk.
 	UsagePresent bool `json:"usage_present"`
 	// TokenChunks counts the chunks that carried any token.
@@ -173,6 +184,25 @@ type Metrics struct {
 	// CacheDialect names the /metrics dialect the cache counters were read in
 	// (scrape.Dialect*).
 	CacheDialect string `json:"cache_dialect,omitempty"`
+}
+
+// ITLStats summarizes every chunk gap of one stream, in ms (from
+// stream.Result.Gaps and ITLPercentile). Min, max and mean are exact;
+// the percentiles are exact while every gap was kept and otherwise
+// estimated (Estimated) within RelativeError of a gap at their rank.
+type ITLStats struct {
+	MinMS  float64 `json:"min_ms"`
+	MaxMS  float64 `json:"max_ms"`
+	MeanMS float64 `json:"mean_ms"`
+	P50MS  float64 `json:"p50_ms"`
+	P95MS  float64 `json:"p95_ms"`
+	P99MS  float64 `json:"p99_ms"`
+	// Estimated reports that the percentiles come from the bounded
+	// histogram (more gaps than were kept).
+	Estimated bool `json:"estimated"`
+	// RelativeError bounds the percentiles' relative error when
+	// Estimated (stream.GapRelativeError), 0 when exact.
+	RelativeError float64 `json:"relative_error"`
 }
 
 // Quality is the outcome of the case's checks.
@@ -239,6 +269,10 @@ type Record struct {
 	OK bool `json:"ok"`
 	// Error is the request error ("" when the request succeeded). Addition.
 	Error string `json:"error,omitempty"`
+	// Interrupted reports that the run was stopped while this request was
+	// in flight (MarkInterrupted): the record holds no measurement and
+	// summaries leave it out. Addition; omitted when false.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // WorkloadInfo is the payload's "workload" block.
@@ -411,6 +445,9 @@ type CaseSummary struct {
 	GenTPS *Stats `json:"gen_tps"`
 	// ContentChars summarizes content_chars (characters) over every record.
 	ContentChars *Stats `json:"content_chars"`
+	// InterruptedCount counts the case's interrupted records, left out of
+	// every other field. Addition; omitted when 0.
+	InterruptedCount int `json:"interrupted_count,omitempty"`
 }
 
 // RunSummary is the payload's "summary" block (reference:
@@ -446,4 +483,8 @@ type RunSummary struct {
 	GenTPS    *Stats `json:"gen_tps"`
 	// CaseSummaries maps case id to its summary; never nil.
 	CaseSummaries map[string]CaseSummary `json:"case_summaries"`
+	// InterruptedCount counts the records left out of every other field
+	// because the run was stopped while they were in flight
+	// (Record.Interrupted). Addition; omitted when 0.
+	InterruptedCount int `json:"interrupted_count,omitempty"`
 }

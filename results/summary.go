@@ -81,7 +81,11 @@ func failureRate(failures, total int) float64 {
 // there are no samples). Records whose request failed (Error != "") count
 // as samples and failures but are left out of the latency, TTFT and gen_tps
 // statistics; content_chars covers every record, as in the reference.
+// Interrupted records (MarkInterrupted) are left out of everything and
+// counted in InterruptedCount; Passed is false when there is one (the
+// case was not run to the end).
 func SummarizeCase(records []Record) CaseSummary {
+	records, interrupted := measured(records)
 	failures := qualityFailures(records)
 	passedPolicy, policyFailures := policyOutcome(records)
 	reps := make([]int, 0, len(records))
@@ -97,7 +101,7 @@ func SummarizeCase(records []Record) CaseSummary {
 	return CaseSummary{
 		SampleCount:               len(records),
 		Repetitions:               reps,
-		Passed:                    failures == 0,
+		Passed:                    failures == 0 && interrupted == 0,
 		FailureCount:              failures,
 		FailureRate:               failureRate(failures, len(records)),
 		PolicyTimeoutPassed:       passedPolicy,
@@ -106,6 +110,7 @@ func SummarizeCase(records []Record) CaseSummary {
 		TTFTms:                    statsOrNil(ttft),
 		GenTPS:                    statsOrNil(genTPS),
 		ContentChars:              statsOrNil(chars),
+		InterruptedCount:          interrupted,
 	}
 }
 
@@ -119,10 +124,19 @@ func SummarizeCase(records []Record) CaseSummary {
 // and gen_tps are nil (JSON {}) without samples and, unlike the reference,
 // leave out records whose request failed (Error != ""): those still count
 // in case_count and the failure counts. CaseSummaries is never nil.
+//
+// Records of requests in flight when the run was stopped (Interrupted,
+// see MarkInterrupted) are no measurement: they are left out of every
+// count and statistic, case_count included, and counted in
+// interrupted_count instead; passed and quality_passed are false when
+// there is one (the run did not finish). A case whose only records were
+// interrupted still has an entry in CaseSummaries.
 func Summarize(records []Record) RunSummary {
+	all := records
+	records, interrupted := measured(records)
 	failures := qualityFailures(records)
 	passedPolicy, policyFailures := policyOutcome(records)
-	cases := GroupByCase(records)
+	cases := GroupByCase(all)
 	summaries := make(map[string]CaseSummary, len(cases))
 	repCount := 0
 	for id, rs := range cases {
@@ -135,10 +149,10 @@ func Summarize(records []Record) RunSummary {
 		CaseCount:                 len(records),
 		UniqueCaseCount:           len(cases),
 		RepetitionCount:           repCount,
-		Passed:                    failures == 0,
+		Passed:                    failures == 0 && interrupted == 0,
 		FailureCount:              failures,
 		FailureRate:               failureRate(failures, len(records)),
-		QualityPassed:             failures == 0,
+		QualityPassed:             failures == 0 && interrupted == 0,
 		QualityFailureCount:       failures,
 		PolicyTimeoutPassed:       passedPolicy,
 		PolicyTimeoutFailureCount: policyFailures,
@@ -146,6 +160,7 @@ func Summarize(records []Record) RunSummary {
 		TTFTms:                    statsOrNil(ttft),
 		GenTPS:                    statsOrNil(genTPS),
 		CaseSummaries:             summaries,
+		InterruptedCount:          interrupted,
 	}
 }
 

@@ -1,14 +1,120 @@
 package serverinfo
 
-import "net/url"
+import (
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
 
-// RedactURL returns u with any password replaced by "xxxxx" (url.URL's
-// Redacted), for logs, attributes and files; a string that does not parse
-// is returned unchanged.
-func RedactURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil || p.User == nil {
-		return u
+// Redacted replaces every secret RedactURL removes.
+const Redacted = "xxxxx"
+
+// secretParams are the query parameter names (compared
+// case-insensitively) whose values RedactURL replaces.
+var secretParams = []string{"key", "api_key", "apikey", "api-key", "token", "access_token", "auth", "password", "secret"}
+
+// userinfoPassword matches "//user:password@" in a string url.Parse
+// rejects.
+var userinfoPassword = regexp.MustCompile(`(//[^/@:\s]*):[^/]*@`)
+
+// RedactURL returns raw with its secrets replaced by Redacted, for
+// printing or storing a URL a user gave: the password of its userinfo
+// ("http://user:secret@host" → "http://user:xxxxx@host", as Go's
+// url.URL.Redacted) and the values of the query parameters named key,
+// api_key, apikey, api-key, token, access_token, auth, password or secret
+// (any case). Everything else is kept as written, parameter order
+// included. A string that does not parse as a URL still has a
+// "//user:password@" part redacted. RedactURL is idempotent.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return userinfoPassword.ReplaceAllString(raw, "${1}:"+Redacted+"@")
 	}
-	return p.Redacted()
+	changed := false
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), Redacted)
+			changed = true
+		}
+	}
+	if u.RawQuery != "" {
+		if q, ok := redactQuery(u.RawQuery); ok {
+			u.RawQuery = q
+			changed = true
+		}
+	}
+	if !changed {
+		return raw
+	}
+	return u.String()
+}
+
+// redactQuery replaces the values of secret parameters in a raw query,
+// keeping its order; ok reports whether anything changed.
+func redactQuery(raw string) (string, bool) {
+	parts := strings.Split(raw, "&")
+	ok := false
+	for i, p := range parts {
+		k, v, has := strings.Cut(p, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if has && v != Redacted && isSecretParam(name) {
+			parts[i] = k + "=" + Redacted
+			ok = true
+		}
+	}
+	return strings.Join(parts, "&"), ok
+}
+
+func isSecretParam(name string) bool {
+	return slices.Contains(secretParams, strings.ToLower(name))
+}
+
+// SecretReplacer returns a replacer that redacts raw's secrets wherever
+// they appear in a text (an error message, a log line): raw itself →
+// RedactURL(raw), "user:password@" in its raw and decoded spellings →
+// "user:xxxxx@", and each secret query parameter's "name=value" →
+// "name=xxxxx". It returns nil when raw carries no secret. Use it to
+// filter the output of code that prints the URL it was given, e.g.
+// net/http errors (which hide only the password) or wrapped errors.
+func SecretReplacer(raw string) *strings.Replacer {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if red := RedactURL(raw); red != raw {
+			return strings.NewReplacer(raw, red)
+		}
+		return nil
+	}
+	var pairs []string
+	if red := RedactURL(raw); red != raw {
+		pairs = append(pairs, raw, red)
+	}
+	if u.User != nil {
+		if pw, has := u.User.Password(); has && pw != Redacted {
+			name := u.User.Username()
+			raw := u.User.String() // escaped "user:password"
+			pairs = append(pairs, raw+"@", url.UserPassword(u.User.Username(), Redacted).String()+"@",
+				name+":"+pw+"@", name+":"+Redacted+"@")
+		}
+	}
+	for _, p := range strings.Split(u.RawQuery, "&") {
+		k, v, has := strings.Cut(p, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if has && v != "" && v != Redacted && isSecretParam(name) {
+			pairs = append(pairs, p, k+"="+Redacted)
+			if dv, err := url.QueryUnescape(v); err == nil && dv != v {
+				pairs = append(pairs, k+"="+dv, k+"="+Redacted)
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	return strings.NewReplacer(pairs...)
 }

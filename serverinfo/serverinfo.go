@@ -3,6 +3,7 @@ package serverinfo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -318,24 +319,29 @@ func firstNum(m map[string]any, keys ...string) float64 {
 // server root the API paths are appended to: it must be http or https
 // with a host; trailing slashes and a trailing "/v1" are dropped, since
 // OpenAI-style clients are usually given ".../v1" while benchserve
-// appends "/v1/chat/completions" itself. The error says what is wrong.
+// appends "/v1/chat/completions" itself. The error says what is wrong;
+// the URL it quotes is RedactURL's (no password or token in messages).
 func NormalizeBaseURL(raw string) (string, error) {
 	trimmed := strings.TrimSpace(raw)
 	if !strings.Contains(trimmed, "://") {
-		return "", fmt.Errorf("serverinfo: server URL %q: want http:// or https:// and a host, e.g. http://127.0.0.1:8080", raw)
+		return "", fmt.Errorf("serverinfo: server URL %q: want http:// or https:// and a host, e.g. http://127.0.0.1:8080", RedactURL(raw))
 	}
 	u, err := url.Parse(trimmed)
 	if err != nil {
-		return "", fmt.Errorf("serverinfo: server URL %q: %w", raw, err)
+		var ue *url.Error
+		if errors.As(err, &ue) { // its message quotes the URL unredacted
+			err = ue.Err
+		}
+		return "", fmt.Errorf("serverinfo: server URL %q: %w", RedactURL(raw), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("serverinfo: server URL %q: want http:// or https:// and a host, e.g. http://127.0.0.1:8080", raw)
+		return "", fmt.Errorf("serverinfo: server URL %q: want http:// or https:// and a host, e.g. http://127.0.0.1:8080", RedactURL(raw))
 	}
 	if u.Host == "" {
-		return "", fmt.Errorf("serverinfo: server URL %q: no host", raw)
+		return "", fmt.Errorf("serverinfo: server URL %q: no host", RedactURL(raw))
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("serverinfo: server URL %q: a server root takes no query or fragment", raw)
+		return "", fmt.Errorf("serverinfo: server URL %q: a server root takes no query or fragment", RedactURL(raw))
 	}
 	path := strings.TrimRight(u.Path, "/")
 	path = strings.TrimSuffix(path, "/v1")

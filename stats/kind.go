@@ -20,6 +20,12 @@ const (
 	// KindCanceled: the run's context ended (its duration cap or the
 	// caller) while the request was in flight.
 	KindCanceled ErrorKind = "canceled"
+	// KindInterrupted: the run was stopped (Ctrl-C, SIGTERM, go test
+	// -timeout) while the request was in flight; the request has no
+	// measurement and is kept out of statistics (see
+	// results.MarkInterrupted). Unlike KindCanceled, which a run's own
+	// duration cap causes, it says the run did not finish.
+	KindInterrupted ErrorKind = "interrupted"
 	// KindTransport: anything else (connection refused, reset, bad JSON…).
 	KindTransport ErrorKind = "transport"
 	// KindQuality: the request streamed without error but its answer

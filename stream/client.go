@@ -473,7 +473,7 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	t := time.Since(st.start)
 	st.res.TokenChunks++
 	if st.sawToken {
-		st.res.ITLms = append(st.res.ITLms, ms(t-st.last))
+		st.res.addGap(ms(t - st.last))
 	} else {
 		st.sawToken, st.first = true, t
 	}

@@ -82,8 +82,14 @@ type Result struct {
 	// TPOTms is (t_last − t_first)/(N − 1) with N the completion tokens
 	// (usage, else token-bearing chunks); 0 when N < 2.
 	TPOTms float64
-	// ITLms holds the gaps between consecutive token-bearing chunks.
+	// ITLms holds the gaps between consecutive token-bearing chunks, the
+	// first MaxKeptGaps of them; Gaps counts and summarizes all of them
+	// (see ITLPercentile).
 	ITLms []float64
+	// Gaps is the exact count, sum, minimum and maximum of every chunk
+	// gap, with a bounded histogram of them once there are more than
+	// MaxKeptGaps.
+	Gaps GapStats
 	// E2ELms is the time until the stream ended (or failed).
 	E2ELms float64
 	// GenTPS is completion tokens / (t_last − t_first) seconds, 0 when the

@@ -88,7 +88,7 @@ func LoadPromptSetFrom(dir, nameOrPath string) ([][]openai.Message, error) {
 		}
 	} else {
 		path := paths.ExpandHome(nameOrPath)
-		data, err = os.ReadFile(path)
+		data, err = readPromptFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("sweep: unknown prompt set name or missing file: '%s'. Builtin names are: %s: %w",
 				nameOrPath, pyList(BuiltinNames), ErrPromptSetNotFound)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -139,6 +140,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "benchserve: unexpected arguments: %s\n", strings.Join(f.fs.Args(), " "))
 		return ExitUsage
 	}
+	e = e.redacting(f.url) // no password or token of --url in any output
 	if f.workload.set {
 		return runWorkloadMode(ctx, e, f)
 	}
@@ -164,10 +166,34 @@ func (f *benchFlags) tags() []string {
 }
 
 func (f *benchFlags) requestTimeout() time.Duration {
-	if f.requestTimeoutS <= 0 {
+	if !(f.requestTimeoutS > 0) || checkSeconds(f.requestTimeoutS) != "" { // 0 disables; bad values are refused by commonChecks
 		return -1 // none (runner's convention: 0 would mean the default)
 	}
 	return time.Duration(f.requestTimeoutS * float64(time.Second))
+}
+
+// minTimeout is the smallest positive timeout a duration flag accepts.
+const minTimeout = time.Millisecond
+
+// checkSeconds says what is wrong with a timeout in seconds given in a
+// flag, "" when it is usable: 0 (none) or a finite value from 1 ms up to
+// the largest time.Duration (about 292 years). NaN, infinities, negative
+// values, values too large for a time.Duration and positive values below
+// 1 ms used to mean "no timeout" silently.
+func checkSeconds(s float64) string {
+	switch {
+	case math.IsNaN(s) || math.IsInf(s, 0):
+		return fmt.Sprintf("want a finite number of seconds, got %v", s)
+	case s < 0:
+		return fmt.Sprintf("must not be negative, got %v (0 disables the timeout)", s)
+	case s == 0:
+		return ""
+	case s < minTimeout.Seconds():
+		return fmt.Sprintf("%v s is below the smallest timeout of 1 ms (0 disables the timeout)", s)
+	case s >= float64(math.MaxInt64)/float64(time.Second):
+		return fmt.Sprintf("%v s is too large (at most %d s; 0 disables the timeout)", s, int64(math.MaxInt64/int64(time.Second)))
+	}
+	return ""
 }
 
 // sweepOnlyWarning is the reference's warning for sweep-only flags given

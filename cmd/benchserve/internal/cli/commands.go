@@ -47,6 +47,9 @@ func init() {
 		{name: "report", summary: "write a self-contained HTML report of results files (JSON payloads, sweeps, SQLite)", run: runReport, synopses: []synopsis{
 			{"report [--output report.html] [--title TITLE] RESULTS...", ""},
 		}},
+		{name: "recover", summary: "write the results of an interrupted run from its journal (OUTPUT.journal.jsonl)", run: runRecover, synopses: []synopsis{
+			{"recover JOURNAL [--output FILE]", ""},
+		}},
 		{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture, synopses: []synopsis{
 			{"fixture [--addr " + defaultAddr + "] [--model NAME] [--api-key KEY]", ""},
 		}},

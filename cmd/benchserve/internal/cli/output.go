@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,30 +90,20 @@ func keepResults(e *env, output string, writeErr error, asJSON func() ([]byte, e
 	return ExitFailed
 }
 
-// writeFallback writes data next to output as "<output>.partial.json", or
-// "<output>.partial-N.json" with the first N from 2 whose file does not
-// exist yet (created exclusively: a fallback never replaces an earlier
-// run's), or, when that fails or output is "", to a new
-// "benchserve-<name>-*.partial.json" in os.TempDir(); it returns the path
-// written.
+// writeFallback writes data next to output as a new file
+// "<output>.partial.json", or "<output>.partial.N.json" (N = 2, 3, …)
+// when an earlier failed run's file has that name (it is never
+// overwritten), or, when that fails or output is "", to a new
+// "benchserve-<name>-*.partial.json" in os.TempDir(), and returns the
+// path written.
 func writeFallback(output string, data []byte) (string, error) {
 	var errs []error
 	if output != "" {
-		base := paths.ExpandHome(output)
-		for n := 1; n <= 1000; n++ {
-			path := base + ".partial.json"
-			if n > 1 {
-				path = fmt.Sprintf("%s.partial-%d.json", base, n)
-			}
-			err := writeNew(path, data)
-			if err == nil {
-				return path, nil
-			}
-			if !errors.Is(err, fs.ErrExist) {
-				errs = append(errs, err)
-				break
-			}
+		path, err := writeNew(paths.ExpandHome(output), ".partial", ".json", data)
+		if err == nil {
+			return path, nil
 		}
+		errs = append(errs, err)
 	}
 	name := strings.Map(func(r rune) rune {
 		if r == '*' || r == os.PathSeparator || r == '/' {
@@ -140,29 +129,40 @@ func writeFallback(output string, data []byte) (string, error) {
 	return fh.Name(), nil
 }
 
-// writeNew creates path (failing with fs.ErrExist when it exists) and
-// writes data to it; a failed write removes the partial file.
-func writeNew(path string, data []byte) error {
-	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = fh.Write(data)
-	if serr := fh.Sync(); err == nil {
-		err = serr
-	}
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(path)
-	}
-	return err
-}
-
 func writeSweep(e *env, rows []results.SweepResult, format, output string) int {
 	return writeOutput(e, format, output, outputMessages{sqlite: "\nSQLite results written to %s\n", file: "\nResults written to %s\n", beforeStdout: "\n"},
 		func() error { return history.AppendSweep(rows, output) },
 		func() ([]byte, error) { return results.FormatSweep(rows, format) },
 		func() ([]byte, error) { return results.FormatSweep(rows, "json") })
+}
+
+// writeNew writes data to a file that did not exist:
+// base+mid+ext, else base+mid+".N"+ext for the first free N from 2.
+func writeNew(base, mid, ext string, data []byte) (string, error) {
+	for n := 1; n < 1000; n++ {
+		path := base + mid + ext
+		if n > 1 {
+			path = fmt.Sprintf("%s%s.%d%s", base, mid, n, ext)
+		}
+		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = fh.Write(data)
+		if serr := fh.Sync(); err == nil {
+			err = serr
+		}
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = os.Remove(path)
+			return "", fmt.Errorf("write %s: %w", path, err)
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("no free name for %s%s%s", base, mid, ext)
 }

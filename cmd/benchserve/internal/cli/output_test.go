@@ -162,7 +162,7 @@ func TestWriteFallbackToTempDir(t *testing.T) {
 	// A second failed run never replaces the first one's results.
 	path, err = writeFallback(next, []byte(`{"second":true}`))
 	require.NoError(t, err)
-	assert.Equal(t, next+".partial-2.json", path, "the next free name")
+	assert.Equal(t, next+".partial.2.json", path, "the next free name")
 	data, err = os.ReadFile(next + ".partial.json")
 	require.NoError(t, err)
 	assert.Equal(t, `{}`, string(data), "the first run's fallback is intact")

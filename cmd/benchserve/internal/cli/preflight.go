@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/serverinfo"
 	"github.com/benchserve/benchserve/stats"
@@ -50,8 +51,14 @@ func (p *problems) report(e *env) int {
 }
 
 // commonChecks checks the flags both modes use: --url is normalized in
-// place (serverinfo.NormalizeBaseURL), --slo expressions must parse.
+// place (serverinfo.NormalizeBaseURL), --slo expressions must parse,
+// --request-timeout-s must be a usable timeout (checkSeconds), and
+// --output must not name one of the run's input files.
 func commonChecks(f *benchFlags, pr *problems) {
+	if msg := checkSeconds(f.requestTimeoutS); msg != "" {
+		pr.addUsage("--request-timeout-s: %s", msg)
+	}
+	checkOutputNotInput(f, pr)
 	if u, err := serverinfo.NormalizeBaseURL(f.url); err != nil {
 		pr.addUsage("--url: %s", strings.TrimPrefix(err.Error(), "serverinfo: "))
 	} else {
@@ -60,6 +67,33 @@ func commonChecks(f *benchFlags, pr *problems) {
 	if _, err := stats.ParseThresholds(f.slo...); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			pr.addUsage("--slo: %s", strings.TrimPrefix(line, "load: "))
+		}
+	}
+}
+
+// checkOutputNotInput refuses an --output that is one of the run's
+// input files (results.SameFile: same inode, or the same path after
+// cleaning and resolving symlinks): the workload in workload mode, the
+// prompt-set files, --prompt-file and --system-prompt-file in sweep mode.
+// Writing the results there would destroy the input.
+func checkOutputNotInput(f *benchFlags, pr *problems) {
+	if f.output == "" {
+		return
+	}
+	var inputs [][2]string // flag, path
+	if f.workload.set {
+		inputs = append(inputs, [2]string{"--workload", f.workload.val})
+	} else {
+		for _, ps := range strings.Split(f.prompts, ",") {
+			if ps = strings.TrimSpace(ps); ps != "" && !slices.Contains(sweep.BuiltinNames, ps) {
+				inputs = append(inputs, [2]string{"--prompts", ps})
+			}
+		}
+		inputs = append(inputs, [2]string{"--prompt-file", f.promptFile}, [2]string{"--system-prompt-file", f.systemPromptFile})
+	}
+	for _, in := range inputs {
+		if results.SameFile(f.output, in[1]) {
+			pr.addInput("--output %s is the same file as %s %s: writing the results would destroy it; choose another --output", f.output, in[0], in[1])
 		}
 	}
 }
@@ -79,6 +113,17 @@ func checkOutput(output, format string) error {
 	path := output
 	if format == "sqlite" {
 		path = paths.ExpandHome(path) // as results.WriteSQLite does
+	}
+	// Written through a symlink to its target (results.WriteFileAtomic).
+	if target, err := results.ResolveOutput(path); err == nil {
+		path = target
+	}
+	if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+		// A device or FIFO is written through, never replaced.
+		if format == "sqlite" {
+			return fmt.Errorf("--output %s: not a regular file; a SQLite history must be one", output)
+		}
+		return nil
 	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)

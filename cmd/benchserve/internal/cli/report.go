@@ -7,14 +7,16 @@ import (
 	"io"
 
 	"github.com/benchserve/benchserve/report"
+	"github.com/benchserve/benchserve/results"
 )
 
 const reportUsage = `usage: benchserve report [--output report.html] [--title TITLE] RESULTS...
 
 Writes one self-contained HTML report (opens from disk, no network) for
 RESULTS: workload payload JSON files, sweep JSON files (arrays of sweep
-rows) and SQLite files written by benchserve or the reference
-(tables bench_serve_workload and bench_serve). Two or more runs of the same
+rows), SQLite files written by benchserve or the reference
+(tables bench_serve_workload and bench_serve) and the journals
+(OUTPUT.journal.jsonl) interrupted runs leave. Two or more runs of the same
 workload are compared case by case with the first one given.
 
 flags:
@@ -57,6 +59,12 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "benchserve report: no results files given")
 		fs.Usage()
 		return 2
+	}
+	for _, f := range files {
+		if results.SameFile(f, *output) {
+			fmt.Fprintf(stderr, "benchserve report: --output %s is the same file as the input %s: writing the report would destroy it; choose another --output\n", *output, f)
+			return 2
+		}
 	}
 	var runs []report.Run
 	for _, f := range files {

@@ -1,0 +1,395 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/benchserve/benchserve/internal/paths"
+)
+
+// JournalVersion is the journal format version written in every header
+// line (key "benchserve_journal"). ReadJournal refuses other versions.
+const JournalVersion = 1
+
+// JournalSuffix names a run's journal: JournalPath(output) is output +
+// JournalSuffix, next to the output ("out.json" → "out.json.journal.jsonl").
+const JournalSuffix = ".journal.jsonl"
+
+// MaxJournalLineBytes caps one journal line ReadJournal accepts: 64 MiB,
+// room for a record with 8 MiB of content (stream.DefaultMaxContentBytes)
+// even when every character is escaped as \uXXXX.
+const MaxJournalLineBytes = 64 << 20
+
+// ErrBadJournal is wrapped by every ReadJournal error about the file's
+// content (not a journal, unknown version, a corrupt line that is not the
+// last).
+var ErrBadJournal = errors.New("results: bad journal")
+
+// JournalPath returns the journal path for an output path: output with
+// "~/" expanded, plus JournalSuffix. The rule is the same for every
+// output format, so a user who sees out.db knows to look for
+// out.db.journal.jsonl.
+func JournalPath(output string) string { return paths.ExpandHome(output) + JournalSuffix }
+
+// JournalHeader is a journal's first line: what a Payload holds besides
+// its records and summary, so that a journal alone rebuilds the payload
+// (Payload). On disk it is one compact JSON object whose first key is
+// "benchserve_journal" (the format version).
+type JournalHeader struct {
+	// Version is JournalVersion (key benchserve_journal).
+	Version int `json:"benchserve_journal"`
+	// RunID and Timestamp are the run's, as in Payload.
+	RunID     string `json:"run_id"`
+	Timestamp string `json:"timestamp"`
+	// Workload is the payload's workload block (name, path, defaults,
+	// repetitions).
+	Workload WorkloadInfo `json:"workload"`
+	// RequestTimeoutS is the transport timeout in seconds, null when none.
+	RequestTimeoutS *float64 `json:"request_timeout_s"`
+	// CacheMode is the payload's cache_policy.mode.
+	CacheMode string `json:"cache_mode"`
+
+	// CacheEvents are the cache resets journaled after the header
+	// (AppendCacheEvent), in order. Filled by ReadJournal; not part of the
+	// header line.
+	CacheEvents []CacheEvent `json:"-"`
+	// TornBytes is the length of an incomplete last line ReadJournal
+	// dropped (the write a kill interrupted), 0 when the journal ended
+	// cleanly. Filled by ReadJournal.
+	TornBytes int `json:"-"`
+}
+
+// JournalHeaderFor returns the header describing p (run id, timestamp,
+// workload, transport timeout, cache mode); records and summary are not
+// part of it.
+func JournalHeaderFor(p *Payload) JournalHeader {
+	return JournalHeader{
+		Version:         JournalVersion,
+		RunID:           p.RunID,
+		Timestamp:       p.Timestamp,
+		Workload:        p.Workload,
+		RequestTimeoutS: p.Transport.RequestTimeoutS,
+		CacheMode:       p.CachePolicy.Mode,
+	}
+}
+
+// Payload rebuilds the payload of a journaled run from h and its records
+// (BuildPayload: fixed notes, cache events, Summarize). Nothing is
+// invented: a case that had not finished when the run stopped is absent.
+func (h JournalHeader) Payload(records []Record) *Payload {
+	return BuildPayload(PayloadInput{
+		RunID:           h.RunID,
+		Timestamp:       h.Timestamp,
+		Workload:        h.Workload,
+		RequestTimeoutS: h.RequestTimeoutS,
+		CacheMode:       h.CacheMode,
+		CacheEvents:     h.CacheEvents,
+		Records:         records,
+	})
+}
+
+// Journal appends a run's records to a JSON Lines file as they finish, at
+// a cost per record independent of the records before it, so that every
+// finished record is on disk whatever stops the run (Ctrl-C, go test
+// -timeout, SIGKILL) while the final output is written once, at the end.
+//
+// Format: line 1 is the JournalHeader; each later line is either one
+// Record (compact JSON, the same values FormatJSON writes) or
+// {"cache_event": CacheEvent}. Each line is written with one write(2) on
+// a file opened with O_APPEND, so a kill leaves at most one torn line,
+// the last, which ReadJournal drops. Lines reach the kernel before Append
+// returns (they survive the process being killed); they are fsynced only
+// by Sync and Close (an OS crash or power loss may lose the last ones).
+//
+// Methods are safe for concurrent use.
+type Journal struct {
+	mu        sync.Mutex
+	f         *os.File
+	path      string
+	displaced string
+	buf       bytes.Buffer
+}
+
+// CreateJournal creates the journal at path (see JournalPath) and writes
+// h's line. An existing file at path (the journal of an earlier run that
+// was stopped before it finished) is never overwritten: it is first
+// renamed to the first free "<path without .jsonl>.N.jsonl" (N = 1, 2, …),
+// reported by Displaced. h.Version is set to JournalVersion. Errors name
+// the path.
+func CreateJournal(path string, h JournalHeader) (*Journal, error) {
+	path = paths.ExpandHome(path)
+	j := &Journal{path: path}
+	if _, err := os.Lstat(path); err == nil {
+		moved, err := displace(path)
+		if err != nil {
+			return nil, fmt.Errorf("results: journal %s: keep the earlier journal: %w", path, err)
+		}
+		j.displaced = moved
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("results: journal %s: %w", path, err)
+	}
+	j.f = f
+	h.Version = JournalVersion
+	line, err := json.Marshal(h)
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("results: journal %s: header: %w", path, err)
+	}
+	if err := j.writeLine(line); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+// displace moves the file at path to the first free numbered name and
+// returns it.
+func displace(path string) (string, error) {
+	stem := strings.TrimSuffix(path, ".jsonl")
+	for n := 1; n < 10000; n++ {
+		dest := stem + "." + strconv.Itoa(n) + ".jsonl"
+		err := os.Link(path, dest)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil { // no hard links here: rename onto a name checked free
+			if _, serr := os.Lstat(dest); serr == nil {
+				continue
+			}
+			if rerr := os.Rename(path, dest); rerr != nil {
+				return "", rerr
+			}
+			return dest, nil
+		}
+		return dest, os.Remove(path)
+	}
+	return "", fmt.Errorf("no free name for %s", path)
+}
+
+// Path returns the journal's path.
+func (j *Journal) Path() string { return j.path }
+
+// Displaced returns where CreateJournal moved an earlier journal found
+// at Path, "" when there was none. Tell the user: it holds the records of
+// a run that did not finish (benchserve recover turns it into a results
+// file).
+func (j *Journal) Displaced() string { return j.displaced }
+
+// Append writes r as one line. The error names the journal; after an
+// error the journal may lack this record but earlier lines are intact.
+func (j *Journal) Append(r Record) error {
+	line, err := pyJSON(r, jsonOpts{})
+	if err != nil {
+		return fmt.Errorf("results: journal %s: record %s/%d: %w", j.path, r.CaseID, r.Repetition, err)
+	}
+	return j.writeLine(line)
+}
+
+// AppendCacheEvent writes ev as one {"cache_event": …} line, so that a
+// recovered payload keeps the cache resets made during the run.
+func (j *Journal) AppendCacheEvent(ev CacheEvent) error {
+	line, err := json.Marshal(journalEvent{CacheEvent: &ev})
+	if err != nil {
+		return fmt.Errorf("results: journal %s: cache event: %w", j.path, err)
+	}
+	return j.writeLine(line)
+}
+
+type journalEvent struct {
+	CacheEvent *CacheEvent `json:"cache_event"`
+}
+
+// writeLine writes line + "\n" with one Write call.
+func (j *Journal) writeLine(line []byte) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return fmt.Errorf("results: journal %s: %w", j.path, os.ErrClosed)
+	}
+	j.buf.Reset()
+	j.buf.Grow(len(line) + 1)
+	j.buf.Write(line)
+	j.buf.WriteByte('\n')
+	if _, err := j.f.Write(j.buf.Bytes()); err != nil {
+		return fmt.Errorf("results: journal %s: %w", j.path, err)
+	}
+	if j.buf.Cap() > 1<<20 { // do not pin one huge record's buffer
+		j.buf = bytes.Buffer{}
+	}
+	return nil
+}
+
+// Sync fsyncs the journal (the lines then survive an OS crash too).
+func (j *Journal) Sync() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("results: journal %s: sync: %w", j.path, err)
+	}
+	return nil
+}
+
+// Close fsyncs and closes the journal, which stays on disk (call it when
+// the final output could not be written: the journal is then what
+// remains). Closing twice is a no-op.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	serr := j.f.Sync()
+	cerr := j.f.Close()
+	j.f = nil
+	if err := errors.Join(serr, cerr); err != nil {
+		return fmt.Errorf("results: journal %s: close: %w", j.path, err)
+	}
+	return nil
+}
+
+// Remove closes the journal and deletes its file. Call it only after the
+// final output holding every record was written successfully.
+func (j *Journal) Remove() error {
+	j.mu.Lock()
+	if j.f != nil {
+		_ = j.f.Close()
+		j.f = nil
+	}
+	j.mu.Unlock()
+	if err := os.Remove(j.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("results: journal %s: remove: %w", j.path, err)
+	}
+	return nil
+}
+
+// IsJournal reports whether data starts like a journal (its header
+// line's first key); report.Load uses it to detect journals by content.
+func IsJournal(data []byte) bool {
+	return bytes.HasPrefix(bytes.TrimSpace(data), []byte(`{"benchserve_journal"`))
+}
+
+// ReadJournal reads a journal written by Journal: its header (with
+// CacheEvents and TornBytes filled in) and its records in the order they
+// finished. An incomplete last line (a write cut by a kill) is dropped
+// and counted in TornBytes; any other line that does not parse, a
+// missing header or another format version is an error wrapping
+// ErrBadJournal that names the file and line. Lines over
+// MaxJournalLineBytes are an error too.
+func ReadJournal(path string) (JournalHeader, []Record, error) {
+	f, err := os.Open(paths.ExpandHome(path))
+	if err != nil {
+		return JournalHeader{}, nil, fmt.Errorf("results: journal: %w", err)
+	}
+	defer f.Close()
+	return readJournal(path, f)
+}
+
+func readJournal(path string, r io.Reader) (JournalHeader, []Record, error) {
+	var (
+		h    JournalHeader
+		recs []Record
+	)
+	bad := func(line int, format string, args ...any) error {
+		return fmt.Errorf("%w: %s: line %d: %s", ErrBadJournal, path, line, fmt.Sprintf(format, args...))
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, complete, err := readLine(br)
+		if err != nil {
+			return h, recs, fmt.Errorf("results: journal %s: line %d: %w", path, n, err)
+		}
+		if line == nil {
+			break
+		}
+		if !complete { // the last line, cut before its newline
+			if n > 1 && json.Valid(line) {
+				complete = true // cut exactly before the "\n": keep it
+			} else if n > 1 {
+				h.TornBytes = len(line)
+				break
+			}
+		}
+		if n == 1 {
+			if !IsJournal(line) {
+				return h, nil, bad(1, `not a benchserve journal (the first line must be the header {"benchserve_journal": …})`)
+			}
+			if err := json.Unmarshal(line, &h); err != nil {
+				return h, nil, bad(1, "header: %v", err)
+			}
+			if h.Version != JournalVersion {
+				return h, nil, bad(1, "journal format version %d, this benchserve reads version %d", h.Version, JournalVersion)
+			}
+			continue
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if bytes.HasPrefix(line, []byte(`{"cache_event"`)) {
+			var ev journalEvent
+			if err := json.Unmarshal(line, &ev); err != nil || ev.CacheEvent == nil {
+				return h, recs, bad(n, "cache event: %v", err)
+			}
+			h.CacheEvents = append(h.CacheEvents, *ev.CacheEvent)
+			continue
+		}
+		var rec Record
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return h, recs, bad(n, "record: %v", err)
+		}
+		recs = append(recs, rec)
+	}
+	if h.Version == 0 {
+		return h, nil, fmt.Errorf("%w: %s: empty file, no header", ErrBadJournal, path)
+	}
+	return h, recs, nil
+}
+
+// readLine returns the next line without its "\n" and whether it had
+// one; nil at the end of input.
+func readLine(br *bufio.Reader) ([]byte, bool, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > MaxJournalLineBytes {
+			return nil, false, fmt.Errorf("line longer than %d bytes", MaxJournalLineBytes)
+		}
+		line = append(line, frag...)
+		switch {
+		case err == nil:
+			return line[:len(line)-1], true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if len(line) == 0 {
+				return nil, false, nil
+			}
+			return line, false, nil
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// ReadJournalPayload is ReadJournal followed by JournalHeader.Payload:
+// the payload of the journaled run with the records that finished.
+func ReadJournalPayload(path string) (*Payload, error) {
+	h, recs, err := ReadJournal(path)
+	if err != nil {
+		return nil, err
+	}
+	return h.Payload(recs), nil
+}
