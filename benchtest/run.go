@@ -67,8 +67,8 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 			if run.onOutcome != nil {
 				run.onOutcome(out)
 			}
-			run.checkpoint()
 		},
+		Journal: journalFor(cfg.output),
 	})
 	if err != nil {
 		t.Fatalf("benchtest: %v", err)
@@ -77,6 +77,9 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 		t.Fatalf("benchtest: case ids: %v", err)
 	}
 	run.sess = sess
+	if _, moved := sess.Journal(); moved != "" {
+		t.Logf("benchtest: an earlier run's journal was moved to %s (it holds the cases of a run that did not finish; benchserve recover turns it into a results file)", moved)
+	}
 	t.Attr("workload", w.Name)
 	t.Attr("model", r.Model())
 	t.Attr("server", serverinfo.RedactURL(r.URL()))
@@ -174,21 +177,17 @@ type workloadRun struct {
 
 	mu       sync.Mutex
 	finished bool
-	// writeMu orders the checkpoint writes of concurrent cases.
-	writeMu sync.Mutex
 }
 
-// checkpoint rewrites a text output file (atomically) after every case, so
-// a test killed by -timeout or Ctrl-C, where no cleanup runs, still leaves
-// every result measured so far. SQLite outputs are appended once, at the
-// end, so that a run is one transaction.
-func (run *workloadRun) checkpoint() {
-	if run.cfg.output == "" || results.FormatForPath(run.cfg.output) == results.FormatSQLite || run.sess == nil {
-		return
+// journalFor is the journal of an output: every finished case is
+// appended to it at once, so a test stopped by -timeout or Ctrl-C (where
+// no cleanup runs) or killed keeps every finished case there, at a
+// constant cost per case; the output itself is written at the end.
+func journalFor(output string) string {
+	if output == "" {
+		return ""
 	}
-	run.writeMu.Lock()
-	defer run.writeMu.Unlock()
-	_ = results.WriteFile(run.sess.Payload(), run.cfg.output) // reported by the final write
+	return results.JournalPath(output)
 }
 
 // load sends the cases as load (WithLoad) and fails t with every failed
@@ -269,13 +268,17 @@ func (run *workloadRun) finish(t *testing.T) {
 	}
 	p := run.sess.Payload()
 	if run.cfg.output != "" {
-		run.writeMu.Lock()
 		err := results.WriteFile(p, run.cfg.output)
-		run.writeMu.Unlock()
-		if err != nil {
-			t.Errorf("benchtest: %v", err)
-		} else {
+		journal, _ := run.sess.Journal()
+		jerr := run.sess.FinishJournal(err == nil)
+		switch {
+		case err != nil:
+			t.Errorf("benchtest: %v; every finished case is kept in %s (benchserve recover turns it into a results file)", err, journal)
+		default:
 			t.Logf("benchtest: results written to %s", run.cfg.output)
+		}
+		if jerr != nil {
+			t.Errorf("benchtest: journal: %v", jerr)
 		}
 	}
 	if run.cfg.report != "" {

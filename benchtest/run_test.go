@@ -201,24 +201,30 @@ func TestRunWorkloadSLO(t *testing.T) {
 }
 
 // TestRunWorkloadKilledByTimeoutKeepsResults: go test's -timeout panics
-// the binary, and no cleanup runs; the output file still holds every case
-// that finished, because it is rewritten after each one.
+// the binary, and no cleanup runs; every case that finished is in the
+// output's journal, appended as each one finished, from which a payload
+// is rebuilt (benchserve recover).
 func TestRunWorkloadKilledByTimeoutKeepsResults(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "partial.json")
 	out, ok := runInnerArgs(t, "TestInnerSlow", []string{"-test.timeout=3s"}, "BENCHSERVE_OUTPUT="+path)
 	assert.False(t, ok)
 	assert.Contains(t, out, "test timed out", "the binary was killed by -timeout")
-	data, err := os.ReadFile(path)
-	require.NoError(t, err, "results of the finished cases survive")
-	var p struct {
-		Results []struct {
-			CaseID string `json:"case_id"`
-		} `json:"results"`
-	}
-	require.NoError(t, json.Unmarshal(data, &p), "a complete JSON document, not a torn write")
+	p, err := results.ReadJournalPayload(results.JournalPath(path))
+	require.NoError(t, err, "results of the finished cases survive in the journal")
 	require.NotEmpty(t, p.Results, "at least the first case finished before the timeout")
 	assert.Equal(t, "s1", p.Results[0].CaseID)
 	assert.Less(t, len(p.Results), 4, "and the run was really cut short")
+	assert.Equal(t, len(p.Results), p.Summary.CaseCount, "the rebuilt payload has its summary")
+}
+
+// TestRunWorkloadRemovesJournalWhenWritten: a finished run writes its
+// output and leaves no journal behind.
+func TestRunWorkloadRemovesJournalWhenWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.json")
+	_, ok := runInner(t, "TestInnerTwoWorkloads", "BENCHSERVE_OUTPUT="+path)
+	require.True(t, ok)
+	assert.FileExists(t, path, "the output is written")
+	assert.NoFileExists(t, results.JournalPath(path), "and its journal removed")
 }
 
 // TestRunWorkloadConcurrencyHonoursRun: with concurrency > 1 the requests

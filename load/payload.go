@@ -21,6 +21,9 @@ func PayloadStats(p *results.Payload) stats.Stats {
 	samples := make([]Sample, 0, len(p.Results))
 	var first, last time.Time
 	for i, r := range p.Results {
+		if r.Interrupted {
+			continue // stopped by the caller mid-request: not a measurement (as the summary)
+		}
 		m := r.Metrics
 		s := Sample{
 			Index: i, TTFTms: m.TTFTms, TPOTms: m.TPOTms, E2ELms: m.E2ELms, ITLms: m.ITLms,

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,11 +124,15 @@ type Journal struct {
 // h's line. An existing file at path (the journal of an earlier run that
 // was stopped before it finished) is never overwritten: it is first
 // renamed to the first free "<path without .jsonl>.N.jsonl" (N = 1, 2, …),
-// reported by Displaced. h.Version is set to JournalVersion. Errors name
-// the path.
+// reported by Displaced. Missing parent directories are created (as
+// WriteFile does for the output). h.Version is set to JournalVersion.
+// Errors name the path.
 func CreateJournal(path string, h JournalHeader) (*Journal, error) {
 	path = paths.ExpandHome(path)
 	j := &Journal{path: path}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("results: journal %s: %w", path, err)
+	}
 	if _, err := os.Lstat(path); err == nil {
 		moved, err := displace(path)
 		if err != nil {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -33,6 +34,12 @@ type RunOptions struct {
 	// Progress, when set, is called after each job with its outcome and
 	// the counts done/total. Calls are serialized.
 	Progress func(out Outcome, done, total int)
+	// Journal, when set, is the path of the run's journal
+	// (results.JournalPath of the output): every record is appended to it
+	// as one line before the next job is reported, so results already
+	// measured survive any stop, even SIGKILL, at a constant cost per
+	// record. The door calls FinishJournal after writing the output.
+	Journal string
 }
 
 // Job is one request of a run: case Case at repetition Rep (0-based).
@@ -69,6 +76,10 @@ type Session struct {
 	progressMu sync.Mutex
 	// loadTotal is the request count of a RunLoad, the progress total.
 	loadTotal int
+	// journal is the run's journal (RunOptions.Journal), nil without one;
+	// journalErr the first error appending to it.
+	journal    *results.Journal
+	journalErr error
 }
 
 // Start resolves the run (repetitions, cache policy, the selected cases,
@@ -107,11 +118,58 @@ func (r *Runner) Start(ctx context.Context, w *workload.Workload, opts RunOption
 			s.jobs = append(s.jobs, Job{Case: c, Rep: rep})
 		}
 	}
+	if opts.Journal != "" {
+		j, err := results.CreateJournal(opts.Journal, results.JournalHeaderFor(s.payload))
+		if err != nil {
+			return nil, fmt.Errorf("runner: %w", err)
+		}
+		s.journal = j
+	}
 	if policy == "before-run" {
-		s.payload.CachePolicy.Events = append(s.payload.CachePolicy.Events,
-			results.CacheEvent{Scope: "before-run", Event: r.ClearCache(ctx)})
+		s.addCacheEvent(results.CacheEvent{Scope: "before-run", Event: r.ClearCache(ctx)})
 	}
 	return s, nil
+}
+
+// addCacheEvent records a cache reset in the payload and the journal.
+func (s *Session) addCacheEvent(ev results.CacheEvent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.payload.CachePolicy.Events = append(s.payload.CachePolicy.Events, ev)
+	if s.journal != nil && s.journalErr == nil {
+		s.journalErr = s.journal.AppendCacheEvent(ev)
+	}
+}
+
+// Journal is the run's journal path ("" without one) and Displaced where
+// an earlier run's journal found at that path was moved ("" when none):
+// the door tells the user about both.
+func (s *Session) Journal() (path, displaced string) {
+	if s.journal == nil {
+		return "", ""
+	}
+	return s.journal.Path(), s.journal.Displaced()
+}
+
+// FinishJournal ends the journal once the door has written the output:
+// written true removes it (the output holds every record), false closes
+// it and keeps it (it is then what remains of the run: benchserve recover
+// turns it into a results file). It returns the first error met while
+// appending to the journal, if any, so the door can say the journal may be
+// incomplete.
+func (s *Session) FinishJournal(written bool) error {
+	if s.journal == nil {
+		return nil
+	}
+	var err error
+	if written {
+		err = s.journal.Remove()
+	} else {
+		err = s.journal.Close()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return errors.Join(s.journalErr, err)
 }
 
 // Jobs returns the run's jobs in the reference's order.
@@ -136,18 +194,23 @@ func (s *Session) Execute(ctx context.Context, j Job) Outcome {
 		ev := s.r.ClearCache(ctx)
 		reset = &ev
 		id, rp := j.Case.ID, j.Rep
-		s.mu.Lock()
-		s.payload.CachePolicy.Events = append(s.payload.CachePolicy.Events,
-			results.CacheEvent{Scope: "before-case", CaseID: &id, Repetition: &rp, Event: ev})
-		s.mu.Unlock()
+		s.addCacheEvent(results.CacheEvent{Scope: "before-case", CaseID: &id, Repetition: &rp, Event: ev})
 	}
 	out := s.r.RunCase(ctx, s.w, j.Case, j.Rep, reset)
+	if ctx.Err() != nil && (out.Err != nil || !out.Record.OK) {
+		// The run was stopped (Ctrl-C, the test's end) while this request
+		// was in flight: not a measurement of the server.
+		results.MarkInterrupted(&out.Record)
+	}
 	// Progress runs outside mu (it may call Payload) but serialized, in
 	// the order the records were added.
 	s.progressMu.Lock()
 	defer s.progressMu.Unlock()
 	s.mu.Lock()
 	s.payload.Results = append(s.payload.Results, out.Record)
+	if s.journal != nil && s.journalErr == nil {
+		s.journalErr = s.journal.Append(out.Record)
+	}
 	s.done++
 	done, total := s.done, len(s.jobs)
 	if s.loadTotal > 0 {

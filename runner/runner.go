@@ -119,7 +119,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		cfg:      cfg,
 		hc:       hc,
 		client:   &stream.Client{BaseURL: cfg.URL, APIKey: cfg.APIKey, HTTP: hc},
-		prober:   &serverinfo.Prober{BaseURL: cfg.URL, APIKey: cfg.APIKey, HTTP: hc},
+		prober:   &serverinfo.Prober{BaseURL: cfg.URL, APIKey: cfg.APIKey, HTTP: withoutRetry(hc)},
 		owned:    owned,
 		hardware: serverinfo.Hardware(),
 		runID:    results.NewRunID(),
@@ -140,15 +140,31 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 
 // NewHTTPClient is the HTTP client every benchserve run uses unless one is
 // given: its own transport keeping conns idle connections per host
-// (stream.NewTransport; 0 means net/http's 2), timeout as the whole
-// request's limit (0: none), and no redirects followed (a POST must not be
-// silently turned into a GET).
+// (stream.NewTransport; 0 means net/http's 2), a request whose connection
+// could not be made retried for stream.DefaultRetryWindow (a server that
+// restarts or answers a moment late does not fail the rest of a run in
+// milliseconds; nothing is retried once bytes were sent), timeout as the
+// whole request's limit (0: none), and no redirects followed (a POST must
+// not be silently turned into a GET).
 func NewHTTPClient(timeout time.Duration, conns int) *http.Client {
 	return &http.Client{
 		Timeout:       timeout,
-		Transport:     stream.NewTransport(conns),
+		Transport:     stream.RetryConnect(stream.NewTransport(conns), stream.DefaultRetryWindow),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// withoutRetry is hc without the connection retry of NewHTTPClient: the
+// metadata probes and side requests are best effort, and a server that is
+// down must fail New at once, not after a retry window per probe.
+func withoutRetry(hc *http.Client) *http.Client {
+	rt, ok := hc.Transport.(interface{ Unwrap() http.RoundTripper })
+	if !ok {
+		return hc
+	}
+	c := *hc
+	c.Transport = rt.Unwrap()
+	return &c
 }
 
 // HTTP is the client the runner sends every request with.
@@ -293,6 +309,9 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 			TokensSaved:      scrape.Delta(before.TokensSaved, after.TokensSaved),
 			Metal:            serverinfo.ParseStatus(status),
 			ITLms:            res.ITLms,
+			ITLCount:         res.Gaps.Count,
+			ITLKept:          len(res.ITLms),
+			ITL:              itlStats(res),
 			UsagePresent:     res.Usage != nil,
 			TokenChunks:      res.TokenChunks,
 			CacheDialect:     after.Dialect,
@@ -473,4 +492,19 @@ func (r *Runner) CountPromptTokens(ctx context.Context, msgs []openai.Message) i
 		return 0
 	}
 	return data.Usage.PromptTokens
+}
+
+// itlStats summarizes every chunk gap of res, kept or not (nil without
+// gaps): exact percentiles while every gap was kept, else estimated from
+// the stream's bounded histogram within stream.GapRelativeError.
+func itlStats(res *stream.Result) *results.ITLStats {
+	if res.Gaps.Count == 0 {
+		return nil
+	}
+	st := &results.ITLStats{MinMS: res.Gaps.MinMS, MaxMS: res.Gaps.MaxMS, MeanMS: res.Gaps.MeanMS(),
+		P50MS: res.ITLPercentile(50), P95MS: res.ITLPercentile(95), P99MS: res.ITLPercentile(99)}
+	if res.Gaps.Count > len(res.ITLms) {
+		st.Estimated, st.RelativeError = true, stream.GapRelativeError
+	}
+	return st
 }

@@ -123,3 +123,7 @@ func NotSent(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
 }
+
+// Unwrap returns the wrapped RoundTripper (a caller that must not retry,
+// such as a best-effort probe, uses it directly).
+func (t *retryConnect) Unwrap() http.RoundTripper { return t.rt }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -227,7 +226,7 @@ func prepare(cfg Config) (*plan, error) {
 
 	if cfg.SystemPromptFile != "" {
 		path := paths.ExpandHome(cfg.SystemPromptFile)
-		data, err := os.ReadFile(path)
+		data, err := readPromptFile(path)
 		if err != nil {
 			errs = append(errs, fileError{fmt.Errorf("sweep: --system-prompt-file not found: %s: %w", path, err)})
 		} else {

@@ -138,6 +138,10 @@ func TestWorkloadJSONKeyStructure(t *testing.T) {
 	additions := map[string]bool{
 		"results[].metrics.ttfo_ms": true, "results[].metrics.itl_ms": true, "results[].metrics.usage_present": true,
 		"results[].metrics.token_chunks": true, "results[].metrics.cache_dialect": true,
+		"results[].metrics.itl_count": true, "results[].metrics.itl_kept": true, "results[].metrics.itl": true,
+		"results[].metrics.itl.min_ms": true, "results[].metrics.itl.max_ms": true, "results[].metrics.itl.mean_ms": true,
+		"results[].metrics.itl.p50_ms": true, "results[].metrics.itl.p95_ms": true, "results[].metrics.itl.p99_ms": true,
+		"results[].metrics.itl.estimated": true, "results[].metrics.itl.relative_error": true,
 		"results[].runtime.server": true, "results[].error": true,
 		"slo": true, "slo[].threshold": true, "slo[].measured": true, "slo[].pass": true,
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -80,6 +81,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		CachePolicy: f.cachePolicy.val,
 		Tags:        tags,
 		SLOs:        f.slo,
+		Journal:     cliJournal(f.output),
 		Progress: func(out runner.Outcome, done, total int) {
 			rec := out.Record
 			if live != nil {
@@ -108,6 +110,9 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
 		return ExitUsage
 	}
+	if _, moved := sess.Journal(); moved != "" {
+		fmt.Fprintf(e.stderr, "benchserve: an earlier run's journal was moved to %s (benchserve recover turns it into a results file)\n", moved)
+	}
 	var runErr error
 	if f.loadMode() {
 		_, runErr = sess.RunLoad(ctx, ld)
@@ -121,7 +126,15 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	p := sess.Payload()
 	fmt.Fprint(e.stderr, scheduleLine(p.Schedule))
 	sloFailed := printSLOs(e, sess.SLOs(), sess.Outcomes(p))
-	if code := writeWorkload(e, p, format, f.output); code != ExitOK {
+	code := writeWorkload(e, p, format, f.output)
+	journal, _ := sess.Journal()
+	if jerr := sess.FinishJournal(code == ExitOK); jerr != nil {
+		fmt.Fprintf(e.stderr, "benchserve: journal: %v\n", jerr)
+	}
+	if code != ExitOK {
+		if journal != "" {
+			fmt.Fprintf(e.stderr, "benchserve: every finished case is also in %s (benchserve recover %s --output FILE)\n", journal, journal)
+		}
 		return code
 	}
 	if runErr != nil {
@@ -223,4 +236,16 @@ func printSLOs(e *env, thresholds []string, outcomes []stats.Outcome) bool {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// cliJournal is where a workload run journals its records: next to
+// --output (results.JournalPath), or, with results going to stdout, a new
+// file in os.TempDir() named by the process, so that even a SIGKILL
+// leaves every finished case on disk. It is removed once the results are
+// written.
+func cliJournal(output string) string {
+	if output != "" {
+		return results.JournalPath(output)
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("benchserve-%d%s", os.Getpid(), results.JournalSuffix))
 }

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/results"
+)
+
+// slowWorkload has two quick cases and a third that hangs until the run
+// is stopped.
+const slowWorkload = `{"name": "stop-me", "cases": [
+	{"id": "a", "messages": [{"role": "user", "content": "Say hello."}]},
+	{"id": "b", "messages": [{"role": "user", "content": "Say hello again."}]},
+	{"id": "hang", "messages": [{"role": "user", "content": "[fixture:hang]"}]}]}`
+
+// TestCtrlCKeepsFinishedCasesAndMarksTheOneInFlight: a run stopped while
+// a request is in flight writes the finished cases, and the one in flight
+// is marked interrupted and left out of the statistics (not a failed
+// measurement of the server).
+func TestCtrlCKeepsFinishedCasesAndMarksTheOneInFlight(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	dir := t.TempDir()
+	w := writeWorkloadFile(t, dir, "w.json", slowWorkload)
+	out := filepath.Join(dir, "out.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for len(srv.ChatRequests()) < 3 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+		cancel() // what Ctrl-C does (signal.NotifyContext)
+	}()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"--url", srv.URL, "--workload", w, "--repetitions", "1", "--output", out},
+		&env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+	t.Logf("stderr:\n%s", stderr.String())
+	assert.Equal(t, ExitFailed, code, "an interrupted run exits 1")
+	p := readPayload(t, out)
+	require.Len(t, p.Results, 3, "the finished cases and the interrupted one are written")
+	assert.True(t, p.Results[0].OK && p.Results[1].OK, "the finished cases passed")
+	last := p.Results[2]
+	assert.True(t, last.Interrupted, "the case in flight is marked interrupted")
+	assert.Equal(t, []string{results.IssueInterrupted}, last.Quality.Issues, "and says so")
+	assert.Equal(t, 2, p.Summary.CaseCount, "it is left out of the counts")
+	assert.NoFileExists(t, results.JournalPath(out), "the output was written: no journal left")
+}
+
+// TestSIGKILLLeavesTheJournal: a CLI process killed mid-run (no handler
+// can run) leaves every finished case in the output's journal, which
+// benchserve recover turns into a results file.
+func TestSIGKILLLeavesTheJournal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI binary")
+	}
+	bin := filepath.Join(t.TempDir(), "benchserve")
+	build := exec.Command("go", "build", "-o", bin, "github.com/benchserve/benchserve/cmd/benchserve")
+	build.Dir = "."
+	if outb, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the CLI: %v\n%s", err, outb)
+	}
+	srv := fixtures.Start(t, fixtures.Options{})
+	dir := t.TempDir()
+	w := writeWorkloadFile(t, dir, "w.json", slowWorkload)
+	out := filepath.Join(dir, "out.json")
+	cmd := exec.Command(bin, "--url", srv.URL, "--workload", w, "--repetitions", "1", "--output", out)
+	require.NoError(t, cmd.Start(), "start the CLI")
+	deadline := time.Now().Add(20 * time.Second)
+	for len(srv.ChatRequests()) < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL), "kill -9 mid-run")
+	_ = cmd.Wait()
+	assert.NoFileExists(t, out, "no output was written")
+	journal := results.JournalPath(out)
+	p, err := results.ReadJournalPayload(journal)
+	require.NoError(t, err, "the journal holds the finished cases")
+	require.Len(t, p.Results, 2, "both finished cases, nothing invented for the one in flight")
+	assert.Equal(t, []string{"a", "b"}, []string{p.Results[0].CaseID, p.Results[1].CaseID})
+
+	recovered := filepath.Join(dir, "recovered.json")
+	res := invoke(t, "recover", journal, "--output", recovered)
+	require.Equal(t, ExitOK, res.code, "recover writes the results file")
+	assert.Len(t, readPayload(t, recovered).Results, 2)
+	_, err = os.Stat(journal)
+	assert.NoError(t, err, "recover leaves the journal where it was")
+}
