@@ -1,6 +1,11 @@
 package results
 
-import "github.com/benchserve/benchserve/openai"
+import (
+	"encoding/json"
+	"math"
+
+	"github.com/benchserve/benchserve/openai"
+)
 
 // Runtime describes the server under test (reference: auto_detect_runtime).
 // Missing endpoints leave fields at their zero values.
@@ -126,11 +131,14 @@ type Metrics struct {
 	// in ms.
 	TTFTms float64 `json:"ttft_ms"`
 	// TPOTms is the time per output token after the first, in ms; 0 below 2
-	// tokens.
+	// tokens. NaN (written as null) when the decode span was not
+	// observable: see DecodeTiming.
 	TPOTms float64 `json:"tpot_ms"`
 	// E2ELms is the end-to-end latency until the stream ended or failed, in ms.
 	E2ELms float64 `json:"e2e_latency_ms"`
 	// GenTPS is completion tokens / (last token − first token), in tokens/s.
+	// NaN (written as null) when the decode span was not observable: see
+	// DecodeTiming.
 	GenTPS float64 `json:"gen_tps"`
 	// PromptTPS is prompt tokens / TTFT, in tokens/s.
 	PromptTPS float64 `json:"prompt_tps"`
@@ -155,8 +163,9 @@ type Metrics struct {
 	// TTFOms is the time to the first content or tool-call token, in ms;
 	// null when none came.
 	TTFOms *float64 `json:"ttfo_ms"`
-	// ITLms are the gaps between consecutive token-bearing chunks, in ms.
-	ITLms []float64 `json:"itl_ms"`
+	// ITLms are the gaps between consecutive token-bearing chunks, in ms;
+	// null when the decode span was not observable (see DecodeTiming).
+	ITLms NullableFloats `json:"itl_ms"`
 	// UsagePresent reports whether the server sent a usage chunk.
 	UsagePresent bool `json:"usage_present"`
 	// TokenChunks counts the chunks that carried any token.
@@ -164,7 +173,20 @@ type Metrics struct {
 	// CacheDialect names the /metrics dialect the cache counters were read in
 	// (scrape.Dialect*).
 	CacheDialect string `json:"cache_dialect,omitempty"`
+	// DecodeTiming is why tpot_ms, gen_tps and itl_ms are null: "no_tokens",
+	// "single_chunk" (every token in one chunk) or "burst" (every
+	// token-bearing chunk within stream.MinDecodeSpan, 1 ms, so the arrival
+	// times measure the client's reads, not the server's decode); omitted
+	// when the decode was timed (stream.DecodeObservable).
+	DecodeTiming string `json:"decode_timing,omitempty"`
+	// DecodeTimingNote says DecodeTiming for a person, e.g. "all 77 tokens
+	// arrived in one chunk".
+	DecodeTimingNote string `json:"decode_timing_note,omitempty"`
 }
+
+// NullableFloats is a list of numbers that is written as null, not [],
+// when nil (the record's itl_ms when no gap could be measured).
+type NullableFloats []float64
 
 // Quality is the outcome of the case's checks.
 type Quality struct {
@@ -185,6 +207,44 @@ type Quality struct {
 	// of an oversized answer (stream.Client.MaxContentBytes), so
 	// ContentChars counts the kept part. Addition.
 	ContentTruncated bool `json:"content_truncated,omitempty"`
+	// Additions for reasoning models, refusals and n > 1 (the reference
+	// drops all of them):
+	//
+	// ReasoningChars is the reasoning's length in characters (code points,
+	// like ContentChars), 0 when the model did not reason.
+	ReasoningChars int `json:"reasoning_chars"`
+	// ReasoningChunks counts the chunks that carried reasoning.
+	ReasoningChunks int `json:"reasoning_chunks"`
+	// ReasoningTokens is usage.completion_tokens_details.reasoning_tokens,
+	// null when the server did not report it.
+	ReasoningTokens *int `json:"reasoning_tokens"`
+	// Reasoning is the whole reasoning, only with include_content (bounded
+	// like Content).
+	Reasoning *string `json:"reasoning,omitempty"`
+	// Refusal is the model's refusal (delta.refusal), "" (omitted) when it
+	// did not refuse.
+	Refusal string `json:"refusal,omitempty"`
+	// Choices holds every choice of a stream that had several (a request
+	// with n > 1), by index; omitted for a single choice, whose answer is
+	// the fields above. Choice 0 is also the fields above.
+	Choices []Choice `json:"choices,omitempty"`
+}
+
+// Choice is one choice of an n > 1 stream.
+type Choice struct {
+	// Index is choices[].index.
+	Index int `json:"index"`
+	// FinishReason is the choice's finish_reason, null when none came.
+	FinishReason *string `json:"finish_reason"`
+	// ContentChars and ReasoningChars are lengths in code points.
+	ContentChars   int `json:"content_chars"`
+	ReasoningChars int `json:"reasoning_chars"`
+	// Refusal is the choice's refusal, omitted when none.
+	Refusal string `json:"refusal,omitempty"`
+	// ToolCalls summarizes the choice's tool calls, null when none.
+	ToolCalls *ToolCallsSummary `json:"tool_calls"`
+	// Content is the choice's content, only with include_content.
+	Content *string `json:"content,omitempty"`
 }
 
 // ToolCallsSummary summarizes streamed tool calls; nil when none.
@@ -361,6 +421,10 @@ type CaseSummary struct {
 	GenTPS *Stats `json:"gen_tps"`
 	// ContentChars summarizes content_chars (characters) over every record.
 	ContentChars *Stats `json:"content_chars"`
+	// GenTPSSkipped counts the succeeded records left out of GenTPS
+	// because their gen_tps was not measured (null: Metrics.DecodeTiming);
+	// omitted when 0. Addition.
+	GenTPSSkipped int `json:"gen_tps_skipped,omitempty"`
 }
 
 // RunSummary is the payload's "summary" block (reference:
@@ -394,6 +458,34 @@ type RunSummary struct {
 	LatencyMS *Stats `json:"latency_ms"`
 	TTFTms    *Stats `json:"ttft_ms"`
 	GenTPS    *Stats `json:"gen_tps"`
+	// GenTPSSkipped counts the succeeded records left out of GenTPS
+	// because their gen_tps was not measured (null: Metrics.DecodeTiming);
+	// omitted when 0. Addition.
+	GenTPSSkipped int `json:"gen_tps_skipped,omitempty"`
 	// CaseSummaries maps case id to its summary; never nil.
 	CaseSummaries map[string]CaseSummary `json:"case_summaries"`
+}
+
+// UnmarshalJSON reads a record's metrics block; a null tpot_ms or gen_tps
+// (a decode span that was not observable) becomes NaN, as it was before
+// it was written, so a re-read payload summarizes the same way.
+func (m *Metrics) UnmarshalJSON(b []byte) error {
+	type plain Metrics
+	var aux struct {
+		*plain
+		TPOTms *float64 `json:"tpot_ms"`
+		GenTPS *float64 `json:"gen_tps"`
+	}
+	aux.plain = (*plain)(m)
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	m.TPOTms, m.GenTPS = math.NaN(), math.NaN()
+	if aux.TPOTms != nil {
+		m.TPOTms = *aux.TPOTms
+	}
+	if aux.GenTPS != nil {
+		m.GenTPS = *aux.GenTPS
+	}
+	return nil
 }
