@@ -192,8 +192,10 @@ type NullableFloats []float64
 type Quality struct {
 	// OK is true when Issues is empty.
 	OK bool `json:"ok"`
-	// Issues are the failed checks' messages, then "request error: …" when the
-	// request failed.
+	// Issues are the failed checks' messages. When the request failed,
+	// "request error: …" (the server's reason) comes first and every check
+	// failure after it starts with "(because the request failed) " (the
+	// reference put the request error last, after its consequences).
 	Issues []string `json:"issues"`
 	// FinishReason is the stream's finish_reason, null when none came.
 	FinishReason *string `json:"finish_reason"`
@@ -224,6 +226,10 @@ type Quality struct {
 	// Refusal is the model's refusal (delta.refusal), "" (omitted) when it
 	// did not refuse.
 	Refusal string `json:"refusal,omitempty"`
+	// Notes are findings that are not failures, e.g. that the server
+	// ignored enable_thinking=false and what it takes instead; omitted
+	// when none.
+	Notes []string `json:"notes,omitempty"`
 	// Choices holds every choice of a stream that had several (a request
 	// with n > 1), by index; omitted for a single choice, whose answer is
 	// the fields above. Choice 0 is also the fields above.
