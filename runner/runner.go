@@ -105,7 +105,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		runID:    results.NewRunID(),
 		stamp:    results.ISOTimestamp(time.Now()),
 	}
-	r.runtime = r.prober.Detect(ctx)
+	r.runtime = r.prober.DetectModel(ctx, cfg.Model)
 	r.model = cfg.Model
 	if r.model == "" {
 		r.model = r.runtime.ModelID
