@@ -101,6 +101,11 @@ type Stats struct {
 	// latency; GenTPS: per-request generation tokens/s (requests with >= 2
 	// tokens); Lag: send time − scheduled time of every sent request.
 	TTFT, TTFO, TPOT, ITL, E2EL, GenTPS, Lag Dist
+	// DecodeSkipped counts the succeeded requests with >= 2 tokens left
+	// out of TPOT, GenTPS (and ITL) because their decode span was not
+	// observable: every token in one chunk, or every chunk within
+	// stream.MinDecodeSpan (their rates are NaN, null in records).
+	DecodeSkipped int
 
 	// RequestThroughput is succeeded requests per second of Duration.
 	RequestThroughput float64
@@ -156,8 +161,14 @@ func Summarize(samples []Sample, duration time.Duration, opts StatsOptions) Stat
 			ttfo = append(ttfo, x.TTFOms)
 		}
 		if x.CompletionTokens >= 2 {
-			tpot = append(tpot, x.TPOTms)
-			gen = append(gen, x.GenTPS)
+			if math.IsNaN(x.TPOTms) || math.IsNaN(x.GenTPS) {
+				// One chunk or a burst: no decode span to time
+				// (stream.DecodeObservable); left out and counted.
+				s.DecodeSkipped++
+			} else {
+				tpot = append(tpot, x.TPOTms)
+				gen = append(gen, x.GenTPS)
+			}
 		}
 		itl = append(itl, x.ITLms...)
 	}
