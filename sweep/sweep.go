@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"strings"
@@ -546,16 +547,21 @@ func aggregate(reqs []reqResult, concurrency int) aggregation {
 	var a aggregation
 	a.validated = true
 	var maxE2E float64
-	total := 0
+	total, timed := 0, 0
 	for _, q := range reqs {
 		if q.err != nil {
 			continue
 		}
 		a.valid++
 		a.ttft += q.res.TTFTms
-		a.tpot += q.res.TPOTms
+		if !math.IsNaN(q.res.TPOTms) && !math.IsNaN(q.res.GenTPS) {
+			// Only requests whose decode span was observable
+			// (stream.DecodeObservable): a burst has no rate.
+			timed++
+			a.tpot += q.res.TPOTms
+			a.genTPS += q.res.GenTPS
+		}
 		a.e2e += q.res.E2ELms
-		a.genTPS += q.res.GenTPS
 		a.promptTPS += q.res.PromptTPS
 		total += q.res.CompletionTokens
 		maxE2E = max(maxE2E, q.res.E2ELms)
@@ -565,7 +571,9 @@ func aggregate(reqs []reqResult, concurrency int) aggregation {
 		return aggregation{}
 	}
 	n := float64(a.valid)
-	a.ttft, a.tpot, a.e2e, a.genTPS, a.promptTPS = a.ttft/n, a.tpot/n, a.e2e/n, a.genTPS/n, a.promptTPS/n
+	a.ttft, a.e2e, a.promptTPS = a.ttft/n, a.e2e/n, a.promptTPS/n
+	// NaN (null in the row) when no request had an observable decode.
+	a.tpot, a.genTPS = a.tpot/float64(timed), a.genTPS/float64(timed)
 	if secs := maxE2E / 1000; secs > 0 {
 		a.throughput = float64(total) / secs
 		a.rps = float64(concurrency) / secs
