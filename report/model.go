@@ -117,14 +117,16 @@ type countsData struct {
 
 // requestData is one record, reduced to what the report shows.
 type requestData struct {
-	Repetition int      `json:"repetition"`
-	Outcome    string   `json:"outcome"`
-	TTFTms     float64  `json:"ttft_ms"`
-	TPOTms     float64  `json:"tpot_ms"`
-	E2ELms     float64  `json:"e2e_latency_ms"`
-	GenTPS     float64  `json:"gen_tps"`
-	Issues     []string `json:"issues,omitempty"`
-	Error      string   `json:"error,omitempty"`
+	Repetition int     `json:"repetition"`
+	Outcome    string  `json:"outcome"`
+	TTFTms     float64 `json:"ttft_ms"`
+	// TPOTms and GenTPS are nil (null) when the record's decode span was
+	// not observable (results.Metrics.DecodeTiming).
+	TPOTms *float64 `json:"tpot_ms"`
+	E2ELms float64  `json:"e2e_latency_ms"`
+	GenTPS *float64 `json:"gen_tps"`
+	Issues []string `json:"issues,omitempty"`
+	Error  string   `json:"error,omitempty"`
 }
 
 // p50s are a case's medians over requests that did not error (nil when
@@ -228,6 +230,15 @@ func outcomeOf(r results.Record) string {
 	return outcomePass
 }
 
+// measured rounds a rate to 3 places; nil for NaN (not measured).
+func measured(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	r := round(v, 3)
+	return &r
+}
+
 func median(vs []float64) *float64 {
 	st, err := results.ComputeStats(vs)
 	if err != nil {
@@ -318,8 +329,8 @@ func workloadData(id string, r Run) *runData {
 		}
 		cs.Requests = append(cs.Requests, requestData{
 			Repetition: rec.Repetition, Outcome: out,
-			TTFTms: round(rec.Metrics.TTFTms, 3), TPOTms: round(rec.Metrics.TPOTms, 3),
-			E2ELms: round(rec.Metrics.E2ELms, 3), GenTPS: round(rec.Metrics.GenTPS, 3),
+			TTFTms: round(rec.Metrics.TTFTms, 3), TPOTms: measured(rec.Metrics.TPOTms),
+			E2ELms: round(rec.Metrics.E2ELms, 3), GenTPS: measured(rec.Metrics.GenTPS),
 			Issues: rec.Quality.Issues, Error: rec.Error,
 		})
 	}
@@ -332,7 +343,10 @@ func workloadData(id string, r Run) *runData {
 			if q.Outcome == outcomeError {
 				continue
 			}
-			ttft, e2el, tps = append(ttft, q.TTFTms), append(e2el, q.E2ELms), append(tps, q.GenTPS)
+			ttft, e2el = append(ttft, q.TTFTms), append(e2el, q.E2ELms)
+			if q.GenTPS != nil {
+				tps = append(tps, *q.GenTPS)
+			}
 		}
 		cs.P50 = p50s{TTFTms: median(ttft), E2ELms: median(e2el), GenTPS: median(tps)}
 	}
