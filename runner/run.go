@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workload"
@@ -21,6 +22,9 @@ type RunOptions struct {
 	// Progress, when set, is called after each case with the record and
 	// the counts done/total.
 	Progress func(rec results.Record, done, total int)
+	// CacheReset, when set, is called after each cache reset the policy
+	// made, with its event (see CacheResetNote for what to tell a user).
+	CacheReset func(ev results.CacheEvent)
 }
 
 // Run runs every selected case of w, repetition-major as the reference
@@ -46,7 +50,11 @@ func (r *Runner) Run(ctx context.Context, w *workload.Workload, opts RunOptions)
 	}
 	p := r.NewPayload(w, reps, policy)
 	if policy == "before-run" {
-		p.CachePolicy.Events = append(p.CachePolicy.Events, results.CacheEvent{Scope: "before-run", Event: r.ClearCache(ctx)})
+		ev := results.CacheEvent{Scope: "before-run", Event: r.ClearCache(ctx)}
+		p.CachePolicy.Events = append(p.CachePolicy.Events, ev)
+		if opts.CacheReset != nil {
+			opts.CacheReset(ev)
+		}
 	}
 	total := len(cases) * reps
 	done := 0
@@ -61,7 +69,11 @@ func (r *Runner) Run(ctx context.Context, w *workload.Workload, opts RunOptions)
 				ev := r.ClearCache(ctx)
 				reset = &ev
 				id, rp := c.ID, rep
-				p.CachePolicy.Events = append(p.CachePolicy.Events, results.CacheEvent{Scope: "before-case", CaseID: &id, Repetition: &rp, Event: ev})
+				cev := results.CacheEvent{Scope: "before-case", CaseID: &id, Repetition: &rp, Event: ev}
+				p.CachePolicy.Events = append(p.CachePolicy.Events, cev)
+				if opts.CacheReset != nil {
+					opts.CacheReset(cev)
+				}
 			}
 			out := r.RunCase(ctx, w, c, rep, reset)
 			p.Results = append(p.Results, out.Record)
@@ -128,4 +140,50 @@ func (r *Runner) NewPayload(w *workload.Workload, reps int, cachePolicy string) 
 // Finish computes the payload's summary from its results.
 func (r *Runner) Finish(p *results.Payload) {
 	p.Summary = results.Summarize(p.Results)
+}
+
+// CacheResetNote is what to tell a user about a cache reset made under
+// scope ("before-run" or "before-case"): "" when none was attempted or it
+// succeeded; otherwise that the server refused it (a server without
+// DELETE /v1/cache answers 404; Ollama does, though it keeps a prefix
+// cache) and that the run therefore measures with whatever the server
+// has cached, as under "preserve". For example:
+//
+//	cache reset before-run refused: DELETE /v1/cache: HTTP 404 (404 page not found); the server's cache was not cleared, so "before-run" measured as "preserve"
+func CacheResetNote(scope string, ev results.CacheReset) string {
+	if !ev.Attempted || ev.OK != nil && *ev.OK {
+		return ""
+	}
+	why := "no answer"
+	if ev.Error != nil && *ev.Error != "" {
+		why = *ev.Error
+	}
+	if msg := cacheResetMessage(ev.Response); msg != "" {
+		why += " (" + msg + ")"
+	}
+	return fmt.Sprintf("cache reset %s refused: %s; the server's cache was not cleared, so %q measured as \"preserve\"", scope, why, scope)
+}
+
+// cacheResetMessage is the server's message in a refused reset's answer:
+// error.message, error (a string), message or the text of a non-JSON
+// body, cut to 200 bytes.
+func cacheResetMessage(resp map[string]any) string {
+	var msg string
+	switch e := resp["error"].(type) {
+	case map[string]any:
+		msg, _ = e["message"].(string)
+	case string:
+		msg = e
+	}
+	if msg == "" {
+		msg, _ = resp["message"].(string)
+	}
+	if msg == "" {
+		msg, _ = resp["text"].(string)
+	}
+	msg = strings.TrimSpace(msg)
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return msg
 }
