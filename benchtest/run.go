@@ -86,6 +86,9 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	if policy == "before-run" {
 		ev := r.ClearCache(ctx)
 		run.payload.CachePolicy.Events = append(run.payload.CachePolicy.Events, results.CacheEvent{Scope: "before-run", Event: ev})
+		if note := runner.CacheResetNote("before-run", ev); note != "" {
+			t.Logf("benchtest: %s", note)
+		}
 	}
 	if cfg.Concurrency > 1 {
 		t.Run(fmt.Sprintf("conc=%d", cfg.Concurrency), func(t *testing.T) { run.concurrent(t, cases) })
@@ -112,6 +115,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 		run.payload.SLO = p.SLO // the output file written at cleanup has them too
 		run.mu.Unlock()
 	}
+	noCache(t, cfg) // a real server's verdict must never come from go test's cache
 	return p
 }
 
@@ -228,9 +232,12 @@ func (run *workloadRun) report(t *testing.T, out runner.Outcome) {
 		ttft = fmt.Sprintf("%.1f", m.TTFTms)
 		t.Attr("ttft_ms", fmt.Sprintf("%.3f", m.TTFTms))
 	}
-	t.Logf("ttft_ms=%s tpot_ms=%.2f e2e_latency_ms=%.1f gen_tps=%.1f prompt_tokens=%d completion_tokens=%d finish_reason=%s cache_hits=%s tokens_saved=%s",
-		ttft, m.TPOTms, m.E2ELms, m.GenTPS, m.PromptTokens, m.CompletionTokens,
-		strOrNone(rec.Quality.FinishReason), intOrNA(m.CacheHits), intOrNA(m.TokensSaved))
+	if note := runner.CacheResetNote("before-case", rec.CacheReset); note != "" {
+		t.Logf("benchtest: %s", note)
+	}
+	t.Logf("ttft_ms=%s tpot_ms=%s e2e_latency_ms=%.1f gen_tps=%s prompt_tokens=%d completion_tokens=%d finish_reason=%s cache_hits=%s tokens_saved=%s%s",
+		ttft, rate(m.TPOTms, 2), m.E2ELms, rate(m.GenTPS, 1), m.PromptTokens, m.CompletionTokens,
+		strOrNone(rec.Quality.FinishReason), intOrNA(m.CacheHits), intOrNA(m.TokensSaved), answerNote(rec))
 	t.Attr("e2e_latency_ms", fmt.Sprintf("%.3f", m.E2ELms))
 	prefix := fmt.Sprintf("%s: case %q", run.file, rec.CaseID)
 	// The request error first: the failed checks after it are often
