@@ -413,6 +413,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		Repetitions: f.repetitions,
 		CachePolicy: f.cachePolicy.val,
 		Tags:        tags,
+		CacheReset:  cacheResetReporter(e.stderr),
 		Progress: func(rec results.Record, done, total int) {
 			if live != nil {
 				live.Done(rec.CaseID, rec.OK)
@@ -430,6 +431,9 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 			var b strings.Builder
 			fmt.Fprintf(&b, "  [%d/%d] %s ... %.0fms %s (%d/%d)\n",
 				rec.Repetition+1, f.repetitions, rec.CaseID, rec.Metrics.E2ELms, status, done, total)
+			if s := answerLine(rec); s != "" {
+				fmt.Fprintf(&b, "      %s\n", s)
+			}
 			if !rec.OK {
 				for _, is := range recordIssues(rec) {
 					fmt.Fprintf(&b, "      %s\n", is)
@@ -465,7 +469,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 var stderrIsTerminal = isTerminal
 
 // recordIssues are the reasons a record failed, in the record's order
-// (the request error, when there was one, is the last issue); a failed
+// (the request error, when there was one, is the first issue); a failed
 // record without issues gets its error, if any.
 func recordIssues(rec results.Record) []string {
 	if len(rec.Quality.Issues) > 0 {

@@ -138,6 +138,9 @@ func TestWorkloadJSONKeyStructure(t *testing.T) {
 		"results[].metrics.ttfo_ms": true, "results[].metrics.itl_ms": true, "results[].metrics.usage_present": true,
 		"results[].metrics.token_chunks": true, "results[].metrics.cache_dialect": true,
 		"results[].runtime.server": true, "results[].error": true,
+		"results[].quality.reasoning_chars": true, "results[].quality.reasoning_chunks": true, "results[].quality.reasoning_tokens": true,
+		"results[].metrics.decode_timing": true, "results[].metrics.decode_timing_note": true, "summary.gen_tps_skipped": true,
+		"summary.case_summaries.*.gen_tps_skipped": true,
 		"slo": true, "slo[].threshold": true, "slo[].measured": true, "slo[].pass": true,
 	}
 	for k := range additions {
