@@ -367,7 +367,9 @@ type state struct {
 	res   *Result
 	start time.Time
 
-	sse    sseParser
+	sse sseParser
+	// tr is the body reader; its arrival time stamps each event.
+	tr     *trackReader
 	dec    chunkDecoder
 	chunk  decoded
 	events int
@@ -414,6 +416,7 @@ func (st *state) acc(index int) *choiceAcc {
 // read consumes the event stream until [DONE] or an error.
 func (st *state) read(body io.Reader, maxEvent int) error {
 	tr := &trackReader{r: body}
+	st.tr = tr
 	rd := sse.NewEventStreamReader(tr, maxEvent)
 	for {
 		block, err := rd.ReadEvent()
@@ -499,7 +502,14 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	if !tokens {
 		return false, nil
 	}
-	t := time.Since(st.start)
+	// The chunk arrived when the read that completed it returned, not
+	// when it was parsed: chunks that came in one read share one time,
+	// so a burst is a burst however slowly the client parses.
+	now := time.Now()
+	if st.tr != nil && !st.tr.at.IsZero() {
+		now = st.tr.at
+	}
+	t := now.Sub(st.start)
 	st.res.TokenChunks++
 	if st.sawToken {
 		st.res.ITLms = append(st.res.ITLms, ms(t-st.last))

@@ -58,7 +58,9 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // MinDecodeSpan is the shortest span, from the first to the last
 // token-bearing chunk, over which benchserve reports decode rates
-// (tpot_ms, gen_tps) and chunk gaps (itl_ms). Below it the arrival times
+// (tpot_ms, gen_tps) and chunk gaps (itl_ms). A chunk's arrival time is
+// when the network read that completed it returned (chunks delivered by
+// one read share it), not when it was parsed. Below it the arrival times
 // measure how fast the client read a buffer that was already there (a
 // buffering proxy, multi-token prediction, a whole answer in one write, a
 // descheduled client), not how fast the server decoded: 77 tokens read
