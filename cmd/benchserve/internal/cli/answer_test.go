@@ -32,3 +32,20 @@ func TestStderrSaysWhatTheAnswerWas(t *testing.T) {
 	assert.Contains(t, res.stderr, `refusal "I'm sorry, but I can't help with that request."`, "the refusal")
 	assert.Regexp(t, `three \.\.\. \d+ms ok \(4/4\)\n      3 choices`, res.stderr, "the choices")
 }
+
+// TestSLOSaysWhatItLeftOut: a gen_tps threshold over a run with a burst
+// is measured on the timed requests only, and says how many it left out.
+func TestSLOSaysWhatItLeftOut(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	dir := t.TempDir()
+	wl := writeWorkloadFile(t, dir, "mixed.json", `{"name":"mixed","cases":[
+		{"id":"steady","messages":[{"role":"user","content":"Tell me about rivers."}]},
+		{"id":"burst","messages":[{"role":"user","content":"Tell me about lakes. [fixture:burst]"}]}]}`)
+	res := invoke(t, "--url", srv.URL, "--workload", wl, "--repetitions", "1", "--slo", "gen_tps_mean >= 1", "--slo", "ttft_p95_ms <= 60000",
+		"--output", filepath.Join(dir, "out.json"))
+	require.Equal(t, ExitOK, res.code, "both thresholds pass")
+	assert.Contains(t, res.stderr, "SLO gen_tps_mean >= 1: 1 requests left out (decode span not observable, see decode_timing)\nSLO gen_tps_mean >= 1: PASS (measured ", "gen_tps says what it left out")
+	assert.NotContains(t, res.stderr, "SLO ttft_p95_ms <= 60000: 1 requests left out", "ttft leaves nothing out")
+	p := readPayload(t, filepath.Join(dir, "out.json"))
+	assert.Equal(t, 1, p.Summary.GenTPSSkipped, "the summary counts the burst")
+}

@@ -539,6 +539,9 @@ func checkSLOs(e *env, p *results.Payload, thresholds []string) bool {
 	failed := false
 	for i, o := range outcomes {
 		expr := thresholds[i]
+		if o.Skipped > 0 {
+			fmt.Fprintf(e.stderr, "SLO %s: %d requests left out (decode span not observable, see decode_timing)\n", expr, o.Skipped)
+		}
 		if o.Pass {
 			fmt.Fprintf(e.stderr, "SLO %s: PASS (measured %s)\n", expr, o.MeasuredString())
 			continue
