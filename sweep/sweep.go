@@ -353,7 +353,7 @@ func Run(ctx context.Context, cfg Config) ([]results.SweepResult, error) {
 	stamp := results.ISOTimestamp(time.Now())
 
 	fmt.Fprintf(out, "Connecting to %s...\n", url)
-	rt := prober.Detect(ctx)
+	rt := prober.DetectModel(ctx, cfg.Model) // the run's model's /v1/models entry
 	hw := serverinfo.Hardware()
 	model := cfg.Model
 	if model == "" {
