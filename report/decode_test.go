@@ -29,4 +29,18 @@ func TestUnmeasuredRatesAreNullInTheReport(t *testing.T) {
 	assert.Contains(t, data, `"tpot_ms": null`, "tpot null, not 0")
 	assert.Contains(t, data, `"gen_tps": null`, "gen_tps null, not 0")
 	assert.Contains(t, data, `"gen_tps": 100`, "the case median is the measured record's")
+	assert.Contains(t, buf.String(), "1 of 2 requests: decode not timed (one chunk or a burst)", "the case says how many were not timed")
+}
+
+// TestReportShowsReasoningBesideContent: a case whose answers reasoned
+// says how much beside how much content.
+func TestReportShowsReasoningBesideContent(t *testing.T) {
+	p := &results.Payload{RunID: "r1", Timestamp: "2026-01-01T00:00:00.000000+00:00", Results: []results.Record{
+		{CaseID: "think", Quality: results.Quality{Issues: []string{"the answer was reasoning only: 332 chars of reasoning, no content"}, ReasoningChars: 332, ReasoningChunks: 60},
+			Metrics: results.Metrics{TTFTms: 3, E2ELms: 74, TPOTms: 1.2, GenTPS: 846}},
+	}}
+	p.Summary = results.Summarize(p.Results)
+	var buf bytes.Buffer
+	require.NoError(t, report.Write(&buf, report.FromPayload(p, "")), "renders")
+	assert.Contains(t, buf.String(), "reasoning p50 332 chars beside p50 0 chars of content", "reasoning beside content")
 }

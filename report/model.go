@@ -127,6 +127,11 @@ type requestData struct {
 	GenTPS *float64 `json:"gen_tps"`
 	Issues []string `json:"issues,omitempty"`
 	Error  string   `json:"error,omitempty"`
+	// ReasoningChars is the answer's reasoning in characters, beside
+	// ContentChars; DecodeTiming why the rates are null (results.Metrics).
+	ReasoningChars int    `json:"reasoning_chars,omitempty"`
+	ContentChars   int    `json:"-"`
+	DecodeTiming   string `json:"decode_timing,omitempty"`
 }
 
 // p50s are a case's medians over requests that did not error (nil when
@@ -148,6 +153,9 @@ type caseData struct {
 	PolicyOver    int           `json:"policy_over"`
 	P50           p50s          `json:"p50"`
 	Requests      []requestData `json:"requests"`
+	// Answer says what the answers were made of when more than content:
+	// reasoning beside content, and how many had no timed decode.
+	Answer string `json:"answer,omitempty"`
 }
 
 // timelineEntry is one request on the run's time axis, in ms since the
@@ -228,6 +236,32 @@ func outcomeOf(r results.Record) string {
 		return outcomeTimeout
 	}
 	return outcomePass
+}
+
+// answerOf is a case's Answer: "reasoning p50 N chars beside p50 M chars
+// of content" when any answer reasoned, and "K of N requests: decode not
+// timed (one chunk or a burst)" when rates were null; "" otherwise.
+func answerOf(reqs []requestData) string {
+	var reasoning, content []float64
+	untimed, answered := 0, 0
+	for _, q := range reqs {
+		if q.Outcome == outcomeError {
+			continue
+		}
+		answered++
+		reasoning, content = append(reasoning, float64(q.ReasoningChars)), append(content, float64(q.ContentChars))
+		if q.DecodeTiming != "" {
+			untimed++
+		}
+	}
+	var parts []string
+	if r := median(reasoning); r != nil && *r > 0 {
+		parts = append(parts, fmt.Sprintf("reasoning p50 %.0f chars beside p50 %.0f chars of content", *r, *median(content)))
+	}
+	if untimed > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d requests: decode not timed (one chunk or a burst)", untimed, answered))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // measured rounds a rate to 3 places; nil for NaN (not measured).
@@ -332,6 +366,8 @@ func workloadData(id string, r Run) *runData {
 			TTFTms: round(rec.Metrics.TTFTms, 3), TPOTms: measured(rec.Metrics.TPOTms),
 			E2ELms: round(rec.Metrics.E2ELms, 3), GenTPS: measured(rec.Metrics.GenTPS),
 			Issues: rec.Quality.Issues, Error: rec.Error,
+			ReasoningChars: rec.Quality.ReasoningChars, ContentChars: rec.Quality.ContentChars,
+			DecodeTiming: rec.Metrics.DecodeTiming,
 		})
 	}
 	c.Cases = len(rd.Cases)
@@ -349,6 +385,7 @@ func workloadData(id string, r Run) *runData {
 			}
 		}
 		cs.P50 = p50s{TTFTms: median(ttft), E2ELms: median(e2el), GenTPS: median(tps)}
+		cs.Answer = answerOf(cs.Requests)
 	}
 	rd.Timeline, rd.Notes = timeline(p.Results)
 	return rd
