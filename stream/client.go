@@ -374,7 +374,7 @@ type state struct {
 	chunk  decoded
 	events int
 	// choices accumulate each choice by its index, in order of first
-	// appearance; choices[0] is created up front for index 0.
+	// appearance (sorted by index when the stream ends).
 	choices []*choiceAcc
 	// maxText bounds each choice's content, reasoning and refusal
 	// (Client.MaxContentBytes).
