@@ -39,7 +39,9 @@ import (
 // contract); with an output file it is also written there, even when a
 // subtest failed or the test was stopped early. Run-level SLO thresholds
 // (the workload's defaults.slo and WithSLO) are checked last, each as a
-// subtest slo/<threshold> that fails with the measured value.
+// subtest slo/<threshold> that fails with the measured value. A run
+// against a real server is never answered from go test's cache (see
+// NoCacheFile).
 func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	t.Helper()
 	cfg, err := resolve(opts)
