@@ -403,6 +403,9 @@ type choiceAcc struct {
 
 // acc returns the accumulator of choice index, creating it on first use.
 func (st *state) acc(index int) *choiceAcc {
+	if len(st.choices) > 0 && st.choices[0].index == index {
+		return st.choices[0] // the common case: one choice
+	}
 	for _, a := range st.choices {
 		if a.index == index {
 			return a
@@ -505,9 +508,12 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	// The chunk arrived when the read that completed it returned, not
 	// when it was parsed: chunks that came in one read share one time,
 	// so a burst is a burst however slowly the client parses.
-	now := time.Now()
-	if st.tr != nil && !st.tr.at.IsZero() {
+	var now time.Time
+	if st.tr != nil {
 		now = st.tr.at
+	}
+	if now.IsZero() {
+		now = time.Now()
 	}
 	t := now.Sub(st.start)
 	st.res.TokenChunks++
@@ -542,9 +548,15 @@ func (st *state) addChoice(c *decodedChoice) (tokens, output bool) {
 	if len(c.reasoning) > 0 {
 		a.reasoningChunks++
 	}
-	a.cutContent = appendBounded(&a.content, c.content, st.maxText) || a.cutContent
-	a.cutReason = appendBounded(&a.reason, c.reasoning, st.maxText) || a.cutReason
-	a.cutRf = appendBounded(&a.refusal, c.refusal, st.maxText) || a.cutRf
+	if len(c.content) > 0 {
+		a.cutContent = appendBounded(&a.content, c.content, st.maxText) || a.cutContent
+	}
+	if len(c.reasoning) > 0 {
+		a.cutReason = appendBounded(&a.reason, c.reasoning, st.maxText) || a.cutReason
+	}
+	if len(c.refusal) > 0 {
+		a.cutRf = appendBounded(&a.refusal, c.refusal, st.maxText) || a.cutRf
+	}
 	if len(c.toolCalls) > 0 {
 		a.tools.Add(c.toolCalls)
 	}
