@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -27,7 +28,10 @@ func TestNoStaleVerdicts(t *testing.T) {
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go") //nolint:staticcheck // the toolchain that built this test
+		if _, serr := os.Stat(goBin); serr != nil {
+			t.Skipf("no go command to run (PATH: %v; GOROOT: %v)", err, serr)
+		}
 	}
 	root, err := filepath.Abs("..")
 	require.NoError(t, err, "module root")
