@@ -19,7 +19,7 @@ func TestStderrSaysWhatTheAnswerWas(t *testing.T) {
 	dir := t.TempDir()
 	wl := writeWorkloadFile(t, dir, "shapes.json", `{"name":"shapes","cases":[
 		{"id":"thinks","messages":[{"role":"user","content":"Tell me about rivers. [fixture:reasoning-only]"}]},
-		{"id":"burst","messages":[{"role":"user","content":"Tell me about lakes. [fixture:burst]"}]},
+		{"id":"burst","max_tokens":12,"checks":{"finish_reason":["stop","length"]},"messages":[{"role":"user","content":"Tell me about lakes. [fixture:burst]"}]},
 		{"id":"refuses","messages":[{"role":"user","content":"Tell me about seas. [fixture:refusal]"}]},
 		{"id":"three","messages":[{"role":"user","content":"Tell me about hills. [fixture:choices]"}]}]}`)
 	res := invoke(t, "--url", srv.URL, "--workload", wl, "--repetitions", "1", "--cache-policy", "before-case",
@@ -40,7 +40,7 @@ func TestSLOSaysWhatItLeftOut(t *testing.T) {
 	dir := t.TempDir()
 	wl := writeWorkloadFile(t, dir, "mixed.json", `{"name":"mixed","cases":[
 		{"id":"steady","messages":[{"role":"user","content":"Tell me about rivers."}]},
-		{"id":"burst","messages":[{"role":"user","content":"Tell me about lakes. [fixture:burst]"}]}]}`)
+		{"id":"burst","max_tokens":12,"checks":{"finish_reason":["stop","length"]},"messages":[{"role":"user","content":"Tell me about lakes. [fixture:burst]"}]}]}`)
 	res := invoke(t, "--url", srv.URL, "--workload", wl, "--repetitions", "1", "--slo", "gen_tps_mean >= 1", "--slo", "ttft_p95_ms <= 60000",
 		"--output", filepath.Join(dir, "out.json"))
 	require.Equal(t, ExitOK, res.code, "both thresholds pass")
