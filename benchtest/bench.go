@@ -303,7 +303,9 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workload.Workload) {
 
 // ReportStats reports st on b with b.ReportMetric in the units
 // BenchWorkload documents (ttft-ns/op, ttft-p50-ns/op, …, gen-tok/s,
-// out-tok/s, req/s, failures, goodput-req/s when st has a GoodputSLO).
+// out-tok/s, req/s, failures, goodput-req/s when st has a GoodputSLO,
+// untimed-decodes when requests were left out of tpot, itl and gen-tok/s
+// because their decode span was not observable).
 // Use it to report a load.RunClosed or load.RunOpen run from your own
 // benchmark. Distributions without samples are not reported.
 func ReportStats(b *testing.B, st stats.Stats) {
@@ -322,6 +324,11 @@ func ReportStats(b *testing.B, st stats.Stats) {
 	}
 	if st.GenTPS.Count > 0 {
 		b.ReportMetric(st.GenTPS.Mean, "gen-tok/s")
+	}
+	if st.DecodeSkipped > 0 {
+		// Requests left out of tpot, itl and gen-tok/s: every token in
+		// one chunk or a burst (stream.MinDecodeSpan).
+		b.ReportMetric(float64(st.DecodeSkipped), "untimed-decodes")
 	}
 	b.ReportMetric(st.OutputThroughput, "out-tok/s")
 	b.ReportMetric(st.RequestThroughput, "req/s")

@@ -33,7 +33,9 @@ import (
 // contract); with an output file it is also written there, even when a
 // subtest failed or the test was stopped early. Run-level SLO thresholds
 // (the workload's defaults.slo and WithSLO) are checked last, each as a
-// subtest slo/<threshold> that fails with the measured value.
+// subtest slo/<threshold> that fails with the measured value. A run
+// against a real server is never answered from go test's cache (see
+// NoCacheFile).
 func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	t.Helper()
 	cfg, err := resolve(opts)
@@ -69,6 +71,13 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 			}
 		},
 		Journal: journalFor(cfg.output),
+		CacheReset: func(ev results.CacheEvent) {
+			if ev.Scope == "before-run" {
+				if note := runner.CacheResetNote("before-run", ev.Event); note != "" {
+					t.Logf("benchtest: %s", note)
+				}
+			}
+		},
 	})
 	if err != nil {
 		t.Fatalf("benchtest: %v", err)
@@ -139,6 +148,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	if slos := sess.SLOs(); len(slos) > 0 {
 		reportSLOs(t, nil, sess.Outcomes(p))
 	}
+	noCache(t, cfg) // a real server's verdict must never come from go test's cache
 	return p
 }
 
@@ -239,9 +249,12 @@ func (run *workloadRun) report(t *testing.T, out runner.Outcome) {
 		ttft = fmt.Sprintf("%.1f", m.TTFTms)
 		t.Attr("ttft_ms", fmt.Sprintf("%.3f", m.TTFTms))
 	}
-	t.Logf("ttft_ms=%s tpot_ms=%.2f e2e_latency_ms=%.1f gen_tps=%.1f prompt_tokens=%d completion_tokens=%d finish_reason=%s cache_hits=%s tokens_saved=%s",
-		ttft, m.TPOTms, m.E2ELms, m.GenTPS, m.PromptTokens, m.CompletionTokens,
-		strOrNone(rec.Quality.FinishReason), intOrNA(m.CacheHits), intOrNA(m.TokensSaved))
+	if note := runner.CacheResetNote("before-case", rec.CacheReset); note != "" {
+		t.Logf("benchtest: %s", note)
+	}
+	t.Logf("ttft_ms=%s tpot_ms=%s e2e_latency_ms=%.1f gen_tps=%s prompt_tokens=%d completion_tokens=%d finish_reason=%s cache_hits=%s tokens_saved=%s%s",
+		ttft, rate(m.TPOTms, 2), m.E2ELms, rate(m.GenTPS, 1), m.PromptTokens, m.CompletionTokens,
+		strOrNone(rec.Quality.FinishReason), intOrNA(m.CacheHits), intOrNA(m.TokensSaved), answerNote(rec))
 	t.Attr("e2e_latency_ms", fmt.Sprintf("%.3f", m.E2ELms))
 	prefix := fmt.Sprintf("%s: case %q", run.file, rec.CaseID)
 	// The request error first: the failed checks after it are often

@@ -23,18 +23,54 @@ func (i Issue) String() string { return i.Message }
 // 400; "Missing finish_reason" when FinishReason is ""; "Truncated
 // (finish_reason=length)"; "Empty response content" when Content is "" and
 // there are no tool calls.
+//
+// Departures, for answers the reference cannot see: when Content is ""
+// with no tool calls but Refusal is set, the reason is "refused: <text>"
+// (at most RefusalPreviewChars code points) instead of "Empty response
+// content"; when Reasoning is set instead, it is "the answer was
+// reasoning only: N chars of reasoning, no content" (N in code points),
+// also appended to a length ending ("Truncated (finish_reason=length):
+// the answer was …").
 func Validate(r Response) (bool, string) {
+	empty := r.Content == "" && len(r.ToolCalls) == 0
 	switch {
 	case r.StatusCode >= 400:
 		return false, fmt.Sprintf("HTTP error %d", r.StatusCode)
 	case r.FinishReason == "":
 		return false, "Missing finish_reason"
 	case r.FinishReason == "length":
+		if empty && r.Refusal == "" && r.Reasoning != "" {
+			return false, "Truncated (finish_reason=length): " + reasoningOnly(r.Reasoning)
+		}
 		return false, "Truncated (finish_reason=length)"
-	case r.Content == "" && len(r.ToolCalls) == 0:
+	case empty && r.Refusal != "":
+		return false, "refused: " + previewRunes(r.Refusal, RefusalPreviewChars)
+	case empty && r.Reasoning != "":
+		return false, reasoningOnly(r.Reasoning)
+	case empty:
 		return false, "Empty response content"
 	}
 	return true, ""
+}
+
+// RefusalPreviewChars bounds the refusal text quoted in a "refused: …"
+// issue, in code points.
+const RefusalPreviewChars = 200
+
+func reasoningOnly(reasoning string) string {
+	return fmt.Sprintf("the answer was reasoning only: %d chars of reasoning, no content", utf8.RuneCountInString(reasoning))
+}
+
+// previewRunes keeps the first n code points of s, marking a cut with "…".
+func previewRunes(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos] + "…"
+		}
+		i++
+	}
+	return s
 }
 
 // Evaluate runs the basic validation and then every check of spec against

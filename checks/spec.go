@@ -52,12 +52,19 @@ type RequiredKeys struct {
 }
 
 // Response is what the checks look at: the outcome of one streamed chat
-// completion. FinishReason is empty when the stream never sent one.
+// completion (one choice of it). FinishReason is empty when the stream
+// never sent one.
 type Response struct {
 	StatusCode   int
 	FinishReason string
 	Content      string
 	ToolCalls    []openai.ToolCall
+	// Reasoning is the choice's reasoning text; it is not the answer, but
+	// an empty answer says that the model answered in reasoning only.
+	Reasoning string
+	// Refusal is the choice's delta.refusal text: the model's answer when
+	// it declines; an empty answer with a refusal says "refused: …".
+	Refusal string
 }
 
 // Issue is one failed check. Check names the check key (for example

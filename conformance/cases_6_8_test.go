@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchserve/benchserve/openai"
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/stream"
 )
 
@@ -72,7 +73,10 @@ func TestCase06ErrorsInStream(t *testing.T) {
 			assert.False(t, rec.OK, "never a success")
 			assert.Contains(t, rec.Error, tc.msg, "record error has the server's message")
 			require.NotEmpty(t, rec.Quality.Issues, "issues")
-			assert.Equal(t, "request error: "+rec.Error, rec.Quality.Issues[len(rec.Quality.Issues)-1], "the error is the last issue")
+			assert.Equal(t, "request error: "+rec.Error, rec.Quality.Issues[0], "the error, the root cause, is the first issue")
+			for _, is := range rec.Quality.Issues[1:] {
+				assert.True(t, strings.HasPrefix(is, runner.ConsequencePrefix), "the failures after it are marked as its consequences: %s", is)
+			}
 			records = append(records, rec)
 		})
 	}

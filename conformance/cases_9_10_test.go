@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/stream"
 )
 
@@ -84,7 +85,8 @@ func TestCase09Timing(t *testing.T) {
 		out := record(t, body(t, transcript), simpleCase("capped", ""))
 		require.NoError(t, out.Err, "no request error")
 		assert.Nil(t, out.Record.Metrics.TTFOms, "record TTFO null without output")
-		assert.Equal(t, []string{"Truncated (finish_reason=length)"}, out.Record.Quality.Issues, "the basic validation reports its first failure only, as the reference")
+		assert.Equal(t, []string{"Truncated (finish_reason=length): the answer was reasoning only: 7 chars of reasoning, no content"}, out.Record.Quality.Issues,
+			"the basic validation reports its first failure only, as the reference, and says the answer was reasoning only")
 	})
 	t.Run("multi-token chunks with usage 8", func(t *testing.T) {
 		t.Parallel()
@@ -153,7 +155,8 @@ func TestCase10HTTPFailures(t *testing.T) {
 			out := record(t, serve(t, tc.sc), simpleCase("http", ""))
 			assert.False(t, out.Record.OK, "never a success")
 			assert.Contains(t, out.Record.Error, tc.msg, "record error has the server's message")
-			assert.Equal(t, "HTTP error "+itoa(tc.status), out.Record.Quality.Issues[0], "the real status in the issue")
+			assert.Contains(t, out.Record.Quality.Issues[0], tc.msg, "the server's message is the first issue")
+			assert.Equal(t, runner.ConsequencePrefix+"HTTP error "+itoa(tc.status), out.Record.Quality.Issues[1], "the real status in the issue, marked as a consequence")
 		})
 	}
 	for _, code := range []int{301, 302, 307, 308} {

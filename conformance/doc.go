@@ -5,7 +5,10 @@
 // the fixture server (fixtures.Start with a Responder returning a Raw or
 // structured Script), read through the real client (stream.Client) and,
 // where the outcome lands in a record, through runner.RunCase too, with
-// exact expected values. TestConnectionsReleased and TestMemoryBounded
+// exact expected values. TestCase11… to TestCase15… (issue 12) are the
+// shapes of modern servers — reasoning only, bursts and one-chunk tool
+// calls, n > 1, refusals, a failed request's root cause — each on a named
+// fixture scenario ([fixture:NAME]). TestConnectionsReleased and TestMemoryBounded
 // check that cut streams free their connections and that a server
 // streaming forever cannot grow the client's memory without bound.
 //

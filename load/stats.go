@@ -1,6 +1,7 @@
 package load
 
 import (
+	"math"
 	"time"
 
 	"github.com/benchserve/benchserve/stats"
@@ -55,8 +56,14 @@ func Summarize(samples []Sample, duration time.Duration, opts StatsOptions) stat
 			ttfo = append(ttfo, x.TTFOms)
 		}
 		if x.CompletionTokens >= 2 {
-			tpot = append(tpot, x.TPOTms)
-			gen = append(gen, x.GenTPS)
+			if math.IsNaN(x.TPOTms) || math.IsNaN(x.GenTPS) {
+				// One chunk or a burst: no decode span to time
+				// (stream.DecodeObservable); left out and counted.
+				s.DecodeSkipped++
+			} else {
+				tpot = append(tpot, x.TPOTms)
+				gen = append(gen, x.GenTPS)
+			}
 		}
 		itl = append(itl, x.ITLms...)
 	}

@@ -43,6 +43,16 @@ type Usage struct {
 	CompletionTokens int `json:"completion_tokens"`
 	// TotalTokens is PromptTokens + CompletionTokens as the server reports it.
 	TotalTokens int `json:"total_tokens"`
+	// CompletionTokensDetails breaks CompletionTokens down (OpenAI, vLLM
+	// and others); nil when the server sent none.
+	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
+}
+
+// CompletionTokensDetails is usage.completion_tokens_details.
+type CompletionTokensDetails struct {
+	// ReasoningTokens is the part of CompletionTokens spent reasoning; nil
+	// when the server did not say.
+	ReasoningTokens *int `json:"reasoning_tokens,omitempty"`
 }
 
 // Chunk is one streamed chat.completion.chunk. Unknown fields (llama.cpp's
@@ -67,7 +77,8 @@ type Chunk struct {
 
 // ChunkChoice is one entry of Chunk.Choices.
 type ChunkChoice struct {
-	// Index is the choice's index (0 for benchserve's single-choice requests).
+	// Index is the choice's index: 0 for a single-choice request, 0..n-1
+	// when the request set n.
 	Index int `json:"index"`
 	// Delta is this chunk's increment of the message.
 	Delta Delta `json:"delta"`
@@ -89,6 +100,9 @@ type Delta struct {
 	Reasoning *string `json:"reasoning,omitempty"`
 	// ToolCalls are this chunk's tool-call fragments.
 	ToolCalls []ToolCallDelta `json:"tool_calls,omitempty"`
+	// Refusal is the next piece of a refusal (OpenAI: the model's answer
+	// when it declines; content stays null).
+	Refusal *string `json:"refusal,omitempty"`
 }
 
 // ToolCallDelta is one streamed fragment of a tool call. Index is a

@@ -155,6 +155,9 @@ func distributionChart(rd *runData, metric, title, unit string) (string, error) 
 				continue
 			}
 			v := metricOf(q, metric)
+			if math.IsNaN(v) {
+				continue // not measured (a burst or a single chunk)
+			}
 			vals = append(vals, v)
 			pts = append(pts, plotter.XY{X: v, Y: row + jitter(len(vals)-1)})
 			colors = append(colors, hexColor(outcomeColors[q.Outcome]))
@@ -195,11 +198,18 @@ func metricOf(q requestData, metric string) float64 {
 	case "ttft":
 		return q.TTFTms
 	case "tpot":
-		return q.TPOTms
+		return orNaN(q.TPOTms)
 	case "gen_tps":
-		return q.GenTPS
+		return orNaN(q.GenTPS)
 	}
 	return q.E2ELms
+}
+
+func orNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
 }
 
 // maxLabelledRows is the most timeline rows that get a case label each.

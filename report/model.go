@@ -118,14 +118,21 @@ type countsData struct {
 
 // requestData is one record, reduced to what the report shows.
 type requestData struct {
-	Repetition int      `json:"repetition"`
-	Outcome    string   `json:"outcome"`
-	TTFTms     float64  `json:"ttft_ms"`
-	TPOTms     float64  `json:"tpot_ms"`
-	E2ELms     float64  `json:"e2e_latency_ms"`
-	GenTPS     float64  `json:"gen_tps"`
-	Issues     []string `json:"issues,omitempty"`
-	Error      string   `json:"error,omitempty"`
+	Repetition int     `json:"repetition"`
+	Outcome    string  `json:"outcome"`
+	TTFTms     float64 `json:"ttft_ms"`
+	// TPOTms and GenTPS are nil (null) when the record's decode span was
+	// not observable (results.Metrics.DecodeTiming).
+	TPOTms *float64 `json:"tpot_ms"`
+	E2ELms float64  `json:"e2e_latency_ms"`
+	GenTPS *float64 `json:"gen_tps"`
+	Issues []string `json:"issues,omitempty"`
+	Error  string   `json:"error,omitempty"`
+	// ReasoningChars is the answer's reasoning in characters, beside
+	// ContentChars; DecodeTiming why the rates are null (results.Metrics).
+	ReasoningChars int    `json:"reasoning_chars,omitempty"`
+	ContentChars   int    `json:"-"`
+	DecodeTiming   string `json:"decode_timing,omitempty"`
 }
 
 // p50s are a case's medians over requests that did not error (nil when
@@ -147,6 +154,9 @@ type caseData struct {
 	PolicyOver    int           `json:"policy_over"`
 	P50           p50s          `json:"p50"`
 	Requests      []requestData `json:"requests"`
+	// Answer says what the answers were made of when more than content:
+	// reasoning beside content, and how many had no timed decode.
+	Answer string `json:"answer,omitempty"`
 }
 
 // timelineEntry is one request on the run's time axis, in ms since the
@@ -227,6 +237,41 @@ func outcomeOf(r results.Record) string {
 		return outcomeTimeout
 	}
 	return outcomePass
+}
+
+// answerOf is a case's Answer: "reasoning p50 N chars beside p50 M chars
+// of content" when any answer reasoned, and "K of N requests: decode not
+// timed (one chunk or a burst)" when rates were null; "" otherwise.
+func answerOf(reqs []requestData) string {
+	var reasoning, content []float64
+	untimed, answered := 0, 0
+	for _, q := range reqs {
+		if q.Outcome == outcomeError {
+			continue
+		}
+		answered++
+		reasoning, content = append(reasoning, float64(q.ReasoningChars)), append(content, float64(q.ContentChars))
+		if q.DecodeTiming != "" {
+			untimed++
+		}
+	}
+	var parts []string
+	if r := median(reasoning); r != nil && *r > 0 {
+		parts = append(parts, fmt.Sprintf("reasoning p50 %.0f chars beside p50 %.0f chars of content", *r, *median(content)))
+	}
+	if untimed > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d requests: decode not timed (one chunk or a burst)", untimed, answered))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// measured rounds a rate to 3 places; nil for NaN (not measured).
+func measured(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	r := round(v, 3)
+	return &r
 }
 
 func median(vs []float64) *float64 {
@@ -319,9 +364,11 @@ func workloadData(id string, r Run) *runData {
 		}
 		cs.Requests = append(cs.Requests, requestData{
 			Repetition: rec.Repetition, Outcome: out,
-			TTFTms: round(rec.Metrics.TTFTms, 3), TPOTms: round(rec.Metrics.TPOTms, 3),
-			E2ELms: round(rec.Metrics.E2ELms, 3), GenTPS: round(rec.Metrics.GenTPS, 3),
+			TTFTms: round(rec.Metrics.TTFTms, 3), TPOTms: measured(rec.Metrics.TPOTms),
+			E2ELms: round(rec.Metrics.E2ELms, 3), GenTPS: measured(rec.Metrics.GenTPS),
 			Issues: rec.Quality.Issues, Error: rec.Error,
+			ReasoningChars: rec.Quality.ReasoningChars, ContentChars: rec.Quality.ContentChars,
+			DecodeTiming: rec.Metrics.DecodeTiming,
 		})
 	}
 	c.Cases = len(rd.Cases)
@@ -333,9 +380,13 @@ func workloadData(id string, r Run) *runData {
 			if q.Outcome == outcomeError {
 				continue
 			}
-			ttft, e2el, tps = append(ttft, q.TTFTms), append(e2el, q.E2ELms), append(tps, q.GenTPS)
+			ttft, e2el = append(ttft, q.TTFTms), append(e2el, q.E2ELms)
+			if q.GenTPS != nil {
+				tps = append(tps, *q.GenTPS)
+			}
 		}
 		cs.P50 = p50s{TTFTms: median(ttft), E2ELms: median(e2el), GenTPS: median(tps)}
+		cs.Answer = answerOf(cs.Requests)
 	}
 	rd.Timeline, rd.Notes = timeline(p.Results)
 	return rd

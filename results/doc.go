@@ -18,6 +18,11 @@
 //     in); they still count as samples and failures;
 //   - JSON writes NaN/Inf as null (Python writes invalid JSON tokens);
 //   - cache counters are null, not 0, when the server exposes none;
+//   - tpot_ms, gen_tps and itl_ms are null (NaN in Go) with
+//     metrics.decode_timing when the decode span was not observable, and
+//     the summaries leave them out (gen_tps_skipped counts them);
+//   - quality records reasoning, refusals, notes and, for n > 1, every
+//     choice; a request error is the first issue, its consequences marked;
 //   - SQLite writes are one transaction (all rows or none), and
 //     WriteFileAtomic replaces output files by rename (never a symlink or
 //     a device: those are written through);

@@ -119,6 +119,8 @@ var (
 		reflect.TypeFor[Policy](): {"TimeoutMS": true},
 	}
 	ownPkgPath = reflect.TypeFor[Record]().PkgPath()
+	// nullableFloatsType prints null when nil (itl_ms without gaps).
+	nullableFloatsType = reflect.TypeFor[NullableFloats]()
 )
 
 // pyJSON encodes v the way the reference's json.dumps does (ensure_ascii,
@@ -130,8 +132,9 @@ var (
 //     held in an interface (decoded JSON such as extra_body) that are
 //     integral print as integers, since their Python source was an int;
 //   - nil slices and maps print as [] and {} (the reference never has None
-//     where it has a list or dict); nil pointers print null, except a nil
-//     *Stats, which prints {} like _summary_or_empty.
+//     where it has a list or dict), except a nil NullableFloats (null);
+//     nil pointers print null, except a nil *Stats, which prints {} like
+//     _summary_or_empty.
 func pyJSON(v any, o jsonOpts) ([]byte, error) {
 	e := &pyEncoder{}
 	if err := e.encode(reflect.ValueOf(v), false); err != nil {
@@ -171,6 +174,10 @@ func (e *pyEncoder) encode(v reflect.Value, intish bool) error {
 	t := v.Type()
 	if t == statsPtrType && v.IsNil() {
 		e.buf.WriteString("{}")
+		return nil
+	}
+	if t == nullableFloatsType && v.IsNil() {
+		e.buf.WriteString("null")
 		return nil
 	}
 	if t == jsonNumberType {

@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"math"
 
 	"github.com/benchserve/benchserve/openai"
 	"github.com/benchserve/benchserve/stats"
@@ -135,11 +136,14 @@ type Metrics struct {
 	// in ms.
 	TTFTms float64 `json:"ttft_ms"`
 	// TPOTms is the time per output token after the first, in ms; 0 below 2
-	// tokens.
+	// tokens. NaN (written as null) when the decode span was not
+	// observable: see DecodeTiming.
 	TPOTms float64 `json:"tpot_ms"`
 	// E2ELms is the end-to-end latency until the stream ended or failed, in ms.
 	E2ELms float64 `json:"e2e_latency_ms"`
 	// GenTPS is completion tokens / (last token − first token), in tokens/s.
+	// NaN (written as null) when the decode span was not observable: see
+	// DecodeTiming.
 	GenTPS float64 `json:"gen_tps"`
 	// PromptTPS is prompt tokens / TTFT, in tokens/s.
 	PromptTPS float64 `json:"prompt_tps"`
@@ -166,8 +170,9 @@ type Metrics struct {
 	TTFOms *float64 `json:"ttfo_ms"`
 	// ITLms are the gaps between consecutive token-bearing chunks, in ms:
 	// the first ITLKept of ITLCount (at most stream.MaxKeptGaps, so one
-	// record stays bounded however long the stream ran).
-	ITLms []float64 `json:"itl_ms"`
+	// record stays bounded however long the stream ran); null when the
+	// decode span was not observable (see DecodeTiming).
+	ITLms NullableFloats `json:"itl_ms"`
 	// ITLCount is the number of chunk gaps of the whole stream
 	// (stream.Result.Gaps.Count) and ITLKept how many of them ITLms
 	// holds; ITLKept < ITLCount says ITLms is the stream's beginning only.
@@ -184,6 +189,15 @@ type Metrics struct {
 	// CacheDialect names the /metrics dialect the cache counters were read in
 	// (scrape.Dialect*).
 	CacheDialect string `json:"cache_dialect,omitempty"`
+	// DecodeTiming is why tpot_ms, gen_tps and itl_ms are null: "no_tokens",
+	// "single_chunk" (every token in one chunk) or "burst" (every
+	// token-bearing chunk within stream.MinDecodeSpan, 1 ms, so the arrival
+	// times measure the client's reads, not the server's decode); omitted
+	// when the decode was timed (stream.DecodeObservable).
+	DecodeTiming string `json:"decode_timing,omitempty"`
+	// DecodeTimingNote says DecodeTiming for a person, e.g. "all 77 tokens
+	// arrived in one chunk".
+	DecodeTimingNote string `json:"decode_timing_note,omitempty"`
 }
 
 // ITLStats summarizes every chunk gap of one stream, in ms (from
@@ -205,12 +219,18 @@ type ITLStats struct {
 	RelativeError float64 `json:"relative_error"`
 }
 
+// NullableFloats is a list of numbers that is written as null, not [],
+// when nil (the record's itl_ms when no gap could be measured).
+type NullableFloats []float64
+
 // Quality is the outcome of the case's checks.
 type Quality struct {
 	// OK is true when Issues is empty.
 	OK bool `json:"ok"`
-	// Issues are the failed checks' messages, then "request error: …" when the
-	// request failed.
+	// Issues are the failed checks' messages. When the request failed,
+	// "request error: …" (the server's reason) comes first and every check
+	// failure after it starts with "(because the request failed) " (the
+	// reference put the request error last, after its consequences).
 	Issues []string `json:"issues"`
 	// FinishReason is the stream's finish_reason, null when none came.
 	FinishReason *string `json:"finish_reason"`
@@ -224,6 +244,48 @@ type Quality struct {
 	// of an oversized answer (stream.Client.MaxContentBytes), so
 	// ContentChars counts the kept part. Addition.
 	ContentTruncated bool `json:"content_truncated,omitempty"`
+	// Additions for reasoning models, refusals and n > 1 (the reference
+	// drops all of them):
+	//
+	// ReasoningChars is the reasoning's length in characters (code points,
+	// like ContentChars), 0 when the model did not reason.
+	ReasoningChars int `json:"reasoning_chars"`
+	// ReasoningChunks counts the chunks that carried reasoning.
+	ReasoningChunks int `json:"reasoning_chunks"`
+	// ReasoningTokens is usage.completion_tokens_details.reasoning_tokens,
+	// null when the server did not report it.
+	ReasoningTokens *int `json:"reasoning_tokens"`
+	// Reasoning is the whole reasoning, only with include_content (bounded
+	// like Content).
+	Reasoning *string `json:"reasoning,omitempty"`
+	// Refusal is the model's refusal (delta.refusal), "" (omitted) when it
+	// did not refuse.
+	Refusal string `json:"refusal,omitempty"`
+	// Notes are findings that are not failures, e.g. that the server
+	// ignored enable_thinking=false and what it takes instead; omitted
+	// when none.
+	Notes []string `json:"notes,omitempty"`
+	// Choices holds every choice of a stream that had several (a request
+	// with n > 1), by index; omitted for a single choice, whose answer is
+	// the fields above. Choice 0 is also the fields above.
+	Choices []Choice `json:"choices,omitempty"`
+}
+
+// Choice is one choice of an n > 1 stream.
+type Choice struct {
+	// Index is choices[].index.
+	Index int `json:"index"`
+	// FinishReason is the choice's finish_reason, null when none came.
+	FinishReason *string `json:"finish_reason"`
+	// ContentChars and ReasoningChars are lengths in code points.
+	ContentChars   int `json:"content_chars"`
+	ReasoningChars int `json:"reasoning_chars"`
+	// Refusal is the choice's refusal, omitted when none.
+	Refusal string `json:"refusal,omitempty"`
+	// ToolCalls summarizes the choice's tool calls, null when none.
+	ToolCalls *ToolCallsSummary `json:"tool_calls"`
+	// Content is the choice's content, only with include_content.
+	Content *string `json:"content,omitempty"`
 }
 
 // ToolCallsSummary summarizes streamed tool calls; nil when none.
@@ -448,6 +510,10 @@ type CaseSummary struct {
 	// InterruptedCount counts the case's interrupted records, left out of
 	// every other field. Addition; omitted when 0.
 	InterruptedCount int `json:"interrupted_count,omitempty"`
+	// GenTPSSkipped counts the succeeded records left out of GenTPS
+	// because their gen_tps was not measured (null: Metrics.DecodeTiming);
+	// omitted when 0. Addition.
+	GenTPSSkipped int `json:"gen_tps_skipped,omitempty"`
 }
 
 // RunSummary is the payload's "summary" block (reference:
@@ -481,10 +547,38 @@ type RunSummary struct {
 	LatencyMS *Stats `json:"latency_ms"`
 	TTFTms    *Stats `json:"ttft_ms"`
 	GenTPS    *Stats `json:"gen_tps"`
+	// GenTPSSkipped counts the succeeded records left out of GenTPS
+	// because their gen_tps was not measured (null: Metrics.DecodeTiming);
+	// omitted when 0. Addition.
+	GenTPSSkipped int `json:"gen_tps_skipped,omitempty"`
 	// CaseSummaries maps case id to its summary; never nil.
 	CaseSummaries map[string]CaseSummary `json:"case_summaries"`
 	// InterruptedCount counts the records left out of every other field
 	// because the run was stopped while they were in flight
 	// (Record.Interrupted). Addition; omitted when 0.
 	InterruptedCount int `json:"interrupted_count,omitempty"`
+}
+
+// UnmarshalJSON reads a record's metrics block; a null tpot_ms or gen_tps
+// (a decode span that was not observable) becomes NaN, as it was before
+// it was written, so a re-read payload summarizes the same way.
+func (m *Metrics) UnmarshalJSON(b []byte) error {
+	type plain Metrics
+	var aux struct {
+		*plain
+		TPOTms *float64 `json:"tpot_ms"`
+		GenTPS *float64 `json:"gen_tps"`
+	}
+	aux.plain = (*plain)(m)
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	m.TPOTms, m.GenTPS = math.NaN(), math.NaN()
+	if aux.TPOTms != nil {
+		m.TPOTms = *aux.TPOTms
+	}
+	if aux.GenTPS != nil {
+		m.GenTPS = *aux.GenTPS
+	}
+	return nil
 }

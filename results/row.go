@@ -51,9 +51,9 @@ func RecordRow(r Record) []any {
 		optIntish(r.Policy.TimeoutMS),
 		optBool(r.Policy.WithinTimeout),
 		r.Metrics.TTFTms,
-		r.Metrics.TPOTms,
+		optMeasured(r.Metrics.TPOTms),
 		r.Metrics.E2ELms,
-		r.Metrics.GenTPS,
+		optMeasured(r.Metrics.GenTPS),
 		r.Metrics.PromptTPS,
 		r.Metrics.PromptTokens,
 		r.Metrics.CompletionTokens,
@@ -79,6 +79,15 @@ func RecordRowMap(r Record) map[string]any {
 		m[c] = row[i]
 	}
 	return m
+}
+
+// optMeasured is nil (an empty cell, SQL NULL) for a NaN rate: a decode
+// span that was not observable (Metrics.DecodeTiming).
+func optMeasured(f float64) any {
+	if math.IsNaN(f) {
+		return nil
+	}
+	return f
 }
 
 func optBool(p *bool) any {

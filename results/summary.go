@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"slices"
 
 	"github.com/benchserve/benchserve/stats"
@@ -22,17 +23,23 @@ func GroupByCase(records []Record) map[string][]Record {
 // request succeeded (Error == ""). This is benchserve's one deliberate
 // departure from the reference, which feeds the zero-valued metrics of a
 // failed request into the statistics and so drags means and low
-// percentiles down; a failed request has no latency to report.
-func timedSamples(records []Record) (latency, ttft, genTPS []float64) {
+// percentiles down; a failed request has no latency to report. A gen_tps
+// that was not measured (NaN: the decode span was one chunk or a burst,
+// Metrics.DecodeTiming) is left out too and counted in skipped.
+func timedSamples(records []Record) (latency, ttft, genTPS []float64, skipped int) {
 	for _, r := range records {
 		if r.Error != "" {
 			continue
 		}
 		latency = append(latency, r.Metrics.E2ELms)
 		ttft = append(ttft, r.Metrics.TTFTms)
+		if math.IsNaN(r.Metrics.GenTPS) {
+			skipped++
+			continue
+		}
 		genTPS = append(genTPS, r.Metrics.GenTPS)
 	}
-	return latency, ttft, genTPS
+	return latency, ttft, genTPS, skipped
 }
 
 // policyOutcome returns policy_timeout_passed and
@@ -97,8 +104,9 @@ func SummarizeCase(records []Record) CaseSummary {
 		chars = append(chars, float64(r.Quality.ContentChars))
 	}
 	slices.Sort(reps)
-	latency, ttft, genTPS := timedSamples(records)
+	latency, ttft, genTPS, skipped := timedSamples(records)
 	return CaseSummary{
+		GenTPSSkipped:             skipped,
 		SampleCount:               len(records),
 		Repetitions:               reps,
 		Passed:                    failures == 0 && interrupted == 0,
@@ -144,8 +152,9 @@ func Summarize(records []Record) RunSummary {
 		summaries[id] = cs
 		repCount = max(repCount, len(cs.Repetitions))
 	}
-	latency, ttft, genTPS := timedSamples(records)
+	latency, ttft, genTPS, skipped := timedSamples(records)
 	return RunSummary{
+		GenTPSSkipped:             skipped,
 		CaseCount:                 len(records),
 		UniqueCaseCount:           len(cases),
 		RepetitionCount:           repCount,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/benchserve/benchserve/load"
@@ -40,6 +41,9 @@ type RunOptions struct {
 	// measured survive any stop, even SIGKILL, at a constant cost per
 	// record. The door calls FinishJournal after writing the output.
 	Journal string
+	// CacheReset, when set, is called after each cache reset the policy
+	// made, with its event (see CacheResetNote for what to tell a user).
+	CacheReset func(ev results.CacheEvent)
 }
 
 // Job is one request of a run: case Case at repetition Rep (0-based).
@@ -138,6 +142,9 @@ func (s *Session) addCacheEvent(ev results.CacheEvent) {
 	s.payload.CachePolicy.Events = append(s.payload.CachePolicy.Events, ev)
 	if s.journal != nil && s.journalErr == nil {
 		s.journalErr = s.journal.AppendCacheEvent(ev)
+	}
+	if s.opts.CacheReset != nil {
+		s.opts.CacheReset(ev)
 	}
 }
 
@@ -380,4 +387,50 @@ func (r *Runner) NewPayload(w *workload.Workload, reps int, cachePolicy string) 
 // Finish computes the payload's summary from its results.
 func (r *Runner) Finish(p *results.Payload) {
 	p.Summary = results.Summarize(p.Results)
+}
+
+// CacheResetNote is what to tell a user about a cache reset made under
+// scope ("before-run" or "before-case"): "" when none was attempted or it
+// succeeded; otherwise that the server refused it (a server without
+// DELETE /v1/cache answers 404; Ollama does, though it keeps a prefix
+// cache) and that the run therefore measures with whatever the server
+// has cached, as under "preserve". For example:
+//
+//	cache reset before-run refused: DELETE /v1/cache: HTTP 404 (404 page not found); the server's cache was not cleared, so "before-run" measured as "preserve"
+func CacheResetNote(scope string, ev results.CacheReset) string {
+	if !ev.Attempted || ev.OK != nil && *ev.OK {
+		return ""
+	}
+	why := "no answer"
+	if ev.Error != nil && *ev.Error != "" {
+		why = *ev.Error
+	}
+	if msg := cacheResetMessage(ev.Response); msg != "" {
+		why += " (" + msg + ")"
+	}
+	return fmt.Sprintf("cache reset %s refused: %s; the server's cache was not cleared, so %q measured as \"preserve\"", scope, why, scope)
+}
+
+// cacheResetMessage is the server's message in a refused reset's answer:
+// error.message, error (a string), message or the text of a non-JSON
+// body, cut to 200 bytes.
+func cacheResetMessage(resp map[string]any) string {
+	var msg string
+	switch e := resp["error"].(type) {
+	case map[string]any:
+		msg, _ = e["message"].(string)
+	case string:
+		msg = e
+	}
+	if msg == "" {
+		msg, _ = resp["message"].(string)
+	}
+	if msg == "" {
+		msg, _ = resp["text"].(string)
+	}
+	msg = strings.TrimSpace(msg)
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return msg
 }

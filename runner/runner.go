@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -125,7 +126,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		runID:    results.NewRunID(),
 		stamp:    results.ISOTimestamp(time.Now()),
 	}
-	r.runtime = r.prober.Detect(ctx)
+	r.runtime = r.prober.DetectModel(ctx, cfg.Model)
 	r.model = cfg.Model
 	if r.model == "" {
 		r.model = r.runtime.ModelID
@@ -232,7 +233,9 @@ type Outcome struct {
 	// Result is the stream measurement (partial when Err is set).
 	Result *stream.Result
 	// Issues are the failed checks, in the order of Record.Quality.Issues
-	// (without the trailing "request error" issue, which Err carries).
+	// (without the leading "request error" issue, which Err carries); with
+	// a request error each starts with ConsequencePrefix, and with several
+	// choices with "choice N: ".
 	Issues []checks.Issue
 	// Err is the request error, nil when the request succeeded.
 	Err error
@@ -259,20 +262,31 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 	cancel()
 
 	statusCode := responseStatus(res, err)
-	issues := checks.Evaluate(c.Checks, checks.Response{
-		StatusCode:   statusCode,
-		FinishReason: res.FinishReason,
-		Content:      res.Content,
-		ToolCalls:    res.ToolCalls,
-	})
-	issueText := make([]string, 0, len(issues)+1)
-	for _, is := range issues {
-		issueText = append(issueText, is.Message)
+	issues := evaluateChoices(c.Checks, statusCode, res)
+	thinkingNote := ""
+	if c.EnableThinking != nil && !*c.EnableThinking && hasReasoning(res) {
+		thinkingNote = ThinkingIgnored(r.runtime.Server, utf8.RuneCountInString(res.Reasoning))
+		for i := range issues {
+			if issues[i].Check == checks.CheckResponse && strings.Contains(issues[i].Message, "reasoning only") {
+				issues[i].Message += "; " + thinkingNote
+			}
+		}
 	}
 	errText := ""
 	if err != nil {
 		errText = err.Error()
+		// One root cause first: the server's reason, then the check
+		// failures that follow from the failed request, marked so.
+		for i := range issues {
+			issues[i].Message = ConsequencePrefix + issues[i].Message
+		}
+	}
+	issueText := make([]string, 0, len(issues)+1)
+	if err != nil {
 		issueText = append(issueText, "request error: "+errText)
+	}
+	for _, is := range issues {
+		issueText = append(issueText, is.Message)
 	}
 	ok := len(issueText) == 0
 
@@ -315,6 +329,8 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 			UsagePresent:     res.Usage != nil,
 			TokenChunks:      res.TokenChunks,
 			CacheDialect:     after.Dialect,
+			DecodeTiming:     res.DecodeTiming,
+			DecodeTimingNote: res.DecodeNote,
 		},
 		Quality: results.Quality{
 			OK:               ok,
@@ -322,6 +338,10 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 			ContentChars:     utf8.RuneCountInString(res.Content),
 			ContentTruncated: res.ContentTruncated,
 			ContentPreview:   truncateRunes(res.Content, PreviewChars),
+			ReasoningChars:   utf8.RuneCountInString(res.Reasoning),
+			ReasoningChunks:  res.ReasoningChunks,
+			ReasoningTokens:  reasoningTokens(res.Usage),
+			Refusal:          res.Refusal,
 		},
 		ToolCalls: toolSummary(res),
 		OK:        ok,
@@ -345,15 +365,106 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 	if cacheReset != nil {
 		rec.CacheReset = *cacheReset
 	}
+	if thinkingNote != "" {
+		rec.Quality.Notes = append(rec.Quality.Notes, thinkingNote)
+	}
+	limit := r.cfg.MaxContentChars
+	if limit <= 0 {
+		limit = 1_000_000
+	}
 	if r.cfg.IncludeContent {
-		limit := r.cfg.MaxContentChars
-		if limit <= 0 {
-			limit = 1_000_000
-		}
 		content := truncateRunes(res.Content, limit)
 		rec.Quality.Content = &content
+		if res.Reasoning != "" {
+			reasoning := truncateRunes(res.Reasoning, limit)
+			rec.Quality.Reasoning = &reasoning
+		}
+	}
+	for _, ch := range res.Choices {
+		qc := results.Choice{
+			Index: ch.Index, ContentChars: utf8.RuneCountInString(ch.Content),
+			ReasoningChars: utf8.RuneCountInString(ch.Reasoning), Refusal: ch.Refusal,
+			ToolCalls: summarizeTools(ch.ToolCalls),
+		}
+		if ch.FinishReason != "" {
+			fr := ch.FinishReason
+			qc.FinishReason = &fr
+		}
+		if r.cfg.IncludeContent {
+			content := truncateRunes(ch.Content, limit)
+			qc.Content = &content
+		}
+		rec.Quality.Choices = append(rec.Quality.Choices, qc)
 	}
 	return Outcome{Record: rec, Result: res, Issues: issues, Err: err}
+}
+
+// ConsequencePrefix marks a check failure that follows from a failed
+// request (no content, no finish reason, …): the request error is the
+// record's first issue and these come after it, so the root cause is
+// read first. The text after the prefix is the reference's issue text.
+const ConsequencePrefix = "(because the request failed) "
+
+// evaluateChoices runs the checks on every choice of res: one choice is
+// checked as the reference does (issue texts unchanged); with several
+// (n > 1) each choice is checked and its issues start with "choice N: ".
+func evaluateChoices(spec *checks.Spec, status int, res *stream.Result) []checks.Issue {
+	if len(res.Choices) == 0 {
+		return checks.Evaluate(spec, checks.Response{
+			StatusCode: status, FinishReason: res.FinishReason, Content: res.Content,
+			ToolCalls: res.ToolCalls, Reasoning: res.Reasoning, Refusal: res.Refusal,
+		})
+	}
+	var issues []checks.Issue
+	for _, ch := range res.Choices {
+		for _, is := range checks.Evaluate(spec, checks.Response{
+			StatusCode: status, FinishReason: ch.FinishReason, Content: ch.Content,
+			ToolCalls: ch.ToolCalls, Reasoning: ch.Reasoning, Refusal: ch.Refusal,
+		}) {
+			is.Message = fmt.Sprintf("choice %d: %s", ch.Index, is.Message)
+			issues = append(issues, is)
+		}
+	}
+	return issues
+}
+
+func hasReasoning(res *stream.Result) bool {
+	if res.Reasoning != "" {
+		return true
+	}
+	for _, ch := range res.Choices {
+		if ch.Reasoning != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// ThinkingIgnored is the note recorded when a case sent enable_thinking
+// false and reasoning arrived anyway (chars code points of it): the server
+// ignored the flag, and what the detected runtime (results.Runtime.Server)
+// takes instead: Ollama reasoning_effort "none", vLLM and SGLang
+// chat_template_kwargs {"enable_thinking": false}; for another or an
+// unknown server, both.
+func ThinkingIgnored(server string, chars int) string {
+	head := fmt.Sprintf("enable_thinking=false was sent but %d chars of reasoning arrived: the server ignored it", chars)
+	switch server {
+	case "ollama":
+		return head + `; Ollama turns thinking off with extra_body {"reasoning_effort": "none"}`
+	case "vllm", "sglang", "vllm-mlx":
+		return head + `; ` + server + ` turns thinking off with extra_body {"chat_template_kwargs": {"enable_thinking": false}}`
+	}
+	return head + `; Ollama turns thinking off with extra_body {"reasoning_effort": "none"}, vLLM and SGLang with {"chat_template_kwargs": {"enable_thinking": false}}`
+}
+
+// reasoningTokens is usage.completion_tokens_details.reasoning_tokens, nil
+// when the server did not report it.
+func reasoningTokens(u *openai.Usage) *int {
+	if u == nil || u.CompletionTokensDetails == nil || u.CompletionTokensDetails.ReasoningTokens == nil {
+		return nil
+	}
+	n := *u.CompletionTokensDetails.ReasoningTokens
+	return &n
 }
 
 // responseStatus is the status the basic validation sees. The reference
@@ -410,15 +521,19 @@ func policy(timeoutMS *float64, errored bool, e2eMS float64) results.Policy {
 // toolSummary builds the record's tool_calls block (reference:
 // _build_tool_calls_summary); nil when no tool call was streamed.
 func toolSummary(res *stream.Result) *results.ToolCallsSummary {
-	if len(res.ToolCalls) == 0 {
+	return summarizeTools(res.ToolCalls)
+}
+
+func summarizeTools(calls []openai.ToolCall) *results.ToolCallsSummary {
+	if len(calls) == 0 {
 		return nil
 	}
-	names := make([]string, len(res.ToolCalls))
-	for i, tc := range res.ToolCalls {
+	names := make([]string, len(calls))
+	for i, tc := range calls {
 		names[i] = tc.Function.Name
 	}
 	sort.Strings(names)
-	return &results.ToolCallsSummary{Count: len(res.ToolCalls), Names: names, Raw: res.ToolCalls}
+	return &results.ToolCallsSummary{Count: len(calls), Names: names, Raw: calls}
 }
 
 // truncateRunes keeps the first n code points of s (Python's s[:n]).

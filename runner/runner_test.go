@@ -112,7 +112,7 @@ func TestRunCasePolicyTimeoutCancelsAndFails(t *testing.T) {
 	assert.False(t, rec.OK)
 	require.NotNil(t, rec.Policy.WithinTimeout)
 	assert.False(t, *rec.Policy.WithinTimeout, "a timed-out request is never within its timeout")
-	assert.Contains(t, rec.Quality.Issues[len(rec.Quality.Issues)-1], "request error: ", "the error is the last issue")
+	assert.Contains(t, rec.Quality.Issues[0], "request error: ", "the error, the root cause, is the first issue")
 	assert.NotEmpty(t, rec.Error)
 	assert.Less(t, rec.Metrics.E2ELms, 3000.0, "the stream was cut near 300 ms, not run to the end")
 	assert.Greater(t, rec.Quality.ContentChars, 0, "tokens received before the timeout are kept")
@@ -131,9 +131,9 @@ func TestRunCaseHTTPErrorKeepsServerStatus(t *testing.T) {
 	require.Error(t, out.Err)
 	rec := out.Record
 	assert.Equal(t, "case_1", rec.CaseID)
-	assert.Equal(t, "HTTP error 404", rec.Quality.Issues[0],
-		"the real status, where the reference always says 500")
-	assert.Contains(t, rec.Quality.Issues[len(rec.Quality.Issues)-1], "model 'x' not found", "the server's own message")
+	assert.Contains(t, rec.Quality.Issues[0], "model 'x' not found", "the server's own message comes first")
+	assert.Equal(t, "(because the request failed) HTTP error 404", rec.Quality.Issues[1],
+		"the real status, where the reference always says 500, marked as a consequence")
 	assert.Nil(t, rec.Policy.WithinTimeout, "no policy timeout configured")
 }
 
@@ -257,8 +257,8 @@ func TestRunCaseErrorInsideStreamKeepsStatus200(t *testing.T) {
 	rec := out.Record
 	assert.False(t, rec.OK, "never a success")
 	require.Len(t, rec.Quality.Issues, 2)
-	assert.Equal(t, "Missing finish_reason", rec.Quality.Issues[0], "no HTTP error invented for a 200 stream")
-	assert.Contains(t, rec.Quality.Issues[1], "KV cache exhausted", "the server's own message")
+	assert.Contains(t, rec.Quality.Issues[0], "KV cache exhausted", "the server's own message first")
+	assert.Equal(t, "(because the request failed) Missing finish_reason", rec.Quality.Issues[1], "no HTTP error invented for a 200 stream")
 	assert.Equal(t, "ab", out.Result.Content, "the two tokens before the error are kept")
 }
 
@@ -289,7 +289,7 @@ func TestRunCaseServerGoneIsNotAnHTTPError(t *testing.T) {
 	out := r.RunCase(context.Background(), w, w.Cases[0], 0, nil)
 	require.Error(t, out.Err)
 	assert.Contains(t, out.Record.Error, "connection refused")
-	assert.Equal(t, []string{"Missing finish_reason", "request error: " + out.Record.Error}, out.Record.Quality.Issues)
+	assert.Equal(t, []string{"request error: " + out.Record.Error, "(because the request failed) Missing finish_reason"}, out.Record.Quality.Issues)
 }
 
 // TestRunCaseErrorWithinPolicyTimeoutIsNotWithin: a request that failed

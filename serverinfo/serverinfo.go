@@ -120,18 +120,27 @@ func (p *Prober) Models(ctx context.Context) ([]string, error) {
 // Detect queries /health, /v1/models and /v1/status in that order and
 // returns the runtime descriptor (reference: auto_detect_runtime). ModelID
 // is the first model listed. Runtime.Server is a best-effort guess of the
-// server software from the answers seen.
-func (p *Prober) Detect(ctx context.Context) results.Runtime {
+// server software from the answers seen. It is DetectModel(ctx, "").
+func (p *Prober) Detect(ctx context.Context) results.Runtime { return p.DetectModel(ctx, "") }
+
+// DetectModel is Detect for a run that uses model: the /v1/models entry
+// read is that model's (ModelID is model when it is listed), not the
+// first listed — Ollama lists the newest model first, and its owned_by is
+// the model name's namespace ("library" for "tiny", "acme" for
+// "acme/tiny"), so the first entry says nothing about the model run. With
+// model "" or not listed, the first entry is read, as the reference does.
+// Runtime.Server comes from that entry's owned_by, the Server header, and
+// then from endpoints only one server software has: Ollama answers
+// GET /api/version with {"version": …}; /v1/status means vllm-mlx.
+func (p *Prober) DetectModel(ctx context.Context, model string) results.Runtime {
 	var rt results.Runtime
 	if health, _, ok := p.getJSON(ctx, "/health"); ok {
 		rt.ModelType = str(health["model_type"])
 	}
 	if data, hdr, ok := p.getJSON(ctx, "/v1/models"); ok {
-		if list, _ := data["data"].([]any); len(list) > 0 {
-			if m, ok := list[0].(map[string]any); ok {
-				rt.ModelID = str(m["id"])
-				rt.Server = guessServer(str(m["owned_by"]), hdr)
-			}
+		if entry := modelEntry(data, model); entry != nil {
+			rt.ModelID = str(entry["id"])
+			rt.Server = guessServer(str(entry["owned_by"]), hdr)
 		}
 	}
 	if status, _, ok := p.getJSON(ctx, "/v1/status"); ok {
@@ -148,11 +157,38 @@ func (p *Prober) Detect(ctx context.Context) results.Runtime {
 			rt.Server = "vllm-mlx"
 		}
 	}
+	if rt.Server == "" || rt.Server == "ollama" {
+		if v, _, ok := p.getJSON(ctx, "/api/version"); ok && str(v["version"]) != "" {
+			rt.Server = "ollama"
+		}
+	}
 	return rt
 }
 
+// modelEntry returns the /v1/models entry whose id is model, else the
+// first entry (nil for an empty list).
+func modelEntry(data map[string]any, model string) map[string]any {
+	list, _ := data["data"].([]any)
+	var first map[string]any
+	for _, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		if first == nil {
+			first = m
+		}
+		if model != "" && str(m["id"]) == model {
+			return m
+		}
+	}
+	return first
+}
+
 // guessServer names the server software from /v1/models' owned_by and the
-// response headers; "" when nothing is recognisable.
+// response headers; "" when nothing is recognisable. Ollama's owned_by is
+// the model's namespace, so "library" (the default namespace) is a hint
+// and any other namespace is found through /api/version instead.
 func guessServer(ownedBy string, hdr http.Header) string {
 	switch strings.ToLower(ownedBy) {
 	case "vllm":

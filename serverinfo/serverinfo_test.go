@@ -133,3 +133,39 @@ func TestNormalizeBaseURL(t *testing.T) {
 		assert.Contains(t, err.Error(), msg, "%q", in)
 	}
 }
+
+// TestDetectModelReadsTheRunsModel: the entry of the model the run uses is
+// read, not the first listed. Ollama lists the newest model first and its
+// owned_by is the name's namespace: after `ollama cp tiny acme/tiny` the
+// first entry is owned by "acme"; /api/version still says Ollama.
+func TestDetectModelReadsTheRunsModel(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"object":"list","data":[` +
+			`{"id":"acme/tiny:latest","object":"model","owned_by":"acme"},` +
+			`{"id":"tiny:latest","object":"model","owned_by":"library"}]}`))
+	})
+	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"version":"0.17.4"}`))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	p := prober(t, srv.URL)
+	rt := p.DetectModel(context.Background(), "acme/tiny:latest")
+	assert.Equal(t, results.Runtime{ModelID: "acme/tiny:latest", Server: "ollama"}, rt, "namespaced model on Ollama")
+	rt = p.DetectModel(context.Background(), "tiny:latest")
+	assert.Equal(t, results.Runtime{ModelID: "tiny:latest", Server: "ollama"}, rt, "the run's model, not the newest")
+
+	mixed := http.NewServeMux()
+	mixed.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"object":"list","data":[` +
+			`{"id":"first","object":"model","owned_by":"vllm"},` +
+			`{"id":"second","object":"model","owned_by":"sglang"}]}`))
+	})
+	srv2 := httptest.NewServer(mixed)
+	defer srv2.Close()
+	p2 := prober(t, srv2.URL)
+	assert.Equal(t, results.Runtime{ModelID: "second", Server: "sglang"}, p2.DetectModel(context.Background(), "second"), "the run's model's entry")
+	assert.Equal(t, results.Runtime{ModelID: "first", Server: "vllm"}, p2.DetectModel(context.Background(), ""), "no model: the first entry, as the reference")
+	assert.Equal(t, results.Runtime{ModelID: "first", Server: "vllm"}, p2.DetectModel(context.Background(), "unlisted"), "an unlisted model: the first entry")
+}

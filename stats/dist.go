@@ -92,6 +92,11 @@ type Stats struct {
 	// latency; GenTPS: per-request generation tokens/s (requests with >= 2
 	// tokens); Lag: send time − scheduled time of every sent request.
 	TTFT, TTFO, TPOT, ITL, E2EL, GenTPS, Lag Dist
+	// DecodeSkipped counts the measured requests with >= 2 tokens left
+	// out of TPOT, GenTPS (and ITL) because their decode span was not
+	// observable: every token in one chunk, or every chunk within
+	// stream.MinDecodeSpan (their rates are NaN, null in records).
+	DecodeSkipped int
 
 	// RequestThroughput is succeeded requests per second of Duration.
 	RequestThroughput float64

@@ -235,16 +235,24 @@ type Outcome struct {
 	Measured float64
 	// Pass reports whether Measured satisfies the threshold.
 	Pass bool
+	// Skipped counts the requests left out of a tpot, itl or gen_tps
+	// measurement because their decode span was not observable
+	// (Stats.DecodeSkipped); 0 for other metrics.
+	Skipped int
 }
 
 // String is "ttft_p95_ms = 612.4, want <= 500" (or "…: no samples").
 func (o Outcome) String() string {
 	name := strings.TrimSuffix(o.Name(), o.Op+strconv.FormatFloat(o.Value, 'g', -1, 64))
 	want := fmt.Sprintf("want %s %s", o.Op, strconv.FormatFloat(o.Value, 'g', -1, 64))
-	if math.IsNaN(o.Measured) {
-		return fmt.Sprintf("%s: no samples, %s", name, want)
+	skipped := ""
+	if o.Skipped > 0 {
+		skipped = fmt.Sprintf(" (%d requests left out: decode span not observable)", o.Skipped)
 	}
-	return fmt.Sprintf("%s = %s, %s", name, o.MeasuredString(), want)
+	if math.IsNaN(o.Measured) {
+		return fmt.Sprintf("%s: no samples, %s%s", name, want, skipped)
+	}
+	return fmt.Sprintf("%s = %s, %s%s", name, o.MeasuredString(), want, skipped)
 }
 
 // MeasuredString formats Measured as String does: integers exactly,
@@ -270,6 +278,10 @@ func formatMeasured(v float64) string {
 func (t Threshold) Evaluate(s Stats) Outcome {
 	v := t.Measure(s)
 	o := Outcome{Threshold: t, Measured: v}
+	switch t.Metric {
+	case "tpot", "itl", "gen_tps":
+		o.Skipped = s.DecodeSkipped
+	}
 	if math.IsNaN(v) {
 		return o
 	}

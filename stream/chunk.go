@@ -3,24 +3,36 @@ package stream
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/openai"
 )
 
-// decoded is the part of one chat.completion.chunk the client uses
-// (choices[0] only, as the reference). Byte slices alias the event data or
-// the decoder's scratch buffer and are valid until the next decode.
+// decoded is the part of one chat.completion.chunk the client uses. The
+// first entry of choices is held inline (index, content, …); further
+// entries of the same chunk (several choices in one chunk, as some
+// servers send for n > 1) are in rest. Byte slices alias the event data
+// or the decoder's scratch buffer and are valid until the next decode.
 type decoded struct {
-	id                 []byte
+	id []byte
+	decodedChoice
+	hasChoice bool            // choices had at least one entry
+	rest      []decodedChoice // choices[1:] (slow path only)
+	usage     *openai.Usage
+	errRaw    []byte // value of "error" unless null
+	errType   []byte // TGI's top-level "error_type"
+	objError  bool   // "object": "error" (vLLM's ErrorResponse)
+}
+
+// decodedChoice is one entry of a chunk's choices.
+type decodedChoice struct {
+	index              int
 	content, reasoning []byte // reasoning: reasoning_content, else reasoning
+	refusal            []byte
 	finish             []byte // nil for absent/null
 	toolCalls          []openai.ToolCallDelta
-	usage              *openai.Usage
-	errRaw             []byte // value of "error" unless null
-	errType            []byte // TGI's top-level "error_type"
-	objError           bool   // "object": "error" (vLLM's ErrorResponse)
 }
 
 // chunkDecoder decodes chunks. Its fast path walks the JSON once without
@@ -45,11 +57,12 @@ func (d *chunkDecoder) decode(data []byte, out *decoded) error {
 		d.scratch = make([]byte, 0, 2*len(data))
 	}
 	d.scratch = d.scratch[:0]
-	*out = decoded{}
+	rest := out.rest[:0]
+	*out = decoded{rest: rest}
 	if d.fast(data, out) {
 		return nil
 	}
-	*out = decoded{}
+	*out = decoded{rest: rest}
 	return d.slow(data, out)
 }
 
@@ -81,23 +94,38 @@ func (d *chunkDecoder) slow(data []byte, out *decoded) error {
 			}
 		}
 	}
-	if len(c.Choices) > 0 {
-		ch := &c.Choices[0]
-		if ch.FinishReason != nil {
-			out.finish = []byte(*ch.FinishReason)
+	for i := range c.Choices {
+		dc := slowChoice(&c.Choices[i])
+		if i == 0 {
+			out.decodedChoice, out.hasChoice = dc, true
+		} else {
+			out.rest = append(out.rest, dc)
 		}
-		dl := &ch.Delta
-		if dl.Content != nil {
-			out.content = []byte(*dl.Content)
-		}
-		if dl.ReasoningContent != nil && *dl.ReasoningContent != "" {
-			out.reasoning = []byte(*dl.ReasoningContent)
-		} else if dl.Reasoning != nil {
-			out.reasoning = []byte(*dl.Reasoning)
-		}
-		out.toolCalls = dl.ToolCalls
 	}
 	return nil
+}
+
+// slowChoice converts one decoded choice.
+func slowChoice(ch *openai.ChunkChoice) decodedChoice {
+	var out decodedChoice
+	out.index = ch.Index
+	if ch.FinishReason != nil {
+		out.finish = []byte(*ch.FinishReason)
+	}
+	dl := &ch.Delta
+	if dl.Content != nil {
+		out.content = []byte(*dl.Content)
+	}
+	if dl.ReasoningContent != nil && *dl.ReasoningContent != "" {
+		out.reasoning = []byte(*dl.ReasoningContent)
+	} else if dl.Reasoning != nil {
+		out.reasoning = []byte(*dl.Reasoning)
+	}
+	if dl.Refusal != nil {
+		out.refusal = []byte(*dl.Refusal)
+	}
+	out.toolCalls = dl.ToolCalls
+	return out
 }
 
 // Key bits for duplicate detection.
@@ -124,6 +152,7 @@ const (
 	kReasoningContent
 	kReasoning
 	kToolCalls
+	kRefusal
 )
 
 // fast decodes data into out; false means "use the slow path", either
@@ -136,8 +165,6 @@ func (d *chunkDecoder) fast(b []byte, out *decoded) bool {
 		return false
 	}
 	var seen uint
-	var rc, rs []byte
-	rcSet := false
 	end, ok := objectKeysEnd(b, i, func(key []byte, v int) (int, bool) {
 		var bit uint
 		switch string(key) {
@@ -234,10 +261,11 @@ func (d *chunkDecoder) fast(b []byte, out *decoded) bool {
 			if at(b, j) != '{' {
 				return 0, false
 			}
-			end, ok := d.choice(b, j, out, &rc, &rs, &rcSet)
+			end, ok := d.choice(b, j, &out.decodedChoice)
 			if !ok {
 				return 0, false
 			}
+			out.hasChoice = true
 			j = skipWS(b, end)
 			if at(b, j) != ']' { // more than one choice, or not JSON
 				return 0, false
@@ -245,21 +273,15 @@ func (d *chunkDecoder) fast(b []byte, out *decoded) bool {
 			return j + 1, true
 		}
 	})
-	if !ok || skipWS(b, end) != len(b) {
-		return false
-	}
-	if rcSet && len(rc) > 0 {
-		out.reasoning = rc
-	} else {
-		out.reasoning = rs
-	}
-	return true
+	return ok && skipWS(b, end) == len(b)
 }
 
 // choice decodes choices[0] at b[i] == '{'.
-func (d *chunkDecoder) choice(b []byte, i int, out *decoded, rc, rs *[]byte, rcSet *bool) (int, bool) {
+func (d *chunkDecoder) choice(b []byte, i int, out *decodedChoice) (int, bool) {
 	var seen uint
-	return objectKeysEnd(b, i, func(key []byte, v int) (int, bool) {
+	var rc, rs []byte
+	rcSet := false
+	end, ok := objectKeysEnd(b, i, func(key []byte, v int) (int, bool) {
 		var bit uint
 		switch string(key) {
 		case "index":
@@ -280,7 +302,15 @@ func (d *chunkDecoder) choice(b []byte, i int, out *decoded, rc, rs *[]byte, rcS
 		seen |= bit
 		switch bit {
 		case kIndex:
-			return intValue(b, v)
+			end, ok := intValue(b, v)
+			if ok && b[v] != 'n' {
+				n, err := strconv.Atoi(string(b[v:end]))
+				if err != nil {
+					return 0, false
+				}
+				out.index = n
+			}
+			return end, ok
 		case kFinish:
 			s, end, ok := d.str(b, v)
 			out.finish = s
@@ -292,13 +322,19 @@ func (d *chunkDecoder) choice(b []byte, i int, out *decoded, rc, rs *[]byte, rcS
 			if b[v] != '{' {
 				return 0, false
 			}
-			return d.delta(b, v, out, rc, rs, rcSet)
+			return d.delta(b, v, out, &rc, &rs, &rcSet)
 		}
 	})
+	if rcSet && len(rc) > 0 {
+		out.reasoning = rc
+	} else {
+		out.reasoning = rs
+	}
+	return end, ok
 }
 
 // delta decodes choices[0].delta at b[i] == '{'.
-func (d *chunkDecoder) delta(b []byte, i int, out *decoded, rc, rs *[]byte, rcSet *bool) (int, bool) {
+func (d *chunkDecoder) delta(b []byte, i int, out *decodedChoice, rc, rs *[]byte, rcSet *bool) (int, bool) {
 	var seen uint
 	return objectKeysEnd(b, i, func(key []byte, v int) (int, bool) {
 		var bit uint
@@ -313,6 +349,8 @@ func (d *chunkDecoder) delta(b []byte, i int, out *decoded, rc, rs *[]byte, rcSe
 			bit = kReasoning
 		case "tool_calls":
 			bit = kToolCalls
+		case "refusal":
+			bit = kRefusal
 		default:
 			if !plainKey(key) {
 				return 0, false
@@ -338,6 +376,10 @@ func (d *chunkDecoder) delta(b []byte, i int, out *decoded, rc, rs *[]byte, rcSe
 		case kReasoning:
 			s, end, ok := d.str(b, v)
 			*rs = s
+			return end, ok
+		case kRefusal:
+			s, end, ok := d.str(b, v)
+			out.refusal = s
 			return end, ok
 		default: // kToolCalls
 			end, ok := skipValue(b, v, 0)

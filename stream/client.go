@@ -3,13 +3,16 @@ package stream
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -364,16 +367,18 @@ type state struct {
 	res   *Result
 	start time.Time
 
-	sse     sseParser
-	dec     chunkDecoder
-	chunk   decoded
-	events  int
-	content strings.Builder
-	reason  strings.Builder
-	tools   ToolCallAccumulator
-	// maxText bounds content and reason (Client.MaxContentBytes).
-	maxText               int
-	cutContent, cutReason bool
+	sse sseParser
+	// tr is the body reader; its arrival time stamps each event.
+	tr     *trackReader
+	dec    chunkDecoder
+	chunk  decoded
+	events int
+	// choices accumulate each choice by its index, in order of first
+	// appearance (sorted by index when the stream ends).
+	choices []*choiceAcc
+	// maxText bounds each choice's content, reasoning and refusal
+	// (Client.MaxContentBytes).
+	maxText int
 
 	sawToken, sawOutput   bool
 	first, last, firstOut time.Duration
@@ -386,9 +391,35 @@ type state struct {
 	policyFired atomic.Bool
 }
 
+// choiceAcc accumulates one choice of the stream.
+type choiceAcc struct {
+	index                        int
+	content, reason, refusal     strings.Builder
+	tools                        ToolCallAccumulator
+	finish                       string
+	reasoningChunks              int
+	cutContent, cutReason, cutRf bool
+}
+
+// acc returns the accumulator of choice index, creating it on first use.
+func (st *state) acc(index int) *choiceAcc {
+	if len(st.choices) > 0 && st.choices[0].index == index {
+		return st.choices[0] // the common case: one choice
+	}
+	for _, a := range st.choices {
+		if a.index == index {
+			return a
+		}
+	}
+	a := &choiceAcc{index: index}
+	st.choices = append(st.choices, a)
+	return a
+}
+
 // read consumes the event stream until [DONE] or an error.
 func (st *state) read(body io.Reader, maxEvent int) error {
 	tr := &trackReader{r: body}
+	st.tr = tr
 	rd := sse.NewEventStreamReader(tr, maxEvent)
 	for {
 		block, err := rd.ReadEvent()
@@ -463,14 +494,28 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	if ck.usage != nil {
 		st.res.Usage = ck.usage
 	}
-	if len(ck.finish) > 0 && string(ck.finish) != st.res.FinishReason {
-		st.res.FinishReason = string(ck.finish)
-	}
-	output := len(ck.content) > 0 || len(ck.toolCalls) > 0
-	if !output && len(ck.reasoning) == 0 {
+	if !ck.hasChoice {
 		return false, nil
 	}
-	t := time.Since(st.start)
+	tokens, output := st.addChoice(&ck.decodedChoice)
+	for i := range ck.rest {
+		t, o := st.addChoice(&ck.rest[i])
+		tokens, output = tokens || t, output || o
+	}
+	if !tokens {
+		return false, nil
+	}
+	// The chunk arrived when the read that completed it returned, not
+	// when it was parsed: chunks that came in one read share one time,
+	// so a burst is a burst however slowly the client parses.
+	var now time.Time
+	if st.tr != nil {
+		now = st.tr.at
+	}
+	if now.IsZero() {
+		now = time.Now()
+	}
+	t := now.Sub(st.start)
 	st.res.TokenChunks++
 	if st.sawToken {
 		st.res.addGap(ms(t - st.last))
@@ -481,12 +526,41 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	if output && !st.sawOutput {
 		st.sawOutput, st.firstOut = true, t
 	}
-	st.cutContent = appendBounded(&st.content, ck.content, st.maxText) || st.cutContent
-	st.cutReason = appendBounded(&st.reason, ck.reasoning, st.maxText) || st.cutReason
-	if len(ck.toolCalls) > 0 {
-		st.tools.Add(ck.toolCalls)
-	}
 	return false, nil
+}
+
+// addChoice adds one choice's delta to its accumulator and reports
+// whether it carried any token (content, reasoning, refusal or a tool
+// call) and whether any of it was output (all but reasoning).
+func (st *state) addChoice(c *decodedChoice) (tokens, output bool) {
+	output = len(c.content) > 0 || len(c.toolCalls) > 0 || len(c.refusal) > 0
+	tokens = output || len(c.reasoning) > 0
+	if !tokens && len(c.finish) == 0 {
+		return false, false
+	}
+	a := st.acc(c.index)
+	if len(c.finish) > 0 {
+		a.finish = string(c.finish)
+	}
+	if !tokens {
+		return false, false
+	}
+	if len(c.reasoning) > 0 {
+		a.reasoningChunks++
+	}
+	if len(c.content) > 0 {
+		a.cutContent = appendBounded(&a.content, c.content, st.maxText) || a.cutContent
+	}
+	if len(c.reasoning) > 0 {
+		a.cutReason = appendBounded(&a.reason, c.reasoning, st.maxText) || a.cutReason
+	}
+	if len(c.refusal) > 0 {
+		a.cutRf = appendBounded(&a.refusal, c.refusal, st.maxText) || a.cutRf
+	}
+	if len(c.toolCalls) > 0 {
+		a.tools.Add(c.toolCalls)
+	}
+	return tokens, output
 }
 
 // finish fills the Result's derived fields at time end.
@@ -510,14 +584,41 @@ func (st *state) finish(end time.Time) {
 	}
 	t := ComputeTimings(first, last, e, n, r.PromptTokens)
 	r.TTFTms, r.TPOTms, r.E2ELms, r.GenTPS, r.PromptTPS = t.TTFTms, t.TPOTms, t.E2ELms, t.GenTPS, t.PromptTPS
+	r.DecodeTiming, r.DecodeNote = DecodeObservable(r.TokenChunks, last-first, n)
+	if r.DecodeTiming != "" {
+		r.TPOTms, r.GenTPS, r.ITLms = math.NaN(), math.NaN(), nil
+	}
 	r.HasOutput = st.sawOutput
 	if st.sawOutput {
 		r.TTFOms = ms(st.firstOut)
 	}
-	r.Content = st.content.String()
-	r.Reasoning = st.reason.String()
-	r.ContentTruncated, r.ReasoningTruncated = st.cutContent, st.cutReason
-	r.ToolCalls = st.tools.Calls()
+	slices.SortStableFunc(st.choices, func(a, b *choiceAcc) int { return cmp.Compare(a.index, b.index) })
+	r.Choices = nil
+	if len(st.choices) > 1 {
+		r.Choices = make([]Choice, len(st.choices))
+		for i := range st.choices {
+			r.Choices[i] = st.choices[i].result()
+		}
+	}
+	var c0 Choice
+	if len(st.choices) > 0 {
+		c0 = st.choices[0].result()
+	}
+	r.FinishReason = c0.FinishReason
+	r.Content, r.Reasoning, r.Refusal = c0.Content, c0.Reasoning, c0.Refusal
+	r.ContentTruncated, r.ReasoningTruncated = c0.ContentTruncated, c0.ReasoningTruncated
+	r.ToolCalls = c0.ToolCalls
+	r.ReasoningChunks = c0.ReasoningChunks
+}
+
+// result is the choice as a Choice.
+func (a *choiceAcc) result() Choice {
+	return Choice{
+		Index: a.index, FinishReason: a.finish,
+		Content: a.content.String(), Reasoning: a.reason.String(), Refusal: a.refusal.String(),
+		ContentTruncated: a.cutContent || a.cutRf, ReasoningTruncated: a.cutReason,
+		ToolCalls: a.tools.Calls(), ReasoningChunks: a.reasoningChunks,
+	}
 }
 
 // appendBounded appends p to b while b stays within limit bytes, cutting

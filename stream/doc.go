@@ -20,11 +20,17 @@
 //
 // Each data event is one chat.completion.chunk (decoded without allocation
 // on the common path, with encoding/json into openai.Chunk as the
-// fallback). Only choices[0] is read. A chunk is token-bearing when it
-// carries non-empty content, reasoning ("reasoning_content", else
-// "reasoning") or tool-call deltas; role-only and empty chunks are not
-// tokens. The chunk "id" becomes Result.RequestID; usage is taken from any
-// chunk carrying it; the last non-empty finish_reason wins. An "error" key
+// fallback). Every entry of choices is added to its choice by
+// choices[].index (Result.Choices when there are several; the Result's
+// answer fields are the first choice's). A chunk is token-bearing when it
+// carries non-empty content, refusal, reasoning ("reasoning_content",
+// else "reasoning") or tool-call deltas of any choice; role-only and
+// empty chunks are not tokens. A chunk's arrival time is when the network
+// read that delivered it returned. The chunk "id" becomes
+// Result.RequestID; usage is taken from any chunk carrying it; each
+// choice's last non-empty finish_reason wins. Decode rates and chunk gaps
+// are reported only when the decode span is observable (DecodeObservable,
+// MinDecodeSpan). An "error" key
 // (object or string, with TGI's "error_type") or "object": "error" (vLLM's
 // bare ErrorResponse) fails the request with a *ServerError. Timing formulas are in ComputeTimings.
 //

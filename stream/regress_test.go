@@ -39,7 +39,11 @@ func TestContentIsBoundedByMaxContentBytes(t *testing.T) {
 	assert.Equal(t, "xyzxyzxyzxyz", res.Reasoning, "reasoning bounded by the same limit")
 	assert.True(t, res.ReasoningTruncated, "reasoning truncation is recorded")
 	assert.Equal(t, 13, res.TokenChunks, "every chunk still counts")
-	assert.Len(t, res.ITLms, 12, "every gap still measured")
+	if res.DecodeTiming == "" { // split into reads more than 1 ms apart (a loaded machine)
+		assert.Len(t, res.ITLms, 12, "every gap still measured")
+	} else {
+		assert.Equal(t, DecodeBurst, res.DecodeTiming, "one write: a burst, so no gaps are reported")
+	}
 	assert.Equal(t, 13, res.CompletionTokens, "usage still read")
 	assert.True(t, res.Done, "read to [DONE]")
 }

@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"io"
+	"time"
 )
 
 // sseEvent is one dispatched Server-Sent Event, reduced to the fields
@@ -125,6 +126,9 @@ type trackReader struct {
 	err     error // first non-EOF error
 	eof     bool  // io.EOF seen
 	pending error
+	// at is when the last Read that returned bytes returned: the arrival
+	// time of every event completed by those bytes (see state.handle).
+	at time.Time
 }
 
 func (t *trackReader) Read(p []byte) (int, error) {
@@ -135,6 +139,9 @@ func (t *trackReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	n, err := t.r.Read(p)
+	if n > 0 {
+		t.at = time.Now()
+	}
 	if err != nil && n > 0 {
 		t.pending = err
 		return n, nil

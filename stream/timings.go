@@ -1,6 +1,9 @@
 package stream
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Timings are the per-request latency and throughput figures of one
 // streamed completion. Durations are milliseconds, rates tokens/second.
@@ -52,3 +55,49 @@ func ComputeTimings(first, last, end time.Duration, completionTokens, promptToke
 
 // ms converts a duration to float milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// MinDecodeSpan is the shortest span, from the first to the last
+// token-bearing chunk, over which benchserve reports decode rates
+// (tpot_ms, gen_tps) and chunk gaps (itl_ms). A chunk's arrival time is
+// when the network read that completed it returned (chunks delivered by
+// one read share it), not when it was parsed. Below it the arrival times
+// measure how fast the client read a buffer that was already there (a
+// buffering proxy, multi-token prediction, a whole answer in one write, a
+// descheduled client), not how fast the server decoded: 77 tokens read
+// 14 µs apart would claim 5,500,000 tokens/s. One millisecond is above the
+// time a client needs to parse a few hundred buffered chunks and below the
+// decode time of any two real tokens.
+const MinDecodeSpan = time.Millisecond
+
+// Reasons DecodeObservable gives (Result.DecodeTiming).
+const (
+	// DecodeNoTokens: no token-bearing chunk arrived.
+	DecodeNoTokens = "no_tokens"
+	// DecodeSingleChunk: every token arrived in one chunk.
+	DecodeSingleChunk = "single_chunk"
+	// DecodeBurst: two or more token-bearing chunks arrived within less
+	// than MinDecodeSpan.
+	DecodeBurst = "burst"
+)
+
+// DecodeObservable reports whether the decode of a stream can be timed
+// from its arrival times: it can when at least 2 token-bearing chunks
+// arrived (chunks) and the span from the first to the last of them is at
+// least MinDecodeSpan. It returns "" when it can, else the reason
+// (DecodeNoTokens, DecodeSingleChunk or DecodeBurst) and a sentence for a
+// person, e.g. "all 77 tokens arrived in one chunk"; tokens is the
+// completion token count (usage, else chunks). TTFT and E2EL are always
+// observable; tpot_ms, gen_tps and the chunk gaps are not when this
+// returns a reason.
+func DecodeObservable(chunks int, span time.Duration, tokens int) (reason, note string) {
+	switch {
+	case chunks == 0:
+		return DecodeNoTokens, "no token arrived"
+	case chunks == 1:
+		return DecodeSingleChunk, fmt.Sprintf("all %d tokens arrived in one chunk", tokens)
+	case span < MinDecodeSpan:
+		return DecodeBurst, fmt.Sprintf("all %d tokens arrived in %d chunks within %.3f ms (less than %v): the arrival times measure the client's reads, not the server's decode",
+			tokens, chunks, ms(span), MinDecodeSpan)
+	}
+	return "", ""
+}

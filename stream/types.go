@@ -76,15 +76,18 @@ type Result struct {
 	// call (never a role-only or empty chunk). When no token arrived it
 	// equals E2ELms, as in the reference.
 	TTFTms float64
-	// TTFOms is the time to the first content or tool-call token (first
-	// output after any reasoning); 0 with HasOutput false when none came.
+	// TTFOms is the time to the first content, refusal or tool-call token
+	// (first output after any reasoning); 0 with HasOutput false when none
+	// came.
 	TTFOms float64
 	// TPOTms is (t_last − t_first)/(N − 1) with N the completion tokens
-	// (usage, else token-bearing chunks); 0 when N < 2.
+	// (usage, else token-bearing chunks); 0 when N < 2. NaN when the
+	// decode span is not observable (DecodeTiming is set).
 	TPOTms float64
 	// ITLms holds the gaps between consecutive token-bearing chunks, the
 	// first MaxKeptGaps of them; Gaps counts and summarizes all of them
-	// (see ITLPercentile).
+	// (see ITLPercentile). nil when the decode span is not observable
+	// (DecodeTiming is set).
 	ITLms []float64
 	// Gaps is the exact count, sum, minimum and maximum of every chunk
 	// gap, with a bounded histogram of them once there are more than
@@ -92,9 +95,14 @@ type Result struct {
 	Gaps GapStats
 	// E2ELms is the time until the stream ended (or failed).
 	E2ELms float64
-	// GenTPS is completion tokens / (t_last − t_first) seconds, 0 when the
-	// span is 0 (reference: compute_request_metrics).
+	// GenTPS is completion tokens / (t_last − t_first) seconds
+	// (reference: compute_request_metrics); NaN when the decode span is
+	// not observable (DecodeTiming is set).
 	GenTPS float64
+	// DecodeTiming is "" when the decode span was observable (see
+	// DecodeObservable and MinDecodeSpan), else why not: DecodeNoTokens,
+	// DecodeSingleChunk or DecodeBurst. DecodeNote says it for a person.
+	DecodeTiming, DecodeNote string
 	// PromptTPS is prompt tokens / TTFT seconds.
 	PromptTPS float64
 
@@ -104,25 +112,61 @@ type Result struct {
 	// PromptTokens and CompletionTokens come from Usage; without usage
 	// PromptTokens is 0 and CompletionTokens counts token-bearing chunks.
 	PromptTokens, CompletionTokens int
-	// TokenChunks counts the chunks that carried any token.
+	// TokenChunks counts the chunks that carried any token (of any
+	// choice).
 	TokenChunks int
+	// ReasoningChunks counts the chunks of the first choice that carried
+	// reasoning.
+	ReasoningChunks int
 
-	// FinishReason is the last non-empty finish_reason seen, "" if none.
+	// FinishReason is the first choice's last non-empty finish_reason, ""
+	// if none.
 	FinishReason string
-	// Content is the concatenated content deltas, at most
-	// Client.MaxContentBytes bytes (see ContentTruncated).
+	// Content is the first choice's concatenated content deltas, at most
+	// Client.MaxContentBytes bytes (see ContentTruncated). The first
+	// choice is choices[].index 0 (the lowest index seen); the
+	// reference read choices[0] of every chunk, which glues the choices of
+	// an n > 1 stream together.
 	Content string
-	// Reasoning is the concatenated reasoning deltas, bounded like Content.
+	// Reasoning is the first choice's reasoning deltas (reasoning_content,
+	// else reasoning), bounded like Content.
 	Reasoning string
+	// Refusal is the first choice's refusal deltas (delta.refusal), bounded
+	// like Content: the model's answer when it declines.
+	Refusal string
 	// ContentTruncated and ReasoningTruncated report that Content or
 	// Reasoning reached Client.MaxContentBytes and later text was dropped
 	// (it was still counted in TokenChunks, timings and, without usage,
 	// CompletionTokens).
 	ContentTruncated, ReasoningTruncated bool
-	// ToolCalls are the merged tool calls in stream order.
+	// ToolCalls are the first choice's merged tool calls in stream order.
 	ToolCalls []openai.ToolCall
-	// HasOutput reports whether any content or tool-call token arrived.
+	// Choices holds every choice, sorted by index, when the stream had
+	// more than one (a request with n > 1); nil otherwise. Choices[0]
+	// repeats the fields above.
+	Choices []Choice
+	// HasOutput reports whether any content, refusal or tool-call token
+	// arrived.
 	HasOutput bool
 	// Done reports whether the [DONE] sentinel was read.
 	Done bool
+}
+
+// Choice is one choice of a stream, assembled from the chunks carrying
+// its choices[].index.
+type Choice struct {
+	// Index is choices[].index.
+	Index int
+	// FinishReason is the choice's last non-empty finish_reason, "" if none.
+	FinishReason string
+	// Content, Reasoning and Refusal are the choice's concatenated deltas,
+	// each bounded by Client.MaxContentBytes.
+	Content, Reasoning, Refusal string
+	// ContentTruncated (content or refusal) and ReasoningTruncated report
+	// that text was dropped at Client.MaxContentBytes.
+	ContentTruncated, ReasoningTruncated bool
+	// ToolCalls are the choice's merged tool calls in stream order.
+	ToolCalls []openai.ToolCall
+	// ReasoningChunks counts the choice's chunks that carried reasoning.
+	ReasoningChunks int
 }

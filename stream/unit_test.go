@@ -107,7 +107,10 @@ func cloneDecoded(x decoded) decoded {
 		}
 		return append([]byte(nil), b...)
 	}
-	x.id, x.content, x.reasoning, x.finish = c(x.id), c(x.content), c(x.reasoning), c(x.finish)
+	x.id, x.content, x.reasoning, x.finish, x.refusal = c(x.id), c(x.content), c(x.reasoning), c(x.finish), c(x.refusal)
+	if len(x.rest) == 0 {
+		x.rest = nil
+	}
 	if x.errRaw == nil {
 		x.errType = nil
 	}
@@ -139,6 +142,8 @@ var chunkSamples = []string{
 	"{\"choices\":[{\"delta\":{\"content\":\"bad \xff utf8\"}}]}",
 	`{"object":"error","message":"too long","type":"BadRequestError","param":null,"code":400}`,
 	`{"object":"chat.completion.chunk","choices":[]}`,
+	`{"choices":[{"index":2,"delta":{"refusal":"I can't","content":null}}]}`,
+	`{"choices":[{"index":null,"delta":{"refusal":null}}]}`,
 	// Not JSON: the fast path must decline every one (no json.Valid first).
 	`{"id":"a"`,
 	`{"id":"a"}x`,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -402,7 +403,7 @@ func Run(ctx context.Context, eng *runner.Runner, cfg Config) ([]Outcome, error)
 				row.CacheHitRate = float64(hits) / float64(hits+misses)
 			}
 			row.Validated = agg.validated && agg.failed == 0
-			fmt.Fprintf(out, "  %s: TTFT=%.0fms  TPS=%.1f  %s\n", label, agg.ttft, agg.genTPS, o.verdict())
+			fmt.Fprintf(out, "  %s: TTFT=%.0fms  TPS=%s  %s\n", label, agg.ttft, tpsText(agg.genTPS), o.verdict())
 		}
 		if err := ApplyOverrides(&row, cfg.Overrides); err != nil {
 			return rows, err // unreachable: checked by prepare
@@ -535,7 +536,7 @@ func aggregate(reqs []reqResult, concurrency int) aggregation {
 	var a aggregation
 	a.validated = true
 	var maxE2E float64
-	total := 0
+	total, timed := 0, 0
 	reason := func(s string) {
 		if len(a.reasons) < MaxReasons && !slices.Contains(a.reasons, s) {
 			a.reasons = append(a.reasons, s)
@@ -557,9 +558,14 @@ func aggregate(reqs []reqResult, concurrency int) aggregation {
 		}
 		a.valid++
 		a.ttft += q.res.TTFTms
-		a.tpot += q.res.TPOTms
+		if !math.IsNaN(q.res.TPOTms) && !math.IsNaN(q.res.GenTPS) {
+			// Only requests whose decode span was observable
+			// (stream.DecodeObservable): a burst has no rate.
+			timed++
+			a.tpot += q.res.TPOTms
+			a.genTPS += q.res.GenTPS
+		}
 		a.e2e += q.res.E2ELms
-		a.genTPS += q.res.GenTPS
 		a.promptTPS += q.res.PromptTPS
 		total += q.res.CompletionTokens
 		maxE2E = max(maxE2E, q.res.E2ELms)
@@ -569,12 +575,23 @@ func aggregate(reqs []reqResult, concurrency int) aggregation {
 		return aggregation{failed: a.failed, reasons: a.reasons}
 	}
 	n := float64(a.valid)
-	a.ttft, a.tpot, a.e2e, a.genTPS, a.promptTPS = a.ttft/n, a.tpot/n, a.e2e/n, a.genTPS/n, a.promptTPS/n
+	a.ttft, a.e2e, a.promptTPS = a.ttft/n, a.e2e/n, a.promptTPS/n
+	// NaN (null in the row) when no request had an observable decode.
+	a.tpot, a.genTPS = a.tpot/float64(timed), a.genTPS/float64(timed)
 	if secs := maxE2E / 1000; secs > 0 {
 		a.throughput = float64(total) / secs
 		a.rps = float64(concurrency) / secs
 	}
 	return a
+}
+
+// tpsText prints a row's generation rate, or says why there is none (no
+// request's decode span was observable: bursts, one-chunk answers).
+func tpsText(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a (no timed decode)"
+	}
+	return fmt.Sprintf("%.1f", v)
 }
 
 func orDefault(s, def string) string {

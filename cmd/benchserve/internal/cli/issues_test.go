@@ -32,12 +32,12 @@ func TestFailingCaseIssuesPlain(t *testing.T) {
 
 	broken := p.Results[1].Quality.Issues
 	require.GreaterOrEqual(t, len(broken), 2, "HTTP error and request error recorded")
-	assert.True(t, strings.HasPrefix(broken[len(broken)-1], "request error: "), "the request error is the record's last issue")
+	assert.True(t, strings.HasPrefix(broken[0], "request error: "), "the request error, the root cause, is the record's first issue")
 	var want strings.Builder
 	for _, is := range broken {
 		want.WriteString("      " + is + "\n")
 	}
-	assert.Contains(t, res.stderr, " FAIL (2/3)\n"+want.String()+"  [1/1] fine ... ", "request error printed last")
+	assert.Contains(t, res.stderr, " FAIL (2/3)\n"+want.String()+"  [1/1] fine ... ", "request error printed first")
 	assert.Regexp(t, `fine \.\.\. \d+ms ok \(3/3\)\n(benchserve|Workload|SLO)`, res.stderr, "no issue lines under a passing case")
 }
 

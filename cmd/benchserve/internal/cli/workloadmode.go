@@ -82,6 +82,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		Tags:        tags,
 		SLOs:        f.slo,
 		Journal:     cliJournal(f.output),
+		CacheReset:  cacheResetReporter(e.stderr),
 		Progress: func(out runner.Outcome, done, total int) {
 			rec := out.Record
 			if live != nil {
@@ -98,6 +99,9 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 			var b strings.Builder
 			fmt.Fprintf(&b, "  [%d/%d] %s ... %.0fms %s (%d/%d)\n",
 				rec.Repetition+1, f.repetitions, rec.CaseID, rec.Metrics.E2ELms, status, done, total)
+			if s := answerLine(rec); s != "" {
+				fmt.Fprintf(&b, "      %s\n", s)
+			}
 			if !rec.OK {
 				for _, is := range recordIssues(rec) {
 					fmt.Fprintf(&b, "      %s\n", is)
@@ -152,7 +156,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 var stderrIsTerminal = isTerminal
 
 // recordIssues are the reasons a record failed, in the record's order
-// (the request error, when there was one, is the last issue); a failed
+// (the request error, when there was one, is the first issue); a failed
 // record without issues gets its error, if any.
 func recordIssues(rec results.Record) []string {
 	if len(rec.Quality.Issues) > 0 {
@@ -215,6 +219,9 @@ func printSLOs(e *env, thresholds []string, outcomes []stats.Outcome) bool {
 		expr := o.Name()
 		if i < len(thresholds) {
 			expr = thresholds[i]
+		}
+		if o.Skipped > 0 {
+			fmt.Fprintf(e.stderr, "SLO %s: %d requests left out (decode span not observable, see decode_timing)\n", expr, o.Skipped)
 		}
 		if o.Pass {
 			fmt.Fprintf(e.stderr, "SLO %s: PASS (measured %s)\n", expr, o.MeasuredString())

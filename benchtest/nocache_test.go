@@ -1,0 +1,82 @@
+package benchtest_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/fixtures"
+)
+
+// TestNoStaleVerdicts proves that go test never answers a run against a
+// real server from its cache: a user's module (written to a temporary
+// directory, using this checkout of benchserve) runs RunWorkload with
+// BENCHSERVE_URL pointing at a fixture in this process. The first
+// `go test` passes; the server is stopped; the second `go test`, with the
+// same flags and environment, must run again and fail — not print
+// "ok … (cached)". It builds and runs go test twice (a few seconds), so
+// -short skips it.
+func TestNoStaleVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module and runs go test twice; skipped with -short")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go") //nolint:staticcheck // the toolchain that built this test
+		if _, serr := os.Stat(goBin); serr != nil {
+			t.Skipf("no go command to run (PATH: %v; GOROOT: %v)", err, serr)
+		}
+	}
+	root, err := filepath.Abs("..")
+	require.NoError(t, err, "module root")
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	require.NoError(t, err, "go.sum")
+
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/verdict\n\ngo 1.26\n\nrequire github.com/benchserve/benchserve v0.0.0\n\n" +
+			"replace github.com/benchserve/benchserve => " + root + "\n",
+		"go.sum": string(sum),
+		"w.json": `{"name":"verdict","cases":[{"id":"hello","messages":[{"role":"user","content":"Tell me about rivers."}],"checks":{"finish_reason":["stop"]}}]}`,
+		"verdict_test.go": "package verdict\n\nimport (\n\t\"testing\"\n\n\t\"github.com/benchserve/benchserve/benchtest\"\n)\n\n" +
+			"func TestWorkload(t *testing.T) { benchtest.RunWorkload(t, \"w.json\") }\n",
+	}
+	for name, text := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644), "write %s", name)
+	}
+
+	srv := fixtures.New(fixtures.Options{})
+	defer srv.Close()
+	goTest := func() (string, bool) {
+		cmd := exec.Command(goBin, "test", ".")
+		cmd.Dir = dir
+		var env []string
+		for _, kv := range os.Environ() {
+			// The developer's GOFLAGS (-count=1 would hide the
+			// problem) and BENCHSERVE_* settings stay out.
+			if !strings.HasPrefix(kv, "BENCHSERVE_") && !strings.HasPrefix(kv, "GOFLAGS=") {
+				env = append(env, kv)
+			}
+		}
+		// Offline: every module comes from the module cache this
+		// checkout was built with.
+		cmd.Env = append(env, "BENCHSERVE_URL="+srv.URL, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		return string(out), err == nil
+	}
+
+	out, ok := goTest()
+	require.True(t, ok, "first run passes against the server: %s", out)
+	assert.NotContains(t, out, "(cached)", "first run really ran")
+	srv.Close()
+	out, ok = goTest()
+	assert.False(t, ok, "with the server stopped the run must fail: %s", out)
+	assert.NotContains(t, out, "(cached)", "never a cached verdict: %s", out)
+	assert.Contains(t, out, "connection refused", "it failed because the server is gone: %s", out)
+}

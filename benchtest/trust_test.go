@@ -1,0 +1,66 @@
+package benchtest_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/benchtest"
+	"github.com/benchserve/benchserve/fixtures"
+)
+
+// workloadEnv names the workload TestInnerWorkload runs (an absolute
+// path: the inner binary runs in a temporary directory, so the
+// NoCacheFile marker it writes there never lands in the source tree).
+const workloadEnv = "BENCHTEST_WORKLOAD"
+
+func TestInnerWorkload(t *testing.T) {
+	if os.Getenv(innerEnv) == "" {
+		t.Skip("runs only inside TestRunWorkloadSaysWhatTheAnswerWas (re-executed test binary)")
+	}
+	benchtest.RunWorkload(t, os.Getenv(workloadEnv))
+}
+
+// TestRunWorkloadSaysWhatTheAnswerWas: the test log shows reasoning beside
+// content, null rates with their reason for a burst, the refusal, and a
+// cache reset the server refused; and a run against a real server leaves
+// the NoCacheFile marker, set ahead in time, in the working directory.
+func TestRunWorkloadSaysWhatTheAnswerWas(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{NoCacheReset: true})
+	abs, err := filepath.Abs("testdata/shapes.json")
+	require.NoError(t, err, "workload path")
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestInnerWorkload$", "-test.v", "-test.count=1")
+	cmd.Dir = dir
+	var base []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "BENCHSERVE_") {
+			base = append(base, kv)
+		}
+	}
+	cmd.Env = append(base, innerEnv+"=1", workloadEnv+"="+abs, "BENCHSERVE_URL="+srv.URL, "BENCHSERVE_CACHE_POLICY=before-run")
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "the thinking and refusing cases fail: %s", out)
+
+	assert.Contains(t, out, `benchtest: cache reset before-run refused: DELETE /v1/cache: HTTP 404 (404 page not found); the server's cache was not cleared, so "before-run" measured as "preserve"`,
+		"a refused cache reset is said in the test log")
+	assert.Regexp(t, `content_chars=0 reasoning_chars=\d{3,} reasoning_chunks=60`, out, "reasoning beside content")
+	assert.Contains(t, out, "note: enable_thinking=false was sent but", "the ignored flag is noted")
+	assert.Contains(t, out, `shapes.json: case "thinks": response: Truncated (finish_reason=length): the answer was reasoning only:`, "the failure says what the answer was")
+	assert.Regexp(t, `tpot_ms=null e2e_latency_ms=[\d.]+ gen_tps=null .* decode_timing=burst \(all \d+ tokens arrived in \d+ chunks within`, out, "a burst's rates are null with the reason")
+	assert.NotContains(t, out, "NaN", "no NaN in the log")
+	assert.Contains(t, out, `refusal="I'm sorry, but I can't help with that request."`, "the refusal in the log")
+	assert.Contains(t, out, `case "refuses": response: refused: I'm sorry`, "the refusal is the failure")
+
+	info, err := os.Stat(filepath.Join(dir, benchtest.NoCacheFile))
+	require.NoError(t, err, "the marker is in the working directory")
+	assert.Greater(t, info.ModTime().Unix(), time.Now().Unix(), "the marker's mtime is ahead of now")
+}
