@@ -48,7 +48,7 @@ func init() {
 			{"report [--output report.html] [--title TITLE] RESULTS...", ""},
 		}},
 		{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture, synopses: []synopsis{
-			{"fixture [--addr " + defaultAddr + "] [--model NAME] [--api-key KEY]", ""},
+			{"fixture [--addr " + defaultAddr + "] [--model NAME] [--api-key KEY] [--slots N]", ""},
 		}},
 		{name: "version", summary: "print the benchserve version", run: runVersion},
 	}
