@@ -82,4 +82,3 @@ func TestSearchFindsFixtureQueueCapacityPoisson(t *testing.T) {
 	}
 	searchQueue(t, 8, 300, 1, 35*time.Millisecond)
 }
-
