@@ -233,6 +233,11 @@ type Record struct {
 	OK bool `json:"ok"`
 	// Error is the request error ("" when the request succeeded). Addition.
 	Error string `json:"error,omitempty"`
+	// Shard is the 0-based index of the shard (--shard I/N, load.Shard)
+	// that sent this request in a run spread over several processes,
+	// which share the RunID (--run-id); nil (omitted) in an unsharded
+	// run. MergePayloads joins the shards' payloads. Addition.
+	Shard *int `json:"shard,omitempty"`
 }
 
 // WorkloadInfo is the payload's "workload" block.
