@@ -47,6 +47,9 @@ func init() {
 		{name: "report", summary: "write a self-contained HTML report of results files (JSON payloads, sweeps, SQLite)", run: runReport, synopses: []synopsis{
 			{"report [--output report.html] [--title TITLE] RESULTS...", ""},
 		}},
+		{name: "merge", summary: "join the JSON payloads of one run's shards (--shard I/N, same --run-id) into one, statistics recomputed", run: runMerge, synopses: []synopsis{
+			{"merge [--slo EXPR]... OUT IN...", ""},
+		}},
 		{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture, synopses: []synopsis{
 			{"fixture [--addr " + defaultAddr + "] [--model NAME] [--api-key KEY] [--slots N]", ""},
 		}},
