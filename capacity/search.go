@@ -380,3 +380,20 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 func fmtLoad(v float64) string {
 	return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64)
 }
+
+// AtLeast checks the capacity against a floor (a CI gate: "capacity >=
+// 12 req/s"): nil when r.Capacity >= floor, else an error giving the
+// capacity, the floor and the search's reason. A search stopped by its
+// time cap passes when the load that passed so far already reaches the
+// floor (the capacity is a lower bound).
+func (r Result) AtLeast(floor float64) error {
+	if r.Capacity >= floor {
+		return nil
+	}
+	by := r.By
+	if by == "" {
+		by = ByRate
+	}
+	return fmt.Errorf("capacity %s %s is below the floor %s %s (%s: %s)",
+		fmtLoad(r.Capacity), by.Unit(), fmtLoad(floor), by.Unit(), r.Status, r.Reason)
+}

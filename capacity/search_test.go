@@ -240,3 +240,12 @@ func TestResultJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, string(b), string(again), "round trip")
 }
+
+func TestAtLeast(t *testing.T) {
+	res, err := capacity.Search(context.Background(), server(37), capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05})
+	require.NoError(t, err)
+	require.NoError(t, res.AtLeast(40), "44 req/s passes a floor of 40")
+	err = res.AtLeast(50)
+	require.Error(t, err, "below 50")
+	assert.Equal(t, "capacity 44 req/s is below the floor 50 req/s (found: highest passing load 44 req/s; the lowest failing was 46 req/s)", err.Error())
+}
