@@ -397,3 +397,15 @@ func (r Result) AtLeast(floor float64) error {
 	return fmt.Errorf("capacity %s %s is below the floor %s %s (%s: %s)",
 		fmtLoad(r.Capacity), by.Unit(), fmtLoad(floor), by.Unit(), r.Status, r.Reason)
 }
+
+// ParseBy parses a --by value: "rate" (or "") or "concurrency"; the error
+// quotes the value.
+func ParseBy(s string) (By, error) {
+	switch By(strings.ToLower(strings.TrimSpace(s))) {
+	case "", ByRate:
+		return ByRate, nil
+	case ByConcurrency:
+		return ByConcurrency, nil
+	}
+	return "", fmt.Errorf("capacity: by %q: want rate or concurrency", s)
+}

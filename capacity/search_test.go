@@ -249,3 +249,13 @@ func TestAtLeast(t *testing.T) {
 	require.Error(t, err, "below 50")
 	assert.Equal(t, "capacity 44 req/s is below the floor 50 req/s (found: highest passing load 44 req/s; the lowest failing was 46 req/s)", err.Error())
 }
+
+func TestParseBy(t *testing.T) {
+	for in, want := range map[string]capacity.By{"": capacity.ByRate, "rate": capacity.ByRate, " Concurrency ": capacity.ByConcurrency} {
+		got, err := capacity.ParseBy(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	_, err := capacity.ParseBy("rps")
+	require.EqualError(t, err, `capacity: by "rps": want rate or concurrency`)
+}
