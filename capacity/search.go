@@ -243,7 +243,9 @@ type Result struct {
 	SLOs []string
 	// MaxErrorRate is Config.MaxErrorRate.
 	MaxErrorRate float64
-	// Config echoes the search's settings (defaults applied).
+	// Start, Max, Precision, ProbeRequests, ProbeDuration and MaxTime echo
+	// the search's Config, defaults applied (capacity.json records how the
+	// answer was found).
 	Start, Max, Precision float64
 	ProbeRequests         int
 	ProbeDuration         time.Duration
