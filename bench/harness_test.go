@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -202,8 +203,31 @@ func waitStable(min int) int {
 	return last
 }
 
-// ttftLevels are the concurrency levels of BenchmarkTTFTAccuracy.
+// ttftLevels are the concurrency levels of BenchmarkTTFTAccuracy, unless
+// ttftLevelsEnv names others.
 var ttftLevels = []int{1, 16, 64, 128, 256, 512, 1000}
+
+// ttftLevelsEnv replaces ttftLevels with a comma-separated list of stream
+// counts (BENCHSERVE_TTFT_LEVELS=16,32,48), to look for the client's
+// ceiling between the default levels.
+const ttftLevelsEnv = "BENCHSERVE_TTFT_LEVELS"
+
+// levels returns ttftLevels or the ones ttftLevelsEnv names.
+func levels(b *testing.B) []int {
+	v := os.Getenv(ttftLevelsEnv)
+	if v == "" {
+		return ttftLevels
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("%s=%q: want stream counts >= 1 separated by commas", ttftLevelsEnv, v)
+		}
+		out = append(out, n)
+	}
+	return out
+}
 
 // ttftScripted is the TTFT the fixture scripts in BenchmarkTTFTAccuracy
 // and BenchmarkTTFTFloor (then 10 ms between tokens, 20 tokens).
@@ -244,7 +268,7 @@ func BenchmarkTTFTAccuracy(b *testing.B) {
 		b.Run("fixture="+mode, func(b *testing.B) {
 			srv := startServer(b, mode)
 			defer srv.stop()
-			for _, n := range ttftLevels {
+			for _, n := range levels(b) {
 				b.Run(fmt.Sprintf("conc=%d", n), func(b *testing.B) {
 					c, tr, dials := newClient(srv.URL, n)
 					defer tr.CloseIdleConnections()
@@ -336,6 +360,7 @@ func BenchmarkTTFTAccuracy(b *testing.B) {
 					if chunks > 0 {
 						b.ReportMetric(float64(cpu.Nanoseconds())/float64(chunks), "cpu-ns/token")
 						b.ReportMetric(cpu.Seconds()/b.Elapsed().Seconds(), "cpu-cores")
+						b.ReportMetric(float64(chunks)/b.Elapsed().Seconds(), "tok/s")
 					}
 					// Connections dialled after the warm-up round: 0 when every
 					// round reused the open ones (a dial in a round adds the

@@ -21,6 +21,13 @@
 // streams in flight, errors by kind (Classify) and DistServe goodput
 // (requests per second meeting a per-request stats.RequestSLO).
 //
+// A run can be spread over several processes or machines (Shard: "I/N",
+// BENCHSERVE_SHARD, or Kubernetes Indexed Jobs' JOB_COMPLETION_INDEX with
+// BENCHSERVE_SHARDS): Shard.Open gives shard I of N its part of an
+// open-loop schedule (rate/N, its own seed), and Shard.Global numbers its
+// requests within the whole run; results.MergePayloads joins the shards'
+// payloads afterwards.
+//
 // Thresholds (stats.ParseThreshold: "ttft_p95_ms <= 500", "error_rate <= 0.01")
 // are evaluated on stats.Stats after the run, each giving an stats.Outcome with the
 // measured value; package benchtest turns them into subtests.

@@ -50,8 +50,11 @@ func init() {
 		{name: "recover", summary: "write the results of an interrupted run from its journal (OUTPUT.journal.jsonl)", run: runRecover, synopses: []synopsis{
 			{"recover JOURNAL [--output FILE]", ""},
 		}},
+		{name: "merge", summary: "join the JSON payloads of one run's shards (--shard I/N, same --run-id) into one, statistics recomputed", run: runMerge, synopses: []synopsis{
+			{"merge [--slo EXPR]... OUT IN...", ""},
+		}},
 		{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture, synopses: []synopsis{
-			{"fixture [--addr " + defaultAddr + "] [--model NAME] [--api-key KEY]", ""},
+			{"fixture [--addr " + defaultAddr + "] [--model NAME] [--api-key KEY] [--slots N]", ""},
 		}},
 		{name: "version", summary: "print the benchserve version", run: runVersion},
 	}

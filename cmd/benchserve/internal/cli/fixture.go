@@ -17,10 +17,12 @@ func runFixture(ctx context.Context, e *env, args []string) int {
 	addr := fs.String("addr", defaultAddr, "host:port to listen on")
 	model := fs.String("model", fixtures.DefaultModel, "model id the fixture reports")
 	apiKey := fs.String("api-key", "", "require this Bearer token on /v1/ requests (default: none)")
+	slots := fs.Int("slots", 0, "generation slots: serve at most N completions at once, the rest wait in a FIFO line before their first token (0: unlimited)")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: benchserve fixture [--addr %s] [--model NAME] [--api-key KEY]\n\n"+
+		fmt.Fprintf(e.stderr, "Usage: benchserve fixture [--addr %s] [--model NAME] [--api-key KEY] [--slots N]\n\n"+
 			"Serves the embedded deterministic OpenAI-compatible fixture server until\n"+
-			"interrupted (Ctrl-C). Point benchserve at it with --url.\n\n", defaultAddr)
+			"interrupted (Ctrl-C). Point benchserve at it with --url. With --slots N it\n"+
+			"behaves like a server of limited capacity: TTFT grows with the load.\n\n", defaultAddr)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -29,11 +31,15 @@ func runFixture(ctx context.Context, e *env, args []string) int {
 		}
 		return ExitUsage
 	}
+	if *slots < 0 {
+		fmt.Fprintf(e.stderr, "benchserve fixture: --slots %d: want 0 (unlimited) or more\n", *slots)
+		return ExitUsage
+	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(e.stderr, "benchserve fixture: unexpected arguments: %v\n", fs.Args())
 		return ExitUsage
 	}
-	err := fixtures.ListenAndServe(ctx, *addr, fixtures.Options{Model: *model, APIKey: *apiKey}, func(s *fixtures.Server) {
+	err := fixtures.ListenAndServe(ctx, *addr, fixtures.Options{Model: *model, APIKey: *apiKey, Slots: *slots}, func(s *fixtures.Server) {
 		fmt.Fprintf(e.stdout, "benchserve fixture: serving model %q on %s (Ctrl-C to stop)\n", *model, s.URL)
 	})
 	if err != nil {

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/results"
+)
+
+// runMerge is `benchserve merge OUT IN...`: it joins the JSON payloads of
+// one sharded run (every shard started with the same --run-id) into OUT,
+// in the format OUT's extension names (results.WriteFile), with the
+// summary recomputed from every record and the inputs' run-level
+// thresholds evaluated again on the whole run. It exits ExitFailed when
+// one of those thresholds fails, ExitUsage for bad arguments or inputs.
+func runMerge(_ context.Context, e *env, args []string) int {
+	fs := flag.NewFlagSet("benchserve merge", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var slos listValue
+	fs.Var(&slos, "slo", "run-level threshold to evaluate on the merged run, e.g. 'ttft_p95_ms <= 500' (repeatable; added to the inputs' own)")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, "Usage: benchserve merge [--slo EXPR]... OUT IN...\n\n"+
+			"Joins the results payloads (JSON) of one run's shards (--shard I/N, the same\n"+
+			"--run-id) into OUT: every record once, statistics recomputed exactly from all\n"+
+			"records. Refuses payloads of different runs or workloads. OUT's extension picks\n"+
+			"the format (.json, .csv, .sql, .txt, .db/.sqlite, .html). Inputs must be JSON\n"+
+			"payloads: SQLite rows and sweep rows keep no shard and no per-request ITL.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if fs.NArg() < 2 {
+		fmt.Fprintln(e.stderr, "benchserve merge: want OUT and at least one IN (benchserve merge merged.json shard-0.json shard-1.json ...)")
+		return ExitUsage
+	}
+	out, ins := fs.Arg(0), fs.Args()[1:]
+	for _, in := range ins {
+		if in == out {
+			fmt.Fprintf(e.stderr, "benchserve merge: %s is both the output and an input (the output comes first)\n", out)
+			return ExitUsage
+		}
+	}
+	ps := make([]*results.Payload, len(ins))
+	for i, in := range ins {
+		p, err := readShardPayload(in)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
+			return ExitUsage
+		}
+		ps[i] = p
+	}
+	for i, p := range ps[1:] {
+		if p.RunID != ps[0].RunID {
+			fmt.Fprintf(e.stderr, "benchserve merge: %s is run %q but %s is run %q: only the shards of one run merge (start every shard with the same --run-id)\n", ins[i+1], p.RunID, ins[0], ps[0].RunID)
+			return ExitUsage
+		}
+	}
+	merged, err := results.MergePayloads(ps...)
+	if err != nil {
+		legend := make([]string, len(ins))
+		for i, in := range ins {
+			legend[i] = fmt.Sprintf("payload %d = %s", i+1, in)
+		}
+		fmt.Fprintf(e.stderr, "benchserve merge: %v (%s)\n", err, strings.Join(legend, ", "))
+		return ExitUsage
+	}
+	thresholds := append(results.SLOThresholds(ps...), slos...)
+	outcomes, err := load.CheckPayload(merged, thresholds)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
+		return ExitUsage
+	}
+	if len(thresholds) == 0 {
+		merged.SLO = nil
+	}
+	if err := results.WriteFile(merged, out); err != nil {
+		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
+		return ExitUsage
+	}
+	shards := map[int]bool{}
+	for _, r := range merged.Results {
+		if r.Shard != nil {
+			shards[*r.Shard] = true
+		}
+	}
+	fmt.Fprintf(e.stdout, "benchserve merge: run %s, workload %q: %d records from %d payloads (%d shards) → %s\n",
+		merged.RunID, merged.Workload.Name, len(merged.Results), len(ins), len(shards), out)
+	code := ExitOK
+	for _, o := range outcomes {
+		verdict := "ok  "
+		if !o.Pass {
+			verdict, code = "FAIL", ExitFailed
+		}
+		fmt.Fprintf(e.stdout, "  %s %s\n", verdict, o)
+	}
+	return code
+}
+
+// readShardPayload reads one workload results payload (JSON) for merge; the
+// error names the file and says what it holds instead.
+func readShardPayload(path string) (*results.Payload, error) {
+	switch results.FormatForPath(path) {
+	case "json", "":
+	case results.FormatSQLite:
+		return nil, fmt.Errorf("%s: SQLite input is not supported: its rows keep neither the shard nor per-request ITL, so the statistics could not be recomputed exactly; merge the shards' JSON payloads (--output shard-N.json)", path)
+	default:
+		return nil, fmt.Errorf("%s: not a JSON payload (extension %q): merge the shards' JSON payloads", path, results.FormatForPath(path))
+	}
+	data, err := os.ReadFile(paths.ExpandHome(path))
+	if err != nil {
+		return nil, err
+	}
+	data = bytes.TrimSpace(data)
+	if bytes.HasPrefix(data, []byte("[")) {
+		return nil, fmt.Errorf("%s: a prompt-sweep result (a JSON array of rows), not a workload payload: sweep rows hold means, which cannot be merged exactly", path)
+	}
+	var p results.Payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("%s: not a results payload: %w", path, err)
+	}
+	if p.RunID == "" || p.Results == nil {
+		return nil, fmt.Errorf("%s: not a workload results payload (no run_id or results)", path)
+	}
+	return &p, nil
+}

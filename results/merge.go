@@ -1,0 +1,142 @@
+package results
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+)
+
+// recordKey names one record of a run: its shard (-1 when unsharded),
+// case and repetition.
+type recordKey struct {
+	shard      int
+	caseID     string
+	repetition int
+}
+
+func keyOf(r Record) recordKey {
+	k := recordKey{shard: -1, caseID: r.CaseID, repetition: r.Repetition}
+	if r.Shard != nil {
+		k.shard = *r.Shard
+	}
+	return k
+}
+
+func (k recordKey) String() string {
+	s := fmt.Sprintf("case %q repetition %d", k.caseID, k.repetition)
+	if k.shard >= 0 {
+		s += fmt.Sprintf(" of shard %d", k.shard)
+	}
+	return s
+}
+
+// MergePayloads joins the payloads of one run's shards (each written by a
+// process run with the same --run-id and --shard I/N) into one payload:
+// every record once, the summary recomputed exactly from all of them
+// (Summarize), the earliest timestamp, the cache events of every shard.
+//
+// The payloads must share the run id, the workload name and the workload
+// path; otherwise the error names the payloads (1-based, in argument
+// order) and their run ids or workloads. A record is identified by
+// (shard, case, repetition): the same record in two payloads (a file
+// given twice) is kept once, two different records under one identity
+// are an error. Records keep their payloads' order, grouped by shard
+// (unsharded records first).
+//
+// The inputs' run-level SLO verdicts (Payload.SLO) held for one shard
+// only; the merged payload has none: evaluate the thresholds again on it
+// (load.CheckPayload, with SLOThresholds(ps...)). The inputs are not
+// modified; the merged payload shares their records' slices and maps.
+func MergePayloads(ps ...*Payload) (*Payload, error) {
+	if len(ps) == 0 {
+		return nil, errors.New("results: merge: no payloads")
+	}
+	for i, p := range ps {
+		if p == nil {
+			return nil, fmt.Errorf("results: merge: payload %d is nil", i+1)
+		}
+	}
+	first := ps[0]
+	for i, p := range ps[1:] {
+		switch {
+		case p.RunID != first.RunID:
+			return nil, fmt.Errorf("results: merge: payload %d is run %q but payload 1 is run %q: only the shards of one run merge (start every shard with the same --run-id)", i+2, p.RunID, first.RunID)
+		case p.Workload.Name != first.Workload.Name || p.Workload.Path != first.Workload.Path:
+			return nil, fmt.Errorf("results: merge: run %q: payload %d is workload %q (%s) but payload 1 is workload %q (%s): only one workload's shards merge", p.RunID, i+2, p.Workload.Name, p.Workload.Path, first.Workload.Name, first.Workload.Path)
+		}
+	}
+	type origin struct {
+		payload int
+		record  Record
+	}
+	seen := map[recordKey]origin{}
+	var records []Record
+	var events []CacheEvent
+	var kept []*Payload
+	stamp, stampAt := first.Timestamp, parseISO(first.Timestamp)
+	for i, p := range ps {
+		if slices.ContainsFunc(kept, func(q *Payload) bool { return q == p || reflect.DeepEqual(q, p) }) {
+			continue // the same payload twice
+		}
+		kept = append(kept, p)
+		for j, r := range p.Results {
+			if r.RunID != "" && r.RunID != p.RunID {
+				return nil, fmt.Errorf("results: merge: payload %d (run %q): record %d is of run %q", i+1, p.RunID, j, r.RunID)
+			}
+			k := keyOf(r)
+			if prev, dup := seen[k]; dup {
+				if reflect.DeepEqual(prev.record, r) {
+					continue
+				}
+				return nil, fmt.Errorf("results: merge: run %q: %s appears with different results in payload %d and payload %d (the same shard run twice?)", p.RunID, k, prev.payload+1, i+1)
+			}
+			seen[k] = origin{payload: i, record: r}
+			records = append(records, r)
+		}
+		events = append(events, p.CachePolicy.Events...)
+		if at := parseISO(p.Timestamp); !at.IsZero() && (stampAt.IsZero() || at.Before(stampAt)) {
+			stamp, stampAt = p.Timestamp, at
+		}
+	}
+	slices.SortStableFunc(records, func(a, b Record) int { return cmp.Compare(keyOf(a).shard, keyOf(b).shard) })
+	wl := first.Workload
+	for _, p := range kept {
+		wl.Repetitions = max(wl.Repetitions, p.Workload.Repetitions)
+	}
+	merged := BuildPayload(PayloadInput{
+		RunID: first.RunID, Timestamp: stamp, Workload: wl,
+		RequestTimeoutS: first.Transport.RequestTimeoutS, CacheMode: first.CachePolicy.Mode,
+		CacheEvents: events, Records: records,
+	})
+	return merged, nil
+}
+
+// SLOThresholds returns the run-level thresholds the payloads were
+// checked against (Payload.SLO, as written), each once, in first-seen
+// order: what to evaluate again on a merged payload.
+func SLOThresholds(ps ...*Payload) []string {
+	var out []string
+	for _, p := range ps {
+		if p == nil {
+			continue
+		}
+		for _, s := range p.SLO {
+			if !slices.Contains(out, s.Threshold) {
+				out = append(out, s.Threshold)
+			}
+		}
+	}
+	return out
+}
+
+// parseISO parses an ISOTimestamp; the zero time when it does not parse.
+func parseISO(s string) time.Time {
+	t, err := time.Parse("2006-01-02T15:04:05.999999-07:00", s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
