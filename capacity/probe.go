@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -163,7 +164,7 @@ func (p Probe) MarshalJSON() ([]byte, error) {
 	if failed == nil {
 		failed = []string{}
 	}
-	body, err := json.Marshal(probeJSON{Index: p.Index, Requests: p.Requests, DurationS: p.Duration.Seconds(),
+	body, err := marshalPlain(probeJSON{Index: p.Index, Requests: p.Requests, DurationS: p.Duration.Seconds(),
 		Pass: p.Pass, Failed: failed, SLOs: p.SLOs, Stats: p.Summary})
 	if err != nil {
 		return nil, err
@@ -242,7 +243,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	if by == "" {
 		by = ByRate
 	}
-	body, err := json.Marshal(resultJSON{By: by, Status: r.Status, Reason: r.Reason, SLOs: r.SLOs,
+	body, err := marshalPlain(resultJSON{By: by, Status: r.Status, Reason: r.Reason, SLOs: r.SLOs,
 		MaxErrorRate: r.MaxErrorRate, Start: r.Start, Max: r.Max, Precision: r.Precision,
 		ProbeRequests: r.ProbeRequests, ProbeDuration: r.ProbeDuration.Seconds(), MaxTime: r.MaxTime.Seconds(),
 		Elapsed: r.Elapsed.Seconds(), Probes: probes})
@@ -281,4 +282,16 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("capacity: result: neither capacity_rps nor capacity_concurrency")
 	}
 	return nil
+}
+
+// marshalPlain is json.Marshal without HTML escaping, so a threshold
+// reads "ttft_p95_ms <= 500" in capacity.json, not "\u003c=".
+func marshalPlain(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

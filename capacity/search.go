@@ -121,6 +121,14 @@ type Config struct {
 	now func() time.Time
 }
 
+// Validate reports a Config that Search would refuse (a bad By, Start
+// above Max, a precision or error rate out of range, …), so a caller can
+// say so before anything is sent.
+func (c Config) Validate() error {
+	_, err := c.withDefaults()
+	return err
+}
+
 // withDefaults validates c and fills in its defaults.
 func (c Config) withDefaults() (Config, error) {
 	bad := func(format string, args ...any) (Config, error) {

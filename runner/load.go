@@ -44,6 +44,11 @@ type Load struct {
 	// Goodput, when set, is the per-request SLO the schedule's goodput is
 	// counted against (--goodput ttft:MS tpot:MS e2el:MS).
 	Goodput *stats.RequestSLO
+	// Shard, when set (Count > 1), sends only this shard's part of the
+	// schedule (load.Shard.Open: rate/N with a derived seed, its share of
+	// the requests); the records carry the shard, and the shards'
+	// payloads of one run (same run id) join with results.MergePayloads.
+	Shard load.Shard
 }
 
 // Check reports a Load that cannot run, before anything is sent.
@@ -63,6 +68,11 @@ func (l Load) Check() error {
 	}
 	if l.MaxConcurrency < 0 {
 		errs = append(errs, fmt.Errorf("max concurrency %d: want at least 1", l.MaxConcurrency))
+	}
+	if l.Shard.Count > 1 || l.Shard.Index != 0 {
+		if err := l.Shard.Validate(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -92,9 +102,14 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*load.Run, error) {
 		rng   = load.NewRand(l.Seed)
 		picks []workload.Case // sampled picks, by request index
 	)
+	shard := l.Shard
 	pick := func(i int) Job {
 		mu.Lock()
 		defer mu.Unlock()
+		g := i
+		if shard.Sharded() {
+			g = shard.Global(i) // the request's number in the whole run
+		}
 		var c workload.Case
 		if l.Sample {
 			for len(picks) <= i {
@@ -102,14 +117,21 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*load.Run, error) {
 			}
 			c = picks[i]
 		} else {
-			c = cases[i%len(cases)]
+			c = cases[g%len(cases)]
 		}
 		rep := seen[c.ID]
+		if shard.Sharded() && !l.Sample {
+			rep = g / len(cases) // unique across the shards of one run
+		}
 		seen[c.ID]++
 		return Job{Case: c, Rep: rep}
 	}
 	s.mu.Lock()
 	s.loadTotal = n
+	if shard.Sharded() {
+		s.loadTotal = shard.Requests(n)
+		s.shard = &shard.Index
+	}
 	s.mu.Unlock()
 	fn := func(ctx context.Context, i int) load.Sample {
 		out := s.Execute(ctx, pick(i))
@@ -119,10 +141,26 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*load.Run, error) {
 		}
 		return smp
 	}
-	run, err := load.RunOpen(ctx, fn, load.Open{
-		Rate: rate, Burstiness: l.Burstiness, Seed: l.Seed, Requests: n, Duration: l.Duration,
-		MaxInFlight: l.MaxConcurrency,
-	})
+	var run *load.Run
+	var err error
+	if math.IsInf(rate, 1) && !shard.Sharded() {
+		// Every request due at once, capped by MaxConcurrency: a closed
+		// loop of that many streams (which also honours Duration).
+		conc := l.MaxConcurrency
+		if conc == 0 {
+			conc = max(n, 1)
+		}
+		run, err = load.RunClosed(ctx, fn, load.Closed{Concurrency: conc, Requests: n, Duration: l.Duration})
+	} else {
+		cfg := load.Open{Rate: rate, Burstiness: l.Burstiness, Seed: l.Seed, Requests: n, Duration: l.Duration,
+			MaxInFlight: l.MaxConcurrency}
+		if shard.Sharded() {
+			if cfg, err = shard.Open(cfg); err != nil {
+				return nil, fmt.Errorf("runner: load: %w", err)
+			}
+		}
+		run, err = load.RunOpen(ctx, fn, cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("runner: load: %w", err)
 	}

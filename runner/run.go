@@ -80,6 +80,8 @@ type Session struct {
 	progressMu sync.Mutex
 	// loadTotal is the request count of a RunLoad, the progress total.
 	loadTotal int
+	// shard is the shard index a sharded RunLoad stamps on its records.
+	shard *int
 	// journal is the run's journal (RunOptions.Journal), nil without one;
 	// journalErr the first error appending to it.
 	journal    *results.Journal
@@ -214,6 +216,10 @@ func (s *Session) Execute(ctx context.Context, j Job) Outcome {
 	s.progressMu.Lock()
 	defer s.progressMu.Unlock()
 	s.mu.Lock()
+	if s.shard != nil {
+		idx := *s.shard
+		out.Record.Shard = &idx
+	}
 	s.payload.Results = append(s.payload.Results, out.Record)
 	if s.journal != nil && s.journalErr == nil {
 		s.journalErr = s.journal.Append(out.Record)

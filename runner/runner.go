@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,6 +51,10 @@ type Config struct {
 	// Conns is how many connections the runner's own HTTP client keeps
 	// open for reuse (the most cases run at once); 0 means net/http's 2.
 	Conns int
+	// RunID, when set, is the run's id instead of a new random one: the
+	// shards of one run spread over several processes share it (--run-id)
+	// so their payloads can be merged.
+	RunID string
 	// MaxContentChars bounds the content kept per record with
 	// IncludeContent (code points); 0 means 1,000,000.
 	MaxContentChars int
@@ -123,7 +128,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		prober:   &serverinfo.Prober{BaseURL: cfg.URL, APIKey: cfg.APIKey, HTTP: withoutRetry(hc)},
 		owned:    owned,
 		hardware: serverinfo.Hardware(),
-		runID:    results.NewRunID(),
+		runID:    cmp.Or(cfg.RunID, results.NewRunID()),
 		stamp:    results.ISOTimestamp(time.Now()),
 	}
 	r.runtime = r.prober.DetectModel(ctx, cfg.Model)

@@ -98,7 +98,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.Var(&f.overrides, "override-field", "Override sweep result fields as `key=value` pairs (e.g. chip=M4Pro);\nrepeatable, and like the reference several pairs may follow one flag")
 	fs.Var(&f.slo, "slo", "Run-level threshold `EXPR` checked after a workload run, e.g. 'ttft_p95_ms <= 500'\n(repeatable; added to the workload's defaults.slo; one PASS/FAIL line each on\nstderr, a failed one exits 1). benchserve addition")
 	fs.Var(&f.caseTags, "case-tag", "Run only the workload cases having any of these `tags` (repeatable or\ncomma-separated; default: $BENCHSERVE_TAGS, as the go test plugin). Not --tag,\nwhich labels sweep rows. benchserve addition")
-	addLoadFlags(fs, &f.load)
+	addLoadFlags(fs, &f.load, e.getenv)
 	f.envTags = e.getenv("BENCHSERVE_TAGS")
 	fs.Usage = func() { benchUsage(e, fs) }
 	return f

@@ -50,6 +50,9 @@ func init() {
 		{name: "recover", summary: "write the results of an interrupted run from its journal (OUTPUT.journal.jsonl)", run: runRecover, synopses: []synopsis{
 			{"recover JOURNAL [--output FILE]", ""},
 		}},
+		{name: "capacity", summary: "find the highest request rate (or concurrency) at which every SLO holds", run: runCapacity, synopses: []synopsis{
+			{"capacity --url URL (--workload FILE | --prompts SET) --slo EXPR... [--by rate|concurrency] [--output capacity.json]", ""},
+		}},
 		{name: "merge", summary: "join the JSON payloads of one run's shards (--shard I/N, same --run-id) into one, statistics recomputed", run: runMerge, synopses: []synopsis{
 			{"merge [--slo EXPR]... OUT IN...", ""},
 		}},

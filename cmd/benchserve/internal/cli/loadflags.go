@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/stats"
@@ -24,9 +25,13 @@ type loadFlags struct {
 	seed           uint64
 	mix            *choiceValue
 	goodput        listValue
+	shard          string
+	runID          string
+	getenv         func(string) string
 }
 
-func addLoadFlags(fs *flag.FlagSet, l *loadFlags) {
+func addLoadFlags(fs *flag.FlagSet, l *loadFlags, getenv func(string) string) {
+	l.getenv = getenv
 	l.requestRate = rateValue(math.Inf(1))
 	l.mix = newChoice("cycle", "cycle", "sample")
 	fs.Var(&l.requestRate, "request-rate", "Workload mode: send the cases as an open loop at `R` requests per second\n(Poisson arrivals; inf sends them all at once, capped by --max-concurrency).\nAny load flag switches the workload to load mode. benchserve addition")
@@ -36,20 +41,24 @@ func addLoadFlags(fs *flag.FlagSet, l *loadFlags) {
 	fs.IntVar(&l.maxConcurrency, "max-concurrency", 0, "At most `C` requests in flight in load mode; a request due beyond it waits\nand its lag is recorded (default: no cap)")
 	fs.Uint64Var(&l.seed, "seed", 0, "`Seed` of the arrival schedule and of --mix sample")
 	fs.Var(l.mix, "mix", "How load mode picks each request's case: `cycle` (in order) or sample (seeded)")
+	fs.StringVar(&l.shard, "shard", "", "Send only shard `I/N` of the load (rate/N, a seed of its own) in a run spread over\nN processes; with the same --run-id their outputs join with benchserve merge\n(default: $BENCHSERVE_SHARD, else Kubernetes' $JOB_COMPLETION_INDEX with\n$BENCHSERVE_SHARDS)")
+	fs.StringVar(&l.runID, "run-id", getenv("BENCHSERVE_RUN_ID"), "Run `ID` shared by the shards of one run (default: $BENCHSERVE_RUN_ID, else a new one)")
 	fs.Var(&l.goodput, "goodput", "Per-request SLO for goodput, `KEY:MS` pairs: ttft:500 tpot:50 e2el:30000\n(repeatable or space-separated; DistServe's goodput, as vLLM)")
 }
 
 // loadNames are the flags that switch a workload run to load mode.
-var loadNames = []string{"request-rate", "burstiness", "num-prompts", "duration", "max-concurrency", "mix", "goodput"}
+var loadNames = []string{"request-rate", "burstiness", "num-prompts", "duration", "max-concurrency", "mix", "goodput", "shard"}
 
-// loadMode reports whether a load flag was given.
+// loadMode reports whether a load flag was given (or a shard set in the
+// environment).
 func (f *benchFlags) loadMode() bool {
 	for _, n := range loadNames {
 		if f.given(n) {
 			return true
 		}
 	}
-	return false
+	sh, err := load.ShardFromEnv(f.load.getenv)
+	return err != nil || sh.Sharded()
 }
 
 // runnerLoad turns the load flags into the engine's Load, adding every
@@ -59,6 +68,20 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 		Rate: float64(f.load.requestRate), Burstiness: f.load.burstiness, Requests: f.load.numPrompts,
 		Duration: time.Duration(f.load.duration), MaxConcurrency: f.load.maxConcurrency, Seed: f.load.seed,
 		Sample: f.load.mix.val == "sample",
+	}
+	if f.load.shard != "" {
+		sh, err := load.ParseShard(f.load.shard)
+		if err != nil {
+			pr.addUsage("--shard: %v", err)
+		}
+		l.Shard = sh
+	} else if sh, err := load.ShardFromEnv(f.load.getenv); err != nil {
+		pr.addUsage("%v", err)
+	} else {
+		l.Shard = sh
+	}
+	if l.Shard.Sharded() && f.load.runID == "" {
+		pr.addUsage("--shard %s: give every shard the same --run-id (or $BENCHSERVE_RUN_ID), so their outputs merge", l.Shard)
 	}
 	if err := l.Check(); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {

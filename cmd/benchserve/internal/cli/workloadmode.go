@@ -61,7 +61,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 
 	r, err := runner.New(ctx, runner.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
-		NoScrape: f.scrapeMetrics.val == "false", IncludeContent: f.includeContent,
+		NoScrape: f.scrapeMetrics.val == "false", IncludeContent: f.includeContent, RunID: f.load.runID,
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)

@@ -1,0 +1,292 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/benchserve/benchserve/capacity"
+	"github.com/benchserve/benchserve/openai"
+	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/runner"
+	"github.com/benchserve/benchserve/serverinfo"
+	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/sweep"
+	"github.com/benchserve/benchserve/workload"
+)
+
+// capacityFlags are the flags of `benchserve capacity`.
+type capacityFlags struct {
+	url, model, apiKey      string
+	workload, prompts       string
+	promptsDir              string
+	maxTokens               int
+	caseTags                listValue
+	slo                     listValue
+	by                      string
+	start, maxRate          float64
+	probeDuration           durationValue
+	probeRequests           int
+	maxTime                 durationValue
+	precision, maxErrorRate float64
+	burstiness              float64
+	seed                    uint64
+	maxConcurrency          int
+	goodput                 listValue
+	requestTimeoutS         float64
+	output                  string
+	floor                   float64
+}
+
+const capacityUsage = `Usage: benchserve capacity --url URL (--workload FILE | --prompts SET) --slo EXPR [--slo EXPR]... [flags]
+
+Finds the highest request rate (--by rate) or concurrency (--by concurrency)
+at which every --slo holds and the error rate stays within --max-error-rate:
+it ramps up (doubling from --start) until a probe fails, then bisects between
+the last passing and the first failing load, each probe long enough to be
+stable, within --max-time. Every request is judged by its workload case's
+checks (a failed check counts as an error). Each probe is printed as it
+finishes; --output writes capacity.json (capacity_rps or
+capacity_concurrency, the SLOs and every probe). Exit status: 0 when the
+search finished (and the capacity is at least --floor), 1 when even the first
+probe failed or the capacity is below --floor, 2 for usage errors.
+
+Flags:
+`
+
+// runCapacity is `benchserve capacity`.
+func runCapacity(ctx context.Context, e *env, args []string) int {
+	var f capacityFlags
+	fs := flag.NewFlagSet("benchserve capacity", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.StringVar(&f.url, "url", defaultURL, "Base `URL` of the running server")
+	fs.StringVar(&f.model, "model", e.getenv("BENCHSERVE_MODEL"), "`Model` ID (default: $BENCHSERVE_MODEL, else the server's)")
+	fs.StringVar(&f.apiKey, "api-key", e.getenv("BENCHSERVE_API_KEY"), "Bearer `token` (default: $BENCHSERVE_API_KEY)")
+	fs.StringVar(&f.workload, "workload", "", "workload `FILE` whose cases are the request mix")
+	fs.StringVar(&f.prompts, "prompts", "", "prompt `SET` (builtin name or file) whose prompts are the request mix, instead of --workload")
+	fs.StringVar(&f.promptsDir, "prompts-dir", e.getenv("BENCHSERVE_PROMPTS_DIR"), "`Directory` the builtin prompt set names are loaded from")
+	fs.IntVar(&f.maxTokens, "max-tokens", 256, "max_tokens per request with --prompts (a length ending is accepted)")
+	fs.Var(&f.caseTags, "case-tag", "only the workload cases having any of these `tags`")
+	fs.Var(&f.slo, "slo", "threshold `EXPR` every passing probe meets, e.g. 'ttft_p95_ms <= 500' (repeatable; at least one)")
+	fs.StringVar(&f.by, "by", "rate", "search the request `rate` (req/s, open loop) or the concurrency (streams, closed loop)")
+	fs.Float64Var(&f.start, "start", 0, "first probe's `load` (default: 1 req/s or 1 stream)")
+	fs.Float64Var(&f.maxRate, "max-rate", 0, "highest `load` probed (req/s with --by rate, streams with --by concurrency; default: the search's own cap)")
+	fs.Var(&f.probeDuration, "probe-duration", "each probe lasts at least `D` of arrivals (e.g. 30s)")
+	fs.IntVar(&f.probeRequests, "probe-requests", 0, "each probe sends at least `N` requests (default 50)")
+	fs.Var(&f.maxTime, "max-time", "cap on the whole search `D` (default: none beyond the bounded probe count)")
+	fs.Float64Var(&f.precision, "precision", 0, "stop bisecting when the failing load is within this `fraction` of the passing one (default 0.1)")
+	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0.01, "highest error `rate` of a passing probe, in [0, 1]")
+	fs.Float64Var(&f.burstiness, "burstiness", 1, "gamma shape `B` of the arrivals (1 = Poisson)")
+	fs.Uint64Var(&f.seed, "seed", 0, "`seed` of the arrival schedules")
+	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "at most `C` requests in flight in a rate probe (default: no cap)")
+	fs.Var(&f.goodput, "goodput", "per-request SLO for each probe's goodput, `KEY:MS` pairs (ttft:500 tpot:50 e2el:30000)")
+	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; 0 disables")
+	fs.StringVar(&f.output, "output", "", "write capacity.json to this `path`")
+	fs.Float64Var(&f.floor, "floor", 0, "exit 1 when the capacity found is below this `load` (a CI gate: capacity >= floor)")
+	fs.Usage = func() { fmt.Fprint(e.stderr, capacityUsage); printFlags(e.stderr, fs) }
+	if err := fs.Parse(expandNargs(args, "goodput")); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+
+	var pr problems
+	cfg, l := f.searchConfig(&pr)
+	if fs.NArg() > 0 {
+		pr.addUsage("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if u, err := serverinfo.NormalizeBaseURL(f.url); err != nil {
+		pr.addUsage("--url: %s", strings.TrimPrefix(err.Error(), "serverinfo: "))
+	} else {
+		f.url = u
+	}
+	if msg := checkSeconds(f.requestTimeoutS); msg != "" {
+		pr.addUsage("--request-timeout-s: %s", msg)
+	}
+	if f.output != "" {
+		if err := checkOutput(f.output, "json"); err != nil {
+			pr.addInput("%v", err)
+		}
+	}
+	w := f.mix(&pr)
+	if !pr.empty() {
+		return pr.report(e)
+	}
+
+	timeout := time.Duration(-1)
+	if f.requestTimeoutS > 0 {
+		timeout = time.Duration(f.requestTimeoutS * float64(time.Second))
+	}
+	conns := max(f.maxConcurrency, 64)
+	if cfg.By == capacity.ByConcurrency && cfg.Max > 0 {
+		conns = max(conns, int(cfg.Max))
+	}
+	r, err := runner.New(ctx, runner.Config{URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: timeout, NoScrape: true, Conns: conns})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
+		return ExitUsage
+	}
+	defer r.Close()
+	fmt.Fprintf(e.stderr, "Capacity search by %s on %s (model %s), %d cases in the mix, SLOs: %s, max error rate %g\n",
+		cfg.By, serverinfo.RedactURL(r.URL()), r.Model(), len(w.Select(f.caseTags)), strings.Join(f.slo, "; "), f.maxErrorRate)
+	cfg.OnProbe = func(p capacity.Probe) { fmt.Fprintf(e.stderr, "  %s\n", p) }
+	probe := r.CapacityProbe(w, runner.RunOptions{Tags: f.caseTags}, l, nil)
+	res, err := capacity.Search(ctx, probe, cfg)
+	if err != nil && len(res.Probes) == 0 {
+		fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", err)
+		return ExitFailed
+	}
+	unit := cfg.By.Unit()
+	fmt.Fprintf(e.stderr, "Capacity: %g %s (%s", res.Capacity, unit, res.Status)
+	if res.Reason != "" {
+		fmt.Fprintf(e.stderr, ": %s", res.Reason)
+	}
+	fmt.Fprintf(e.stderr, "), %d probes\n", len(res.Probes))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "ttft_p95_ms <= 500" reads as written
+	enc.SetIndent("", "  ")
+	jerr := enc.Encode(res)
+	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if jerr != nil {
+		fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", jerr)
+		return ExitFailed
+	}
+	if f.output != "" {
+		if werr := results.WriteFileAtomic(f.output, append(data, '\n'), 0o644); werr != nil {
+			fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", werr)
+			return ExitFailed
+		}
+		fmt.Fprintf(e.stderr, "Capacity search written to %s\n", f.output)
+	} else {
+		fmt.Fprintf(e.stdout, "%s\n", data)
+	}
+	switch {
+	case err != nil:
+		fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", err)
+		return ExitFailed
+	case res.Status == capacity.StatusFirstFailed:
+		return ExitFailed
+	case f.floor > 0:
+		if ferr := res.AtLeast(f.floor); ferr != nil {
+			fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", ferr)
+			return ExitFailed
+		}
+	}
+	return ExitOK
+}
+
+// searchConfig turns the flags into the search's configuration and the
+// load every probe shares, adding every problem to pr.
+func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load) {
+	by, err := capacity.ParseBy(f.by)
+	if err != nil {
+		pr.addUsage("--by: %v", err)
+	}
+	ths, err := stats.ParseThresholds(f.slo...)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			pr.addUsage("--slo: %s", line)
+		}
+	}
+	if len(f.slo) == 0 {
+		pr.addUsage("--slo: give at least one threshold the capacity must keep, e.g. --slo 'ttft_p95_ms <= 500'")
+	}
+	if math.IsNaN(f.maxErrorRate) || f.maxErrorRate < 0 || f.maxErrorRate > 1 {
+		pr.addUsage("--max-error-rate: want a number in [0, 1], got %v", f.maxErrorRate)
+	}
+	cfg := capacity.Config{SLOs: ths, MaxErrorRate: f.maxErrorRate, By: by, Start: f.start, Max: f.maxRate,
+		ProbeRequests: f.probeRequests, ProbeDuration: time.Duration(f.probeDuration), MaxTime: time.Duration(f.maxTime),
+		Precision: f.precision}
+	l := runner.Load{Burstiness: f.burstiness, Seed: f.seed, MaxConcurrency: f.maxConcurrency}
+	if len(f.goodput) > 0 {
+		slo, err := parseGoodput(f.goodput)
+		if err != nil {
+			pr.addUsage("--goodput: %v", err)
+		}
+		l.Goodput = &slo
+	}
+	if err := l.Check(); err != nil {
+		pr.addUsage("%v", err)
+	}
+	if err := cfg.Validate(); err != nil {
+		pr.addUsage("%v", err)
+	}
+	return cfg, l
+}
+
+// mix loads the request mix: the workload's cases, or one case per prompt
+// of a prompt set (basic validation, a length ending accepted).
+func (f *capacityFlags) mix(pr *problems) *workload.Workload {
+	switch {
+	case f.workload != "" && f.prompts != "":
+		pr.addUsage("give --workload or --prompts, not both")
+		return nil
+	case f.workload != "":
+		w, err := workload.Load(f.workload)
+		if err != nil {
+			pr.addInput("%v", err)
+			return nil
+		}
+		if len(w.Select(f.caseTags)) == 0 {
+			pr.addUsage("--case-tag %s: no case of %s has any of these tags", strings.Join(f.caseTags, ","), f.workload)
+		}
+		return w
+	case f.prompts != "":
+		prompts, err := sweep.LoadPromptSetFrom(f.promptsDir, f.prompts)
+		if err != nil {
+			pr.addInput("%v", err)
+			return nil
+		}
+		w, err := promptWorkload(f.prompts, prompts, f.maxTokens)
+		if err != nil {
+			pr.addInput("%v", err)
+		}
+		return w
+	}
+	pr.addUsage("give the request mix: --workload FILE or --prompts SET")
+	return nil
+}
+
+// promptWorkload turns a prompt set into a workload of one case per
+// prompt (ids <set>-0, <set>-1, …) with max_tokens and a finish_reason
+// check that accepts a capped answer, through the workload loader.
+func promptWorkload(name string, prompts [][]openai.Message, maxTokens int) (*workload.Workload, error) {
+	type caseJSON struct {
+		ID       string           `json:"id"`
+		Messages []openai.Message `json:"messages"`
+	}
+	doc := struct {
+		Name     string         `json:"name"`
+		Defaults map[string]any `json:"defaults"`
+		Cases    []caseJSON     `json:"cases"`
+	}{Name: name, Defaults: map[string]any{"max_tokens": maxTokens, "checks": map[string]any{"finish_reason": []string{"stop", "length"}}}}
+	for i, msgs := range prompts {
+		doc.Cases = append(doc.Cases, caseJSON{ID: fmt.Sprintf("%s-%d", promptSetLabel(name), i), Messages: msgs})
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	return workload.Parse(data, name)
+}
+
+// promptSetLabel names a prompt set in case ids: a builtin name as is, a
+// file by its base name without extension.
+func promptSetLabel(set string) string {
+	base := set
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	if i := strings.LastIndex(base, "."); i > 0 {
+		base = base[:i]
+	}
+	return base
+}
