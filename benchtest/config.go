@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/load"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/stats"
@@ -47,6 +48,10 @@ const (
 	EnvDuration       = "BENCHSERVE_DURATION"
 	EnvMaxConcurrency = "BENCHSERVE_MAX_CONCURRENCY"
 	EnvSeed           = "BENCHSERVE_SEED"
+	// EnvRunID is the run id every shard of one run shares (with
+	// BENCHSERVE_SHARD or JOB_COMPLETION_INDEX and BENCHSERVE_SHARDS, see
+	// load.ShardFromEnv), so their outputs merge (benchserve merge).
+	EnvRunID = "BENCHSERVE_RUN_ID"
 	// EnvPromptsDir is a directory BenchSweep loads the builtin prompt set
 	// names from (DIR/<name>.json), as the CLI's --prompts-dir.
 	EnvPromptsDir = "BENCHSERVE_PROMPTS_DIR"
@@ -58,6 +63,7 @@ const (
 // (runner.DefaultRequestTimeout), cache counters scraped.
 type config struct {
 	url, model, apiKey string
+	runID              string
 	repetitions        int
 	tags               []string
 	cachePolicy        string
@@ -181,6 +187,7 @@ func resolve(opts []Option) (config, error) {
 	var cfg config
 	cfg.url = os.Getenv(EnvURL)
 	cfg.model = os.Getenv(EnvModel)
+	cfg.runID = os.Getenv(EnvRunID)
 	cfg.apiKey = os.Getenv(EnvAPIKey)
 	cfg.cachePolicy = os.Getenv(EnvCachePolicy)
 	cfg.output = os.Getenv(EnvOutput)
@@ -208,6 +215,9 @@ func resolve(opts []Option) (config, error) {
 	if cfg.load != nil {
 		if err := cfg.load.Check(); err != nil {
 			return config{}, fmt.Errorf("benchtest: load: %w", err)
+		}
+		if cfg.load.Shard.Sharded() && cfg.runID == "" {
+			return config{}, fmt.Errorf("benchtest: shard %s: set $%s to the run id every shard shares, so their outputs merge", cfg.load.Shard, EnvRunID)
 		}
 	}
 	cfg.repetitions = max(cfg.repetitions, 0)
@@ -277,6 +287,13 @@ func envLoad() (*runner.Load, error) {
 		if err := v.parse(strings.TrimSpace(s)); err != nil {
 			return nil, &envError{name: v.name, value: s, want: v.want}
 		}
+	}
+	sh, err := load.ShardFromEnv(os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("benchtest: %w", err)
+	}
+	if sh.Sharded() {
+		l.Shard, set = sh, true
 	}
 	if !set {
 		return nil, nil

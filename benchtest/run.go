@@ -166,6 +166,7 @@ func newRunner(tb testing.TB, cfg config, conns int) *runner.Runner {
 		NoScrape:       cfg.noScrape,
 		IncludeContent: cfg.includeContent,
 		Conns:          conns,
+		RunID:          cfg.runID,
 	})
 	if err != nil {
 		tb.Fatalf("benchtest: %v", err)
