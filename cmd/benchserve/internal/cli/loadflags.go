@@ -127,7 +127,7 @@ func parseGoodput(items []string) (stats.RequestSLO, error) {
 // scheduleLine summarizes a load run's schedule for stderr, saying when
 // the client could not keep up:
 //
-//	Load: target 8 req/s (burstiness 1, seed 0), achieved 7.93 req/s; lag p50 0.08 ms p99 1.2 ms; 0 late, 0 dropped, 0 unsent; goodput 7.5 req/s
+//	Load: target 8 req/s (burstiness 1, seed 0), achieved 7.93 req/s; lag p50 0.1 ms p99 1.2 ms; 0 late, 0 dropped, 0 unsent; goodput 7.50 req/s
 func scheduleLine(sc *results.Schedule) string {
 	if sc == nil {
 		return ""
@@ -137,20 +137,26 @@ func scheduleLine(sc *results.Schedule) string {
 		target = strconv.FormatFloat(*sc.TargetRate, 'g', 4, 64) + " req/s"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Load: target %s (burstiness %g, seed %d), achieved %.3g req/s", target, sc.Burstiness, sc.Seed, sc.AchievedRate)
+	fmt.Fprintf(&b, "Load: target %s (burstiness %g, seed %d), achieved %.2f req/s", target, sc.Burstiness, sc.Seed, sc.AchievedRate)
 	if sc.LagMS != nil {
-		fmt.Fprintf(&b, "; lag p50 %.3g ms p99 %.3g ms", sc.LagMS.P50, sc.LagMS.P99)
+		fmt.Fprintf(&b, "; lag p50 %.1f ms p99 %.1f ms", sc.LagMS.P50, sc.LagMS.P99)
 	}
 	fmt.Fprintf(&b, "; %d late, %d dropped, %d unsent", sc.Late, sc.Dropped, sc.Unsent)
 	if sc.Goodput != nil {
-		fmt.Fprintf(&b, "; goodput %.3g req/s", *sc.Goodput)
+		fmt.Fprintf(&b, "; goodput %.2f req/s", *sc.Goodput)
 	}
 	b.WriteString("\n")
-	if sc.TargetRate != nil && sc.Late > 0 {
-		fmt.Fprintf(&b, "Warning: %d of %d requests were sent more than 1 ms behind schedule (the client or --max-concurrency held them); the achieved rate, not the target, is what the server saw\n", sc.Late, sc.Requests)
+	if sc.TargetRate != nil && sc.LagMS != nil && sc.LagMS.P99 > behindMS(*sc.TargetRate) {
+		fmt.Fprintf(&b, "Warning: the client fell behind the schedule (lag p99 %.1f ms, more than %.1f ms: a tenth of the mean gap between arrivals, or 10 ms); the client or --max-concurrency held requests back, so the server saw less than the target rate\n", sc.LagMS.P99, behindMS(*sc.TargetRate))
 	}
 	return b.String()
 }
+
+// behindMS is the lag beyond which a client is said to have fallen behind
+// a schedule at rate: a tenth of the mean gap between arrivals, at least
+// 10 ms (below that, scheduling noise of a busy machine, not a client
+// that cannot keep up).
+func behindMS(rate float64) float64 { return max(10, 100/rate) }
 
 // rateValue is a request rate flag: a positive number or "inf".
 type rateValue float64

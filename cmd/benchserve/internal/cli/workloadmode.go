@@ -97,8 +97,14 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 				status = "FAIL"
 			}
 			var b strings.Builder
-			fmt.Fprintf(&b, "  [%d/%d] %s ... %.0fms %s (%d/%d)\n",
-				rec.Repetition+1, f.repetitions, rec.CaseID, rec.Metrics.E2ELms, status, done, total)
+			if f.loadMode() {
+				// Load mode: requests, not repetitions; the total is
+				// unknown when --duration bounds the run.
+				fmt.Fprintf(&b, "  [%d] %s ... %.0fms %s\n", done, rec.CaseID, rec.Metrics.E2ELms, status)
+			} else {
+				fmt.Fprintf(&b, "  [%d/%d] %s ... %.0fms %s (%d/%d)\n",
+					rec.Repetition+1, f.repetitions, rec.CaseID, rec.Metrics.E2ELms, status, done, total)
+			}
 			if s := answerLine(rec); s != "" {
 				fmt.Fprintf(&b, "      %s\n", s)
 			}
