@@ -196,3 +196,18 @@ func TestLoadBadCapacity(t *testing.T) {
 		})
 	}
 }
+
+func TestCapacityTimeCap(t *testing.T) {
+	res := concurrencyResult()
+	res.Status, res.Capacity = capacity.StatusTimeCap, 4
+	res.Reason = "time cap 1m0s reached after 1 probes; capacity at least 4 streams (no probe failed yet)"
+	res.Probes[0].Pass, res.Probes[0].Failed = true, nil
+	run := report.FromCapacity(&res, "")
+	assert.Equal(t, "capacity by concurrency", run.Label, "an empty label names the kind of search")
+	page := render(t, run)
+	assert.Contains(t, page, `<span class="badge warn">TIME CAP</span>`, "a time-capped search is a warning: its capacity is a lower bound")
+	assert.Contains(t, page, `<p class="verdict capacity warn">Capacity <strong>4 streams</strong> · time_cap`, "the summary is marked as a warning")
+	svg := capacityFigure(t, page, "run-1-capacity")
+	assert.Contains(t, svg, ">capacity 4<", "the capacity line is drawn at the load that passed")
+	assert.Len(t, passGlyph.FindAllString(svg, -1), 2, "one passing probe in each of the TTFT and TPOT panels")
+}
