@@ -47,16 +47,15 @@ type Options struct {
 // the capacity found, its status and reason, the SLOs, a chart of p95
 // TTFT, p95 TPOT and goodput against the probed load (pass/fail per
 // probe, the SLO limits, the capacity) and the table of probes in the
-// order run; when two or more runs
-// of one workload are given, every later run is compared case by case
-// with the first (p50 TTFT, E2EL and gen_tps deltas, pass→fail changes).
-// Charts are inline SVG drawn by gonum.org/v1/plot, the numbers behind
-// them are in a <script type="application/json" id="benchserve-data">
-// block, every string from the inputs is escaped (html/template), and
-// nothing is loaded from the network. The output is deterministic for
-// given runs. Errors: no runs, a Run with no payload, sweep rows or
-// capacity result,
-// a chart that cannot be drawn, or w failing.
+// order run; when two or more runs of one workload are given, every later
+// run is compared case by case with the first (p50 TTFT, E2EL and gen_tps
+// deltas, pass→fail changes). Charts are inline SVG drawn by
+// gonum.org/v1/plot, the numbers behind them are in a <script
+// type="application/json" id="benchserve-data"> block, every string from
+// the inputs is escaped (html/template), and nothing is loaded from the
+// network. The output is deterministic for given runs. Errors: no runs, a
+// Run with no payload, sweep rows or capacity result, a chart that cannot
+// be drawn, or w failing.
 func Write(w io.Writer, runs ...Run) error {
 	return WriteWith(w, Options{}, runs...)
 }
@@ -264,6 +263,9 @@ func outcomeKey() []keyEntry {
 // capacity search its status ("FOUND", "MAX REACHED", "TIME CAP", …).
 func (rv runView) BadgeText() string {
 	if rv.Capacity != nil {
+		if rv.Capacity.Status == "" {
+			return "NO STATUS"
+		}
 		return strings.ToUpper(strings.ReplaceAll(rv.Capacity.Status, "_", " "))
 	}
 	if rv.Passed {
