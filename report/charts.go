@@ -93,8 +93,14 @@ func addGrid(p *plot.Plot, vertical, horizontal bool) {
 // renderSVG draws p at w×h points and returns the SVG element without the
 // XML prolog, sized by its viewBox so the page can scale it.
 func renderSVG(p *plot.Plot, w, h vg.Length, label string) (string, error) {
+	return renderCanvas(w, h, label, func(dc draw.Canvas) { p.Draw(dc) })
+}
+
+// renderCanvas is renderSVG for a drawing of several plots: paint draws
+// on the w×h canvas.
+func renderCanvas(w, h vg.Length, label string, paint func(draw.Canvas)) (string, error) {
 	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
+	paint(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return "", fmt.Errorf("report: chart %q: %w", label, err)

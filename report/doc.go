@@ -4,7 +4,10 @@
 // table with the failing checks' messages, TTFT/TPOT/E2EL distributions per
 // case (box plot plus points), a request timeline colored by outcome, and
 // for prompt sweeps throughput and TTFT against concurrency with one line
-// per prompt set. Given two or more runs of the same workload it compares
+// per prompt set, and for capacity searches (capacity.json) the capacity
+// found with its status, reason and SLOs, p95 TTFT, p95 TPOT and goodput
+// against the probed load with the SLO limits and the capacity drawn, and
+// the probes in the order run. Given two or more runs of the same workload it compares
 // every later run with the first, case by case (p50 TTFT, E2EL and gen_tps
 // deltas marked better/worse, pass→fail changes highlighted): the
 // model-promotion question.
@@ -15,8 +18,9 @@
 // <script type="application/json" id="benchserve-data">, which is what
 // tests snapshot. Every string from the inputs is escaped by html/template.
 //
-// Inputs: Run values built with FromPayload (workload payloads) and
-// FromSweep (prompt-sweep rows), or files read by Load (payload JSON,
-// sweep JSON arrays, SQLite files written by benchserve or the reference).
+// Inputs: Run values built with FromPayload (workload payloads),
+// FromSweep (prompt-sweep rows) and FromCapacity (capacity.Result), or
+// files read by Load (payload JSON, sweep JSON arrays, capacity.json,
+// SQLite files written by benchserve or the reference, journals).
 // Main implements the `benchserve report` command line.
 package report

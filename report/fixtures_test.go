@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/benchserve/benchserve/report"
@@ -138,11 +139,29 @@ func sweepRows() []results.SweepResult {
 	return rows
 }
 
+// capacityFixture is a capacity search by rate written by hand as
+// capacity.Result marshals it: SLOs ttft_p95_ms <= 500, tpot_p95_ms <= 50
+// and error_rate <= 0.01; a ramp 1, 2, 4, 8, 16 (pass), 32 (every request
+// failed: null latencies, goodput 0), then bisection 24 (TTFT fails), 20
+// (pass), 22 (TPOT and error rate fail): capacity 20 req/s, found.
+const capacityFixture = "testdata/capacity.json"
+
+// capacityRun is capacityFixture read by report.Load (labelled
+// "capacity").
+func capacityRun() report.Run {
+	runs, err := report.Load(capacityFixture)
+	if err != nil || len(runs) != 1 {
+		panic(fmt.Sprintf("fixture %s: %d runs, %v", capacityFixture, len(runs), err))
+	}
+	return runs[0]
+}
+
 // fixedRuns is what the snapshot and the browser test render.
 func fixedRuns() []report.Run {
 	return []report.Run{
 		report.FromPayload(baselinePayload(), "baseline qwen3-8b-4bit"),
 		report.FromPayload(candidatePayload(), "candidate qwen3-8b-mtp"),
 		report.FromSweep(sweepRows(), ""),
+		capacityRun(),
 	}
 }

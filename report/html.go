@@ -8,8 +8,10 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/capacity"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -21,6 +23,8 @@ var pageCSS string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"num":     formatNum,
+	"load":    fmtLoad,
+	"errpct":  func(v float64) string { return strconv.FormatFloat(math.Round(v*1e4)/100, 'f', -1, 64) + "%" },
 	"nump":    formatNumPtr,
 	"pct":     formatPct,
 	"join":    strings.Join,
@@ -39,15 +43,19 @@ type Options struct {
 // Write renders runs as one self-contained HTML page to w: per run a
 // summary header, the per-case table with the failing checks' messages,
 // TTFT/TPOT/E2EL distributions per case, a request timeline and, for
-// sweeps, throughput and TTFT against concurrency; when two or more runs
-// of one workload are given, every later run is compared case by case
-// with the first (p50 TTFT, E2EL and gen_tps deltas, pass→fail changes).
-// Charts are inline SVG drawn by gonum.org/v1/plot, the numbers behind
-// them are in a <script type="application/json" id="benchserve-data">
-// block, every string from the inputs is escaped (html/template), and
-// nothing is loaded from the network. The output is deterministic for
-// given runs. Errors: no runs, a Run with neither payload nor sweep rows,
-// a chart that cannot be drawn, or w failing.
+// sweeps, throughput and TTFT against concurrency; for capacity searches
+// the capacity found, its status and reason, the SLOs, a chart of p95
+// TTFT, p95 TPOT and goodput against the probed load (pass/fail per
+// probe, the SLO limits, the capacity) and the table of probes in the
+// order run; when two or more runs of one workload are given, every later
+// run is compared case by case with the first (p50 TTFT, E2EL and gen_tps
+// deltas, pass→fail changes). Charts are inline SVG drawn by
+// gonum.org/v1/plot, the numbers behind them are in a <script
+// type="application/json" id="benchserve-data"> block, every string from
+// the inputs is escaped (html/template), and nothing is loaded from the
+// network. The output is deterministic for given runs. Errors: no runs, a
+// Run with no payload, sweep rows or capacity result, a chart that cannot
+// be drawn, or w failing.
 func Write(w io.Writer, runs ...Run) error {
 	return WriteWith(w, Options{}, runs...)
 }
@@ -94,6 +102,8 @@ type figure struct {
 	Caption string
 	SVG     template.HTML
 	Key     bool // show the outcome color key under it
+	// Keys, when set, is the color key under it instead.
+	Keys []keyEntry
 }
 
 type runView struct {
@@ -101,6 +111,7 @@ type runView struct {
 	Distributions []figure
 	Timeline      *figure
 	SweepFigures  []figure
+	CapacityChart *figure
 	Passed        bool
 }
 
@@ -172,6 +183,21 @@ func render(opts Options, runs []Run) ([]byte, error) {
 					data.Figures = append(data.Figures, figureData{ID: f.ID, Run: rd.ID, Kind: "sweep", Title: f.Title})
 				}
 			}
+		case "capacity":
+			cd := rd.Capacity
+			rv.Passed = cd.passed()
+			svg, err := capacityChart(cd)
+			if err != nil {
+				return nil, err
+			}
+			if svg != "" {
+				f := &figure{ID: rd.ID + "-capacity", Title: "Capacity search",
+					Caption: "p95 TTFT, p95 TPOT and goodput of every probe against its load (" + cd.Unit + "). Dashed red: the SLO limit on that metric; blue: the capacity found. Null statistics (no request succeeded) are not drawn.",
+					SVG:     template.HTML(svg),
+					Keys:    []keyEntry{{Name: "probe passed", Color: outcomeColors[outcomePass]}, {Name: "probe failed", Color: outcomeColors[outcomeFail]}}}
+				rv.CapacityChart = f
+				data.Figures = append(data.Figures, figureData{ID: f.ID, Run: rd.ID, Kind: "capacity", Title: f.Title})
+			}
 		}
 		view.Runs = append(view.Runs, rv)
 	}
@@ -231,6 +257,33 @@ func outcomeKey() []keyEntry {
 		out = append(out, keyEntry{Name: o, Color: outcomeColors[o]})
 	}
 	return out
+}
+
+// BadgeText is the word in the run's heading: PASS or FAIL, or for a
+// capacity search its status ("FOUND", "MAX REACHED", "TIME CAP", …).
+func (rv runView) BadgeText() string {
+	if rv.Capacity != nil {
+		if rv.Capacity.Status == "" {
+			return "NO STATUS"
+		}
+		return strings.ToUpper(strings.ReplaceAll(rv.Capacity.Status, "_", " "))
+	}
+	if rv.Passed {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// BadgeClass colors the badge: "pass", "fail", or "warn" for a capacity
+// search stopped by its time cap (its capacity is a lower bound).
+func (rv runView) BadgeClass() string {
+	switch {
+	case rv.Passed:
+		return "pass"
+	case rv.Capacity != nil && rv.Capacity.Status == string(capacity.StatusTimeCap):
+		return "warn"
+	}
+	return "fail"
 }
 
 // RuntimeText is the summary header's server runtime line:

@@ -17,8 +17,8 @@ import (
 )
 
 // ErrBadInput is matched (errors.Is) by every Load error: the file is
-// missing, unreadable, or not a workload payload, sweep array or
-// benchserve/reference SQLite database.
+// missing, unreadable, or not a workload payload, sweep array, capacity
+// search result or benchserve/reference SQLite database.
 var ErrBadInput = errors.New("report: bad input")
 
 // sqliteMagic starts every SQLite 3 database file.
@@ -32,6 +32,10 @@ func badInput(path, format string, args ...any) error {
 // content (and extension for SQLite):
 //   - a JSON object with a "results" array: a workload payload (one Run,
 //     labelled with the file name without extension);
+//   - a JSON object with "capacity_rps" or "capacity_concurrency": a
+//     capacity search's result (capacity.json, capacity.Result), one Run
+//     labelled with the file name; its "by", capacity key, probes' loads
+//     and SLO expressions are checked;
 //   - a JSON array of sweep rows (objects with "prompt_set" and
 //     "concurrency", as FormatSweepJSON writes): one sweep Run;
 //   - a SQLite database (by its header; .db/.sqlite/.sqlite3 files must
@@ -79,7 +83,7 @@ func Load(path string) ([]Run, error) {
 	case '[':
 		return loadSweepJSON(path, base, trimmed)
 	}
-	return nil, badInput(path, "not a benchserve results file: want a workload payload (JSON object), a sweep (JSON array) or a SQLite database")
+	return nil, badInput(path, "not a benchserve results file: want a workload payload or capacity result (JSON object), a sweep (JSON array) or a SQLite database")
 }
 
 // MaxInputBytes caps a JSON results file Load reads: 256 MiB, far above
@@ -142,9 +146,14 @@ func loadPayload(path, base string, data []byte) ([]Run, error) {
 	if err := json.Unmarshal(data, &keys); err != nil {
 		return nil, badInput(path, "invalid JSON: %v", err)
 	}
+	_, rps := keys["capacity_rps"]
+	_, conc := keys["capacity_concurrency"]
+	if rps || conc {
+		return loadCapacity(path, base, data, keys)
+	}
 	raw, ok := keys["results"]
 	if !ok || !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) {
-		return nil, badInput(path, `a JSON object without a "results" array is not a workload payload`)
+		return nil, badInput(path, `a JSON object without a "results" array is not a workload payload (nor, without "capacity_rps" or "capacity_concurrency", a capacity result)`)
 	}
 	var p results.Payload
 	if err := json.Unmarshal(data, &p); err != nil {

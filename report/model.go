@@ -8,13 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchserve/benchserve/capacity"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/stats"
 )
 
-// Run is one input of a report: a workload run (Payload set) or a prompt
-// sweep (Sweep set, the rows of one sweep run). Label names it in headings
-// and in the comparison table; build Runs with FromPayload and FromSweep.
+// Run is one input of a report: a workload run (Payload set), a prompt
+// sweep (Sweep set, the rows of one sweep run) or a capacity search
+// (Capacity set). Label names it in headings and in the comparison table;
+// build Runs with FromPayload, FromSweep and FromCapacity.
 type Run struct {
 	// Label names the run in the report ("smoke ecd7b4f4", a file name).
 	Label string
@@ -23,6 +25,9 @@ type Run struct {
 	// Sweep holds a prompt sweep's rows (one per prompt set × concurrency
 	// × repetition); nil for a workload run.
 	Sweep []results.SweepResult
+	// Capacity is a capacity search's result (capacity.json); nil for a
+	// workload run or a sweep.
+	Capacity *capacity.Result
 }
 
 // FromPayload wraps a workload payload (from benchtest.RunWorkload, the
@@ -83,7 +88,7 @@ type figureData struct {
 type runData struct {
 	ID        string           `json:"id"`
 	Label     string           `json:"label"`
-	Kind      string           `json:"kind"` // "workload" or "sweep"
+	Kind      string           `json:"kind"` // "workload", "sweep" or "capacity"
 	RunID     string           `json:"run_id"`
 	Timestamp string           `json:"timestamp"`
 	Workload  string           `json:"workload,omitempty"`
@@ -94,6 +99,7 @@ type runData struct {
 	Cases     []caseData       `json:"cases,omitempty"`
 	Timeline  []timelineEntry  `json:"timeline,omitempty"`
 	Sweep     []sweepPoint     `json:"sweep,omitempty"`
+	Capacity  *capacityData    `json:"capacity,omitempty"`
 	Notes     []string         `json:"notes,omitempty"`
 	payload   *results.Payload // for the templates, not the JSON
 	caseIndex map[string]int   // case id → index in Cases
@@ -298,8 +304,10 @@ func buildData(title string, runs []Run) (*reportData, []*runData, error) {
 			rd = workloadData(id, r)
 		case r.Sweep != nil:
 			rd = sweepData(id, r)
+		case r.Capacity != nil:
+			rd = capacityRunData(id, r)
 		default:
-			return nil, nil, fmt.Errorf("report: write: run %d (%q): neither a payload nor sweep rows", i+1, r.Label)
+			return nil, nil, fmt.Errorf("report: write: run %d (%q): neither a payload nor sweep rows nor a capacity result", i+1, r.Label)
 		}
 		out = append(out, rd)
 	}

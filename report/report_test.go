@@ -121,6 +121,7 @@ func TestEveryFigureHasAChart(t *testing.T) {
 		"run-1-ttft", "run-1-tpot", "run-1-e2el", "run-1-timeline",
 		"run-2-ttft", "run-2-tpot", "run-2-e2el", "run-2-timeline",
 		"run-3-throughput", "run-3-ttft",
+		"run-4-capacity",
 	}, want, "data section lists every figure")
 	assert.Equal(t, want, got, "every listed figure is in the page with an inline SVG")
 }
@@ -164,7 +165,7 @@ func TestEscaping(t *testing.T) {
 func TestWriteErrors(t *testing.T) {
 	var buf bytes.Buffer
 	assert.ErrorContains(t, report.Write(&buf), "no runs", "a report needs at least one run")
-	assert.ErrorContains(t, report.Write(&buf, report.Run{Label: "x"}), `run 1 ("x"): neither a payload nor sweep rows`, "an empty Run is an error naming it")
+	assert.ErrorContains(t, report.Write(&buf, report.Run{Label: "x"}), `run 1 ("x"): neither a payload nor sweep rows nor a capacity result`, "an empty Run is an error naming it")
 	assert.Zero(t, buf.Len(), "nothing is written on error")
 }
 

@@ -14,7 +14,7 @@ const reportUsage = `usage: benchserve report [--output report.html] [--title TI
 
 Writes one self-contained HTML report (opens from disk, no network) for
 RESULTS: workload payload JSON files, sweep JSON files (arrays of sweep
-rows), SQLite files written by benchserve or the reference
+rows), capacity search results (capacity.json), SQLite files written by benchserve or the reference
 (tables bench_serve_workload and bench_serve) and the journals
 (OUTPUT.journal.jsonl) interrupted runs leave. Two or more runs of the same
 workload are compared case by case with the first one given.
