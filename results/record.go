@@ -428,7 +428,12 @@ type Schedule struct {
 	// Mode is "open" (arrivals on a seeded schedule) or "closed".
 	Mode string `json:"mode"`
 	// TargetRate is the requested rate; nil for an unlimited one (inf).
+	// In a sharded run it is this shard's part (RunRate / N).
 	TargetRate *float64 `json:"target_rate"`
+	// Shard ("I/N") and RunRate, the whole run's rate, are set in a
+	// sharded run (--shard); omitted otherwise.
+	Shard   string   `json:"shard,omitempty"`
+	RunRate *float64 `json:"run_rate,omitempty"`
 	// Burstiness is the gamma shape of the arrival gaps (1 = Poisson).
 	Burstiness float64 `json:"burstiness"`
 	// Seed fixed the arrival schedule and the case sampling.

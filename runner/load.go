@@ -186,6 +186,10 @@ func scheduleOf(l Load, rate float64, run *load.Run, st stats.Stats) *results.Sc
 	}
 	if !math.IsInf(rate, 1) {
 		r := rate
+		if l.Shard.Sharded() {
+			r = l.Shard.Rate(rate) // this shard's part of the run's rate
+			sc.Shard, sc.RunRate = l.Shard.String(), &rate
+		}
 		sc.TargetRate = &r
 	}
 	if secs := run.Duration.Seconds(); secs > 0 {

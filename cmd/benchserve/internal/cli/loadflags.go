@@ -135,6 +135,9 @@ func scheduleLine(sc *results.Schedule) string {
 	target := "inf"
 	if sc.TargetRate != nil {
 		target = strconv.FormatFloat(*sc.TargetRate, 'g', 4, 64) + " req/s"
+		if sc.Shard != "" && sc.RunRate != nil {
+			target += fmt.Sprintf(" (shard %s of %g req/s)", sc.Shard, *sc.RunRate)
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Load: target %s (burstiness %g, seed %d), achieved %.2f req/s", target, sc.Burstiness, sc.Seed, sc.AchievedRate)
