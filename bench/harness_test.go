@@ -23,7 +23,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/stream"
 )
@@ -275,7 +275,7 @@ func BenchmarkTTFTAccuracy(b *testing.B) {
 					var mu sync.Mutex
 					var sendLag []float64
 					ttftByID := map[string]float64{}
-					fn := func(ctx context.Context, _ int) load.Sample {
+					fn := func(ctx context.Context, _ int) loadgen.Sample {
 						var wrote atomic.Int64
 						ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 							WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(time.Now().UnixNano()) },
@@ -291,10 +291,10 @@ func BenchmarkTTFTAccuracy(b *testing.B) {
 							ttftByID[res.RequestID] = res.TTFTms
 							mu.Unlock()
 						}
-						return load.SampleOf(res, err)
+						return loadgen.SampleOf(res, err)
 					}
-					round := func() *load.Run {
-						run, err := load.RunClosed(context.Background(), fn, load.Closed{Concurrency: n, Requests: n, MaxDuration: time.Minute})
+					round := func() *loadgen.Run {
+						run, err := loadgen.RunClosed(context.Background(), fn, loadgen.Closed{Concurrency: n, Requests: n, MaxDuration: time.Minute})
 						if err != nil {
 							b.Fatal(err)
 						}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/serverinfo"
 	"github.com/benchserve/benchserve/stats"
@@ -23,7 +23,7 @@ import (
 // BenchWorkload loads the workload at path and benchmarks every case (of
 // the configured tags) at every concurrency level, as sub-benchmarks
 // case=<id>/conc=<n>. Each b.Loop iteration is one round of n concurrent
-// streams of the case's request (closed loop, load.RunClosed), so Go's
+// streams of the case's request (closed loop, loadgen.RunClosed), so Go's
 // ns/op is the wall time of a round. After the loop it reports, with
 // b.ReportMetric, in units benchstat reads (times in ns, so benchstat
 // shows them as times):
@@ -189,9 +189,9 @@ const maxLoggedFailures = 3
 func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request, check func(*stream.Result) string) {
 	b.Helper()
 	ctx := b.Context()
-	fn := func(ctx context.Context, i int) load.Sample {
+	fn := func(ctx context.Context, i int) loadgen.Sample {
 		res, err := env.client.ChatStream(ctx, pick(i))
-		s := load.SampleOf(res, err)
+		s := loadgen.SampleOf(res, err)
 		if err == nil && res != nil {
 			if msg := check(res); msg != "" {
 				s.Kind, s.Err = stats.KindQuality, fmt.Errorf("quality check: %s", msg)
@@ -200,13 +200,13 @@ func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request,
 		return s
 	}
 	var (
-		samples []load.Sample
+		samples []loadgen.Sample
 		rounds  []int // the round of each sample, for the failure log
 		elapsed time.Duration
 		peak    int
 	)
 	for b.Loop() {
-		run, err := load.RunClosed(ctx, fn, load.Closed{Concurrency: n, Requests: n})
+		run, err := loadgen.RunClosed(ctx, fn, loadgen.Closed{Concurrency: n, Requests: n})
 		if err != nil {
 			b.Fatalf("benchtest: %v", err)
 		}
@@ -217,7 +217,7 @@ func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request,
 		elapsed += run.Duration
 		peak = max(peak, run.PeakInFlight)
 	}
-	st := load.Summarize(samples, elapsed, load.StatsOptions{Goodput: env.cfg.goodput})
+	st := loadgen.Summarize(samples, elapsed, loadgen.StatsOptions{Goodput: env.cfg.goodput})
 	st.PeakInFlight = peak
 	logged, failed := 0, 0
 	for i, s := range samples {
@@ -254,7 +254,7 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workload.Workload) {
 		l.Goodput = env.cfg.goodput
 	}
 	var (
-		samples  []load.Sample
+		samples  []loadgen.Sample
 		elapsed  time.Duration
 		sent     int
 		late     int
@@ -279,7 +279,7 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workload.Workload) {
 			}
 		}
 	}
-	st := load.Summarize(samples, elapsed, load.StatsOptions{Goodput: l.Goodput})
+	st := loadgen.Summarize(samples, elapsed, loadgen.StatsOptions{Goodput: l.Goodput})
 	for _, f := range failures {
 		b.Logf("benchtest: failed request %s", f)
 	}
@@ -306,7 +306,7 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workload.Workload) {
 // out-tok/s, req/s, failures, goodput-req/s when st has a GoodputSLO,
 // untimed-decodes when requests were left out of tpot, itl and gen-tok/s
 // because their decode span was not observable).
-// Use it to report a load.RunClosed or load.RunOpen run from your own
+// Use it to report a loadgen.RunClosed or loadgen.RunOpen run from your own
 // benchmark. Distributions without samples are not reported.
 func ReportStats(b *testing.B, st stats.Stats) {
 	b.Helper()

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/stats"
@@ -50,7 +50,7 @@ const (
 	EnvSeed           = "BENCHSERVE_SEED"
 	// EnvRunID is the run id every shard of one run shares (with
 	// BENCHSERVE_SHARD or JOB_COMPLETION_INDEX and BENCHSERVE_SHARDS, see
-	// load.ShardFromEnv), so their outputs merge (benchserve merge).
+	// loadgen.ShardFromEnv), so their outputs merge (benchserve merge).
 	EnvRunID = "BENCHSERVE_RUN_ID"
 	// EnvPromptsDir is a directory BenchSweep loads the builtin prompt set
 	// names from (DIR/<name>.json), as the CLI's --prompts-dir.
@@ -288,7 +288,7 @@ func envLoad() (*runner.Load, error) {
 			return nil, &envError{name: v.name, value: s, want: v.want}
 		}
 	}
-	sh, err := load.ShardFromEnv(os.Getenv)
+	sh, err := loadgen.ShardFromEnv(os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("benchtest: %w", err)
 	}

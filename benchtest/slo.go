@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/stats"
 )
@@ -82,5 +82,5 @@ func formatAttr(v float64) string {
 }
 
 // PayloadStats summarizes a workload run's records as load statistics, so
-// CheckSLOs can gate a RunWorkload result; see load.PayloadStats.
-func PayloadStats(p *results.Payload) stats.Stats { return load.PayloadStats(p) }
+// CheckSLOs can gate a RunWorkload result; see loadgen.PayloadStats.
+func PayloadStats(p *results.Payload) stats.Stats { return loadgen.PayloadStats(p) }

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/benchtest"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/stats"
 )
@@ -18,12 +18,12 @@ import (
 // sloStats is four requests with TTFT 100, 200, 300, 400 ms (p95 385 ms)
 // and one failure, over 2 s.
 func sloStats() stats.Stats {
-	var samples []load.Sample
+	var samples []loadgen.Sample
 	for _, ttft := range []float64{100, 200, 300, 400} {
-		samples = append(samples, load.Sample{TTFTms: ttft, E2ELms: 2 * ttft, TPOTms: 10, GenTPS: 100, CompletionTokens: 5})
+		samples = append(samples, loadgen.Sample{TTFTms: ttft, E2ELms: 2 * ttft, TPOTms: 10, GenTPS: 100, CompletionTokens: 5})
 	}
-	samples = append(samples, load.Sample{Kind: stats.KindHTTP5xx})
-	return load.Summarize(samples, 2*time.Second, load.StatsOptions{})
+	samples = append(samples, loadgen.Sample{Kind: stats.KindHTTP5xx})
+	return loadgen.Summarize(samples, 2*time.Second, loadgen.StatsOptions{})
 }
 
 // TestCheckSLOsChild is run by TestCheckSLOs in a child process, where its

@@ -20,9 +20,9 @@
 //	{"by": "rate", "capacity_rps": 12.5, "status": "found", "slos": [...],
 //	 "probes": [{"rate": 8, "pass": true, "slos": [...], "stats": {...}}, ...]}
 //
-// LoadProbe builds a ProbeFunc from a load.Func (one request), running an
-// open loop (load.RunOpen) per rate probe or a closed loop
-// (load.RunClosed) per concurrency probe.
+// LoadProbe builds a ProbeFunc from a loadgen.Func (one request), running an
+// open loop (loadgen.RunOpen) per rate probe or a closed loop
+// (loadgen.RunClosed) per concurrency probe.
 //
 // The package imports load and stats, never the runner: the engine that
 // sends the requests (workload cases with their checks, prompt sets) is

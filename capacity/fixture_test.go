@@ -11,15 +11,15 @@ import (
 
 	"github.com/benchserve/benchserve/capacity"
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/stream"
 )
 
 // queueServer starts a fixture with slots generation slots answering every
 // request with 2 tokens, the first after ttft, the second delay later, so
 // one request holds a slot for about ttft + delay and the queue's capacity
-// is about slots / (ttft + delay). It returns a load.Func streaming to it.
-func queueServer(t *testing.T, slots int, ttft, delay time.Duration) load.Func {
+// is about slots / (ttft + delay). It returns a loadgen.Func streaming to it.
+func queueServer(t *testing.T, slots int, ttft, delay time.Duration) loadgen.Func {
 	t.Helper()
 	srv := fixtures.Start(t, fixtures.Options{Slots: slots, Responder: func(fixtures.Request) fixtures.Script {
 		return fixtures.Script{Content: []string{"a ", "b"}, TTFT: ttft, TokenDelay: delay}
@@ -28,16 +28,16 @@ func queueServer(t *testing.T, slots int, ttft, delay time.Duration) load.Func {
 	t.Cleanup(tr.CloseIdleConnections)
 	c := &stream.Client{BaseURL: srv.URL, HTTP: &http.Client{Transport: tr}}
 	req := stream.Request{Model: srv.Model(), Messages: []map[string]any{{"role": "user", "content": "hi"}}, MaxTokens: 8}
-	return load.StreamFunc(c, func(int) stream.Request { return req })
+	return loadgen.StreamFunc(c, func(int) stream.Request { return req })
 }
 
 // calibrate measures the fixture unloaded: the TTFT p95 and the mean
 // E2E latency of a request (ms) at a rate far below capacity.
-func calibrate(t *testing.T, fn load.Func) (ttftP95, e2el float64) {
+func calibrate(t *testing.T, fn loadgen.Func) (ttftP95, e2el float64) {
 	t.Helper()
-	run, err := load.RunOpen(t.Context(), fn, load.Open{Rate: 20, Burstiness: 16, Requests: 24, Seed: 1})
+	run, err := loadgen.RunOpen(t.Context(), fn, loadgen.Open{Rate: 20, Burstiness: 16, Requests: 24, Seed: 1})
 	require.NoError(t, err, "calibration run")
-	st := run.Stats(load.StatsOptions{})
+	st := run.Stats(loadgen.StatsOptions{})
 	require.Equal(t, 24, st.Succeeded, "calibration requests succeed")
 	return st.TTFT.P95, st.E2EL.Mean
 }

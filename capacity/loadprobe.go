@@ -4,42 +4,42 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/stats"
 )
 
 // ProbeOptions configure the runs of LoadProbe. The zero value works.
 type ProbeOptions struct {
 	// Burstiness, Seed, MaxInFlight and Overflow configure each rate
-	// probe's open loop (load.Open); every probe uses the same Seed.
+	// probe's open loop (loadgen.Open); every probe uses the same Seed.
 	Burstiness  float64
 	Seed        uint64
 	MaxInFlight int
-	Overflow    load.Overflow
+	Overflow    loadgen.Overflow
 	// Stats configures the probes' statistics (a goodput SLO, extra
 	// percentiles for the thresholds).
-	Stats load.StatsOptions
+	Stats loadgen.StatsOptions
 	// Shard, when set (Count > 1), runs only this shard's part of every
-	// rate probe's schedule (see load.Shard.Open): for a capacity search
+	// rate probe's schedule (see loadgen.Shard.Open): for a capacity search
 	// spread over several machines, each running the same search. Its
 	// statistics are then the shard's alone.
-	Shard load.Shard
+	Shard loadgen.Shard
 }
 
 // LoadProbe returns a ProbeFunc that runs fn (one request) for each
-// probe: a rate probe as an open loop (load.RunOpen at spec.Load req/s,
+// probe: a rate probe as an open loop (loadgen.RunOpen at spec.Load req/s,
 // spec.Requests requests), a concurrency probe as a closed loop
-// (load.RunClosed with spec.Load streams, for spec.Requests requests or
-// spec.Duration). The probe's stats are load.Run.Stats(opts.Stats).
-func LoadProbe(fn load.Func, opts ProbeOptions) ProbeFunc {
+// (loadgen.RunClosed with spec.Load streams, for spec.Requests requests or
+// spec.Duration). The probe's stats are loadgen.Run.Stats(opts.Stats).
+func LoadProbe(fn loadgen.Func, opts ProbeOptions) ProbeFunc {
 	return func(ctx context.Context, spec ProbeSpec) (stats.Stats, error) {
-		var run *load.Run
+		var run *loadgen.Run
 		var err error
 		switch spec.By {
 		case ByConcurrency:
-			run, err = load.RunClosed(ctx, fn, load.Closed{Concurrency: int(spec.Load), Requests: spec.Requests, Duration: spec.Duration})
+			run, err = loadgen.RunClosed(ctx, fn, loadgen.Closed{Concurrency: int(spec.Load), Requests: spec.Requests, Duration: spec.Duration})
 		case ByRate, "":
-			cfg := load.Open{Rate: spec.Load, Burstiness: opts.Burstiness, Seed: opts.Seed, Requests: spec.Requests,
+			cfg := loadgen.Open{Rate: spec.Load, Burstiness: opts.Burstiness, Seed: opts.Seed, Requests: spec.Requests,
 				Duration: spec.Duration, MaxInFlight: opts.MaxInFlight, Overflow: opts.Overflow}
 			if opts.Shard.Count > 1 {
 				cfg, err = opts.Shard.Open(cfg)
@@ -47,7 +47,7 @@ func LoadProbe(fn load.Func, opts ProbeOptions) ProbeFunc {
 					return stats.Stats{}, err
 				}
 			}
-			run, err = load.RunOpen(ctx, fn, cfg)
+			run, err = loadgen.RunOpen(ctx, fn, cfg)
 		default:
 			return stats.Stats{}, fmt.Errorf("capacity: probe by %q: want %q or %q", spec.By, ByRate, ByConcurrency)
 		}

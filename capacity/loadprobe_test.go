@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/capacity"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 )
 
 // LoadProbe runs rate probes as open loops and concurrency probes as
@@ -19,9 +19,9 @@ import (
 // part.
 func TestLoadProbe(t *testing.T) {
 	var calls atomic.Int64
-	fn := func(context.Context, int) load.Sample {
+	fn := func(context.Context, int) loadgen.Sample {
 		calls.Add(1)
-		return load.Sample{TTFTms: 5, E2ELms: 10, CompletionTokens: 1}
+		return loadgen.Sample{TTFTms: 5, E2ELms: 10, CompletionTokens: 1}
 	}
 	probe := capacity.LoadProbe(fn, capacity.ProbeOptions{Seed: 1})
 	st, err := probe(t.Context(), capacity.ProbeSpec{By: capacity.ByRate, Load: 5000, Requests: 30})
@@ -37,7 +37,7 @@ func TestLoadProbe(t *testing.T) {
 	assert.LessOrEqual(t, st.PeakInFlight, 3, "at most 3 streams")
 
 	calls.Store(0)
-	sharded := capacity.LoadProbe(fn, capacity.ProbeOptions{Seed: 1, Shard: load.Shard{Index: 1, Count: 4}})
+	sharded := capacity.LoadProbe(fn, capacity.ProbeOptions{Seed: 1, Shard: loadgen.Shard{Index: 1, Count: 4}})
 	st, err = sharded(t.Context(), capacity.ProbeSpec{By: capacity.ByRate, Load: 5000, Requests: 30})
 	require.NoError(t, err, "sharded probe")
 	assert.Equal(t, 8, st.Requests, "shard 1 of 4 sends 30/4 rounded up (7 or 8: the first 30 mod 4 shards send 8)")

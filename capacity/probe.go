@@ -66,7 +66,7 @@ type ProbeStats struct {
 	E2ELp95ms *float64 `json:"e2el_p95_ms"`
 	LagP99ms  *float64 `json:"lag_p99_ms"`
 	// Goodput is requests per second within the goodput SLO, null when
-	// the probe had none (load.StatsOptions.Goodput).
+	// the probe had none (loadgen.StatsOptions.Goodput).
 	Goodput *float64 `json:"goodput"`
 	// PeakInFlight is the most requests in flight at once.
 	PeakInFlight int `json:"peak_in_flight"`

@@ -67,7 +67,7 @@ type ProbeSpec struct {
 }
 
 // ProbeFunc runs one probe, a load run at spec.Load, and returns its
-// statistics (load.Run.Stats; stats.Stats.ErrorRate counts failed and
+// statistics (loadgen.Run.Stats; stats.Stats.ErrorRate counts failed and
 // dropped requests). ctx ends when the search's time cap passes or the
 // caller's context ends; a probe cut short that way is discarded. An
 // error stops the search (request failures belong in the stats, not

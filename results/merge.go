@@ -48,7 +48,7 @@ func (k recordKey) String() string {
 //
 // The inputs' run-level SLO verdicts (Payload.SLO) held for one shard
 // only; the merged payload has none: evaluate the thresholds again on it
-// (load.CheckPayload, with SLOThresholds(ps...)). The inputs are not
+// (loadgen.CheckPayload, with SLOThresholds(ps...)). The inputs are not
 // modified; the merged payload shares their records' slices and maps.
 func MergePayloads(ps ...*Payload) (*Payload, error) {
 	if len(ps) == 0 {

@@ -335,7 +335,7 @@ type Record struct {
 	// in flight (MarkInterrupted): the record holds no measurement and
 	// summaries leave it out. Addition; omitted when false.
 	Interrupted bool `json:"interrupted,omitempty"`
-	// Shard is the 0-based index of the shard (--shard I/N, load.Shard)
+	// Shard is the 0-based index of the shard (--shard I/N, loadgen.Shard)
 	// that sent this request in a run spread over several processes,
 	// which share the RunID (--run-id); nil (omitted) in an unsharded
 	// run. MergePayloads joins the shards' payloads. Addition.

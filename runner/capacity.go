@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/benchserve/benchserve/capacity"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/workload"
 )
@@ -40,6 +40,6 @@ func (r *Runner) CapacityProbe(w *workload.Workload, opts RunOptions, base Load,
 		if each != nil {
 			each(spec, s)
 		}
-		return run.Stats(load.StatsOptions{Goodput: l.Goodput}), nil
+		return run.Stats(loadgen.StatsOptions{Goodput: l.Goodput}), nil
 	}
 }

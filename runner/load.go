@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/workload"
@@ -45,10 +45,10 @@ type Load struct {
 	// counted against (--goodput ttft:MS tpot:MS e2el:MS).
 	Goodput *stats.RequestSLO
 	// Shard, when set (Count > 1), sends only this shard's part of the
-	// schedule (load.Shard.Open: rate/N with a derived seed, its share of
+	// schedule (loadgen.Shard.Open: rate/N with a derived seed, its share of
 	// the requests); the records carry the shard, and the shards'
 	// payloads of one run (same run id) join with results.MergePayloads.
-	Shard load.Shard
+	Shard loadgen.Shard
 }
 
 // Check reports a Load that cannot run, before anything is sent.
@@ -78,12 +78,12 @@ func (l Load) Check() error {
 }
 
 // RunLoad sends the session's cases as load l (an open loop on a seeded
-// schedule; load.RunOpen) and records every request like Execute does, so
+// schedule; loadgen.RunOpen) and records every request like Execute does, so
 // the payload, its summary and SLOs cover the load run; Payload then
 // carries the schedule block (target and achieved rate, lag, late,
 // dropped). It returns the load run for its statistics. The cases and
 // repetitions of Start define the mix; Include is not consulted.
-func (s *Session) RunLoad(ctx context.Context, l Load) (*load.Run, error) {
+func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	if err := l.Check(); err != nil {
 		return nil, fmt.Errorf("runner: load: %w", err)
 	}
@@ -99,7 +99,7 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*load.Run, error) {
 	var (
 		mu    sync.Mutex
 		seen  = map[string]int{} // requests so far per case: the record's repetition
-		rng   = load.NewRand(l.Seed)
+		rng   = loadgen.NewRand(l.Seed)
 		picks []workload.Case // sampled picks, by request index
 	)
 	shard := l.Shard
@@ -133,15 +133,15 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*load.Run, error) {
 		s.shard = &shard.Index
 	}
 	s.mu.Unlock()
-	fn := func(ctx context.Context, i int) load.Sample {
+	fn := func(ctx context.Context, i int) loadgen.Sample {
 		out := s.Execute(ctx, pick(i))
-		smp := load.SampleOf(out.Result, out.Err)
+		smp := loadgen.SampleOf(out.Result, out.Err)
 		if out.Err == nil && !out.Record.OK {
 			smp.Kind, smp.Err = stats.KindQuality, errors.New("quality check failed")
 		}
 		return smp
 	}
-	var run *load.Run
+	var run *loadgen.Run
 	var err error
 	if math.IsInf(rate, 1) && !shard.Sharded() {
 		// Every request due at once, capped by MaxConcurrency: a closed
@@ -150,21 +150,21 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*load.Run, error) {
 		if conc == 0 {
 			conc = max(n, 1)
 		}
-		run, err = load.RunClosed(ctx, fn, load.Closed{Concurrency: conc, Requests: n, Duration: l.Duration})
+		run, err = loadgen.RunClosed(ctx, fn, loadgen.Closed{Concurrency: conc, Requests: n, Duration: l.Duration})
 	} else {
-		cfg := load.Open{Rate: rate, Burstiness: l.Burstiness, Seed: l.Seed, Requests: n, Duration: l.Duration,
+		cfg := loadgen.Open{Rate: rate, Burstiness: l.Burstiness, Seed: l.Seed, Requests: n, Duration: l.Duration,
 			MaxInFlight: l.MaxConcurrency}
 		if shard.Sharded() {
 			if cfg, err = shard.Open(cfg); err != nil {
 				return nil, fmt.Errorf("runner: load: %w", err)
 			}
 		}
-		run, err = load.RunOpen(ctx, fn, cfg)
+		run, err = loadgen.RunOpen(ctx, fn, cfg)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("runner: load: %w", err)
 	}
-	st := run.Stats(load.StatsOptions{Goodput: l.Goodput})
+	st := run.Stats(loadgen.StatsOptions{Goodput: l.Goodput})
 	s.mu.Lock()
 	s.payload.Schedule = scheduleOf(l, rate, run, st)
 	s.mu.Unlock()
@@ -175,7 +175,7 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*load.Run, error) {
 }
 
 // scheduleOf builds the payload's schedule block.
-func scheduleOf(l Load, rate float64, run *load.Run, st stats.Stats) *results.Schedule {
+func scheduleOf(l Load, rate float64, run *loadgen.Run, st stats.Stats) *results.Schedule {
 	sc := &results.Schedule{
 		Mode: run.Mode, Burstiness: l.Burstiness, Seed: l.Seed, MaxConcurrency: l.MaxConcurrency,
 		Requests: len(run.Samples) + run.Unsent, DurationS: l.Duration.Seconds(),

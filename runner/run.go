@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/workload"
@@ -317,16 +317,16 @@ func (s *Session) Payload() *results.Payload {
 	s.mu.Unlock()
 	s.r.Finish(&p)
 	if len(s.slos) > 0 {
-		_, _ = load.CheckPayload(&p, s.slos) // sets p.SLO; parsed in Start
+		_, _ = loadgen.CheckPayload(&p, s.slos) // sets p.SLO; parsed in Start
 	}
 	return &p
 }
 
 // Outcomes evaluates the run-level SLOs on p's records (the same samples
-// as the payload summary: see load.PayloadStats) in the order of SLOs.
+// as the payload summary: see loadgen.PayloadStats) in the order of SLOs.
 func (s *Session) Outcomes(p *results.Payload) []stats.Outcome {
 	ths, _ := stats.ParseThresholds(s.slos...) // parsed in Start
-	return stats.Evaluate(load.PayloadStats(p), ths)
+	return stats.Evaluate(loadgen.PayloadStats(p), ths)
 }
 
 // Run runs every selected case of w (Start, RunAll, Payload) and returns

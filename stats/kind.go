@@ -37,6 +37,6 @@ const (
 	KindDropped ErrorKind = "dropped"
 )
 
-// KindRequest is the error kind load.PayloadStats gives a record whose
+// KindRequest is the error kind loadgen.PayloadStats gives a record whose
 // request failed for a reason other than its policy timeout.
 const KindRequest ErrorKind = "request"

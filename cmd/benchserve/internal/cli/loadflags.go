@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/stats"
@@ -57,7 +57,7 @@ func (f *benchFlags) loadMode() bool {
 			return true
 		}
 	}
-	sh, err := load.ShardFromEnv(f.load.getenv)
+	sh, err := loadgen.ShardFromEnv(f.load.getenv)
 	return err != nil || sh.Sharded()
 }
 
@@ -70,12 +70,12 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 		Sample: f.load.mix.val == "sample",
 	}
 	if f.load.shard != "" {
-		sh, err := load.ParseShard(f.load.shard)
+		sh, err := loadgen.ParseShard(f.load.shard)
 		if err != nil {
 			pr.addUsage("--shard: %v", err)
 		}
 		l.Shard = sh
-	} else if sh, err := load.ShardFromEnv(f.load.getenv); err != nil {
+	} else if sh, err := loadgen.ShardFromEnv(f.load.getenv); err != nil {
 		pr.addUsage("%v", err)
 	} else {
 		l.Shard = sh

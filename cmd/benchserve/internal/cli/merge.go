@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -77,7 +77,7 @@ func runMerge(_ context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	thresholds := append(results.SLOThresholds(ps...), slos...)
-	outcomes, err := load.CheckPayload(merged, thresholds)
+	outcomes, err := loadgen.CheckPayload(merged, thresholds)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
 		return ExitUsage

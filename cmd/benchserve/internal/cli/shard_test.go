@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -40,9 +40,9 @@ func TestShardedProcessesMerge(t *testing.T) {
 	// What the schedule holds: shard I's arrivals before the duration.
 	want := 0
 	for i := range shards {
-		cfg, err := load.Shard{Index: i, Count: shards}.Open(load.Open{Rate: rate, Seed: seed, Duration: dur})
+		cfg, err := loadgen.Shard{Index: i, Count: shards}.Open(loadgen.Open{Rate: rate, Seed: seed, Duration: dur})
 		require.NoError(t, err)
-		for _, at := range load.Schedule(cfg.Rate, 1, int(cfg.Rate*dur.Seconds()*2)+50, cfg.Seed) {
+		for _, at := range loadgen.Schedule(cfg.Rate, 1, int(cfg.Rate*dur.Seconds()*2)+50, cfg.Seed) {
 			if at >= dur {
 				break
 			}

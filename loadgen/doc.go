@@ -31,4 +31,4 @@
 // Thresholds (stats.ParseThreshold: "ttft_p95_ms <= 500", "error_rate <= 0.01")
 // are evaluated on stats.Stats after the run, each giving an stats.Outcome with the
 // measured value; package benchtest turns them into subtests.
-package load
+package loadgen

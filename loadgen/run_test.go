@@ -1,4 +1,4 @@
-package load_test
+package loadgen_test
 
 import (
 	"context"
@@ -11,14 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/stream"
 )
 
 // scripted starts a fixture answering every request with tokens content
 // tokens after ttft, tokenDelay apart, and returns a Func streaming to it.
-func scripted(t *testing.T, tokens int, ttft, tokenDelay time.Duration) load.Func {
+func scripted(t *testing.T, tokens int, ttft, tokenDelay time.Duration) loadgen.Func {
 	t.Helper()
 	content := make([]string, tokens)
 	for i := range content {
@@ -29,12 +29,12 @@ func scripted(t *testing.T, tokens int, ttft, tokenDelay time.Duration) load.Fun
 	}})
 	c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 	req := stream.Request{Model: fixtures.DefaultModel, Messages: []map[string]any{{"role": "user", "content": "hi"}}, MaxTokens: 64}
-	return load.StreamFunc(c, func(int) stream.Request { return req })
+	return loadgen.StreamFunc(c, func(int) stream.Request { return req })
 }
 
 func TestRunClosedCount(t *testing.T) {
 	fn := scripted(t, 5, 20*time.Millisecond, time.Millisecond)
-	run, err := load.RunClosed(t.Context(), fn, load.Closed{Concurrency: 4, Requests: 12})
+	run, err := loadgen.RunClosed(t.Context(), fn, loadgen.Closed{Concurrency: 4, Requests: 12})
 	require.NoError(t, err, "closed run")
 	require.Len(t, run.Samples, 12, "one sample per request")
 	for i, s := range run.Samples {
@@ -44,7 +44,7 @@ func TestRunClosedCount(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, run.PeakInFlight, 2, "requests overlap (all 4 workers do unless the machine starves one)")
 	assert.LessOrEqual(t, run.PeakInFlight, 4, "never more in flight than workers")
-	st := run.Stats(load.StatsOptions{Percentiles: []float64{99.9}})
+	st := run.Stats(loadgen.StatsOptions{Percentiles: []float64{99.9}})
 	assert.Equal(t, "closed", st.Mode, "mode")
 	assert.Equal(t, 12, st.Succeeded, "all succeeded")
 	assert.Equal(t, 60, st.OutputTokens, "12 requests × 5 tokens")
@@ -56,7 +56,7 @@ func TestRunClosedCount(t *testing.T) {
 
 func TestRunClosedDuration(t *testing.T) {
 	fn := scripted(t, 2, 10*time.Millisecond, 0)
-	run, err := load.RunClosed(t.Context(), fn, load.Closed{Concurrency: 2, Duration: 150 * time.Millisecond})
+	run, err := loadgen.RunClosed(t.Context(), fn, loadgen.Closed{Concurrency: 2, Duration: 150 * time.Millisecond})
 	require.NoError(t, err, "closed run")
 	assert.GreaterOrEqual(t, len(run.Samples), 2, "at least one request per worker")
 	for _, s := range run.Samples {
@@ -67,7 +67,7 @@ func TestRunClosedDuration(t *testing.T) {
 }
 
 func TestRunClosedRejectsUnbounded(t *testing.T) {
-	_, err := load.RunClosed(t.Context(), nil, load.Closed{Concurrency: 2})
+	_, err := loadgen.RunClosed(t.Context(), nil, loadgen.Closed{Concurrency: 2})
 	assert.ErrorContains(t, err, "unbounded", "neither Requests nor Duration")
 }
 
@@ -76,10 +76,10 @@ func TestRunOpenReportsLagWhenOverloaded(t *testing.T) {
 	// only 2 may be in flight: the client cannot keep the schedule, and the
 	// stats must say so.
 	fn := scripted(t, 1, 100*time.Millisecond, 0)
-	run, err := load.RunOpen(t.Context(), fn, load.Open{Rate: 200, Seed: 1, Requests: 20, MaxInFlight: 2})
+	run, err := loadgen.RunOpen(t.Context(), fn, loadgen.Open{Rate: 200, Seed: 1, Requests: 20, MaxInFlight: 2})
 	require.NoError(t, err, "open run")
 	require.Len(t, run.Samples, 20, "every request is sent eventually (OverflowWait)")
-	st := run.Stats(load.StatsOptions{})
+	st := run.Stats(loadgen.StatsOptions{})
 	assert.Equal(t, 20, st.Succeeded, "all succeeded")
 	assert.LessOrEqual(t, st.PeakInFlight, 2, "the in-flight cap holds")
 	// 10 waves of 2 × ≥100 ms: the last request goes out ≥ 900 ms after
@@ -89,14 +89,14 @@ func TestRunOpenReportsLagWhenOverloaded(t *testing.T) {
 	assert.GreaterOrEqual(t, st.Late, 15, "most requests were late")
 	last := run.Samples[19]
 	assert.Equal(t, last.Sent-last.Scheduled, last.Lag, "lag = sent − scheduled")
-	assert.Equal(t, load.Schedule(200, 1, 20, 1)[19], last.Scheduled, "scheduled offsets are the seeded schedule")
+	assert.Equal(t, loadgen.Schedule(200, 1, 20, 1)[19], last.Scheduled, "scheduled offsets are the seeded schedule")
 }
 
 func TestRunOpenDropsOverflow(t *testing.T) {
 	fn := scripted(t, 1, 100*time.Millisecond, 0)
-	run, err := load.RunOpen(t.Context(), fn, load.Open{Rate: 500, Seed: 3, Requests: 20, MaxInFlight: 2, Overflow: load.OverflowDrop})
+	run, err := loadgen.RunOpen(t.Context(), fn, loadgen.Open{Rate: 500, Seed: 3, Requests: 20, MaxInFlight: 2, Overflow: loadgen.OverflowDrop})
 	require.NoError(t, err, "open run")
-	st := run.Stats(load.StatsOptions{})
+	st := run.Stats(loadgen.StatsOptions{})
 	assert.Len(t, run.Samples, 20, "sent and dropped requests are all recorded")
 	assert.Greater(t, st.Dropped, 10, "20 requests in ~40 ms with 2 slots of 100 ms: most are dropped")
 	assert.Equal(t, st.Dropped, st.Errors[stats.KindDropped], "dropped requests are counted by kind")
@@ -106,7 +106,7 @@ func TestRunOpenDropsOverflow(t *testing.T) {
 
 func TestRunOpenMaxDuration(t *testing.T) {
 	fn := scripted(t, 1, 0, 0)
-	run, err := load.RunOpen(t.Context(), fn, load.Open{Rate: 20, Seed: 5, Duration: time.Hour, MaxDuration: 150 * time.Millisecond})
+	run, err := loadgen.RunOpen(t.Context(), fn, loadgen.Open{Rate: 20, Seed: 5, Duration: time.Hour, MaxDuration: 150 * time.Millisecond})
 	require.NoError(t, err, "open run")
 	assert.Greater(t, run.Unsent, 1000, "an hour at 20 req/s: almost everything is left unsent, and counted")
 	assert.Less(t, run.Duration, 5*time.Second, "the duration cap ends the run")
@@ -114,9 +114,9 @@ func TestRunOpenMaxDuration(t *testing.T) {
 
 func TestRunOpenInFlightCanceledAtCap(t *testing.T) {
 	fn := scripted(t, 1, 5*time.Second, 0)
-	run, err := load.RunOpen(t.Context(), fn, load.Open{Rate: 1000, Seed: 5, Requests: 3, MaxDuration: 100 * time.Millisecond})
+	run, err := loadgen.RunOpen(t.Context(), fn, loadgen.Open{Rate: 1000, Seed: 5, Requests: 3, MaxDuration: 100 * time.Millisecond})
 	require.NoError(t, err, "open run")
-	st := run.Stats(load.StatsOptions{})
+	st := run.Stats(loadgen.StatsOptions{})
 	assert.Equal(t, 3, st.Errors[stats.KindCanceled], "requests in flight at the cap are cancelled and counted")
 }
 
@@ -136,7 +136,7 @@ func TestClassify(t *testing.T) {
 		{context.Canceled, stats.KindCanceled},
 		{errors.New("connection refused"), stats.KindTransport},
 	} {
-		assert.Equal(t, tc.want, load.Classify(tc.err), "Classify(%v)", tc.err)
+		assert.Equal(t, tc.want, loadgen.Classify(tc.err), "Classify(%v)", tc.err)
 	}
 }
 
@@ -154,12 +154,12 @@ func TestRunWithFixtureErrors(t *testing.T) {
 	}})
 	c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 	prompts := []string{"ok", "500", "stream", "trunc"}
-	fn := load.StreamFunc(c, func(i int) stream.Request {
+	fn := loadgen.StreamFunc(c, func(i int) stream.Request {
 		return stream.Request{Model: fixtures.DefaultModel, Messages: []map[string]any{{"role": "user", "content": prompts[i%4]}}}
 	})
-	run, err := load.RunClosed(t.Context(), fn, load.Closed{Concurrency: 2, Requests: 8})
+	run, err := loadgen.RunClosed(t.Context(), fn, loadgen.Closed{Concurrency: 2, Requests: 8})
 	require.NoError(t, err, "closed run")
-	st := run.Stats(load.StatsOptions{})
+	st := run.Stats(loadgen.StatsOptions{})
 	assert.Equal(t, map[stats.ErrorKind]int{stats.KindHTTP5xx: 2, stats.KindServerError: 2, stats.KindTruncated: 2}, st.Errors, "errors by kind")
 	assert.Equal(t, 2, st.Succeeded, "the plain requests succeeded")
 	assert.InDelta(t, 0.75, st.ErrorRate, 1e-9, "6 of 8 failed")

@@ -1,4 +1,4 @@
-package load_test
+package loadgen_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/stream"
 )
@@ -21,13 +21,13 @@ func Example() {
 	client := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 	req := stream.Request{Model: "benchserve-fixture", Messages: []map[string]any{{"role": "user", "content": "hi"}}}
 
-	run, err := load.RunOpen(context.Background(), load.StreamFunc(client, func(int) stream.Request { return req }),
-		load.Open{Rate: 50, Seed: 1, Requests: 10, MaxDuration: time.Minute})
+	run, err := loadgen.RunOpen(context.Background(), loadgen.StreamFunc(client, func(int) stream.Request { return req }),
+		loadgen.Open{Rate: 50, Seed: 1, Requests: 10, MaxDuration: time.Minute})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	st := run.Stats(load.StatsOptions{Goodput: &stats.RequestSLO{TTFTms: 1000}})
+	st := run.Stats(loadgen.StatsOptions{Goodput: &stats.RequestSLO{TTFTms: 1000}})
 	fmt.Printf("requests=%d succeeded=%d output_tokens=%d errors=%d\n", st.Requests, st.Succeeded, st.OutputTokens, len(st.Errors))
 
 	ths, _ := stats.ParseThresholds("ttft_p99_ms <= 1000", "error_rate <= 0")

@@ -1,4 +1,4 @@
-package load_test
+package loadgen_test
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/stats"
 )
 
@@ -17,11 +17,11 @@ import (
 // in DecodeSkipped, and a tpot or gen_tps threshold says so.
 func TestSummarizeSkipsUnmeasuredDecode(t *testing.T) {
 	nan := math.NaN()
-	samples := []load.Sample{
+	samples := []loadgen.Sample{
 		{TTFTms: 10, E2ELms: 100, TPOTms: 5, GenTPS: 200, CompletionTokens: 20, ITLms: []float64{5, 5}},
 		{TTFTms: 30, E2ELms: 30, TPOTms: nan, GenTPS: nan, CompletionTokens: 77},
 	}
-	st := load.Summarize(samples, time.Second, load.StatsOptions{})
+	st := loadgen.Summarize(samples, time.Second, loadgen.StatsOptions{})
 	assert.Equal(t, 1, st.DecodeSkipped, "one request skipped")
 	assert.Equal(t, 1, st.TPOT.Count, "one TPOT sample")
 	assert.Equal(t, 200.0, st.GenTPS.Max, "no NaN and no burst rate in gen_tps")

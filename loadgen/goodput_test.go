@@ -1,4 +1,4 @@
-package load_test
+package loadgen_test
 
 import (
 	"testing"
@@ -6,15 +6,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/stats"
 )
 
 func TestParseGoodput(t *testing.T) {
-	slo, err := load.ParseGoodput("ttft:500", "tpot:50.5")
+	slo, err := loadgen.ParseGoodput("ttft:500", "tpot:50.5")
 	require.NoError(t, err, "separate arguments")
 	assert.Equal(t, stats.RequestSLO{TTFTms: 500, TPOTms: 50.5}, slo)
-	slo, err = load.ParseGoodput("ttft:500 tpot:50,e2el:3000")
+	slo, err = loadgen.ParseGoodput("ttft:500 tpot:50,e2el:3000")
 	require.NoError(t, err, "one argument")
 	assert.Equal(t, stats.RequestSLO{TTFTms: 500, TPOTms: 50, E2ELms: 3000}, slo)
 
@@ -27,7 +27,7 @@ func TestParseGoodput(t *testing.T) {
 		"":              "goodput: no limit given",
 		"tpot:inf":      `"inf" is not a positive number`,
 	} {
-		_, err := load.ParseGoodput(arg)
+		_, err := loadgen.ParseGoodput(arg)
 		require.Error(t, err, arg)
 		assert.Contains(t, err.Error(), want, arg)
 	}

@@ -1,4 +1,4 @@
-package load_test
+package loadgen_test
 
 import (
 	"math"
@@ -9,20 +9,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 )
 
 func TestParseShard(t *testing.T) {
-	s, err := load.ParseShard("2/4")
+	s, err := loadgen.ParseShard("2/4")
 	require.NoError(t, err, "valid")
-	assert.Equal(t, load.Shard{Index: 2, Count: 4}, s, "parsed")
+	assert.Equal(t, loadgen.Shard{Index: 2, Count: 4}, s, "parsed")
 	assert.Equal(t, "2/4", s.String(), "round trip")
-	s, err = load.ParseShard(" 0 / 1 ")
+	s, err = loadgen.ParseShard(" 0 / 1 ")
 	require.NoError(t, err, "spaces allowed")
-	assert.Equal(t, load.Shard{Index: 0, Count: 1}, s, "parsed with spaces")
-	s, err = load.ParseShard("")
+	assert.Equal(t, loadgen.Shard{Index: 0, Count: 1}, s, "parsed with spaces")
+	s, err = loadgen.ParseShard("")
 	require.NoError(t, err, "empty is unsharded")
-	assert.Equal(t, load.Shard{}, s, "zero shard")
+	assert.Equal(t, loadgen.Shard{}, s, "zero shard")
 
 	for text, want := range map[string]string{
 		"3":    `shard "3": want I/N`,
@@ -31,7 +31,7 @@ func TestParseShard(t *testing.T) {
 		"-1/4": `shard "-1/4": shard index -1`,
 		"0/0":  `shard "0/0": shard count 0: want >= 1`,
 	} {
-		_, err := load.ParseShard(text)
+		_, err := loadgen.ParseShard(text)
 		require.Error(t, err, text)
 		assert.Contains(t, err.Error(), want, text)
 	}
@@ -39,23 +39,23 @@ func TestParseShard(t *testing.T) {
 
 func TestShardFromEnv(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	s, err := load.ShardFromEnv(env(nil))
+	s, err := loadgen.ShardFromEnv(env(nil))
 	require.NoError(t, err, "nothing set")
 	assert.False(t, s.Sharded(), "unsharded")
 
-	s, err = load.ShardFromEnv(env(map[string]string{"BENCHSERVE_SHARD": "1/3", "JOB_COMPLETION_INDEX": "2", "BENCHSERVE_SHARDS": "5"}))
+	s, err = loadgen.ShardFromEnv(env(map[string]string{"BENCHSERVE_SHARD": "1/3", "JOB_COMPLETION_INDEX": "2", "BENCHSERVE_SHARDS": "5"}))
 	require.NoError(t, err, "BENCHSERVE_SHARD")
-	assert.Equal(t, load.Shard{Index: 1, Count: 3}, s, "BENCHSERVE_SHARD wins over the job index")
+	assert.Equal(t, loadgen.Shard{Index: 1, Count: 3}, s, "BENCHSERVE_SHARD wins over the job index")
 
-	s, err = load.ShardFromEnv(env(map[string]string{"JOB_COMPLETION_INDEX": "2", "BENCHSERVE_SHARDS": "5"}))
+	s, err = loadgen.ShardFromEnv(env(map[string]string{"JOB_COMPLETION_INDEX": "2", "BENCHSERVE_SHARDS": "5"}))
 	require.NoError(t, err, "Indexed Job")
-	assert.Equal(t, load.Shard{Index: 2, Count: 5}, s, "job index with count")
+	assert.Equal(t, loadgen.Shard{Index: 2, Count: 5}, s, "job index with count")
 
-	_, err = load.ShardFromEnv(env(map[string]string{"JOB_COMPLETION_INDEX": "2"}))
+	_, err = loadgen.ShardFromEnv(env(map[string]string{"JOB_COMPLETION_INDEX": "2"}))
 	require.Error(t, err, "no count")
 	assert.Contains(t, err.Error(), "JOB_COMPLETION_INDEX=2 is set but BENCHSERVE_SHARDS is not", "names both variables")
 
-	_, err = load.ShardFromEnv(env(map[string]string{"BENCHSERVE_SHARD": "7/3"}))
+	_, err = loadgen.ShardFromEnv(env(map[string]string{"BENCHSERVE_SHARD": "7/3"}))
 	require.Error(t, err, "bad value")
 	assert.Contains(t, err.Error(), `BENCHSERVE_SHARD: load: shard "7/3"`, "names the variable and the value")
 }
@@ -65,7 +65,7 @@ func TestShardSplitsCountsAndIndexes(t *testing.T) {
 		total := 0
 		seen := map[int]bool{}
 		for i := range 3 {
-			sh := load.Shard{Index: i, Count: 3}
+			sh := loadgen.Shard{Index: i, Count: 3}
 			share := sh.Requests(n)
 			total += share
 			for j := range share {
@@ -79,29 +79,29 @@ func TestShardSplitsCountsAndIndexes(t *testing.T) {
 			assert.True(t, seen[g], "global index %d of %d covered", g, n)
 		}
 	}
-	un := load.Shard{}
+	un := loadgen.Shard{}
 	assert.Equal(t, 5, un.Requests(5), "unsharded keeps the count")
 	assert.Equal(t, 5, un.Global(5), "unsharded keeps the index")
 	assert.Equal(t, uint64(42), un.Seed(42), "unsharded keeps the seed")
-	assert.Equal(t, uint64(42), load.Shard{Index: 0, Count: 1}.Seed(42), "one shard keeps the seed")
+	assert.Equal(t, uint64(42), loadgen.Shard{Index: 0, Count: 1}.Seed(42), "one shard keeps the seed")
 }
 
 func TestShardOpen(t *testing.T) {
-	cfg := load.Open{Rate: 100, Burstiness: 1, Seed: 7, Requests: 10, Duration: time.Minute, MaxInFlight: 64}
-	got, err := load.Shard{Index: 1, Count: 4}.Open(cfg)
+	cfg := loadgen.Open{Rate: 100, Burstiness: 1, Seed: 7, Requests: 10, Duration: time.Minute, MaxInFlight: 64}
+	got, err := loadgen.Shard{Index: 1, Count: 4}.Open(cfg)
 	require.NoError(t, err, "split")
 	assert.Equal(t, 25.0, got.Rate, "rate / N")
 	assert.Equal(t, 3, got.Requests, "10 split 4 ways: 3, 3, 2, 2")
 	assert.Equal(t, time.Minute, got.Duration, "duration kept")
 	assert.Equal(t, 64, got.MaxInFlight, "per-process cap kept")
 	assert.NotEqual(t, cfg.Seed, got.Seed, "own seed")
-	same, err := load.Shard{}.Open(cfg)
+	same, err := loadgen.Shard{}.Open(cfg)
 	require.NoError(t, err, "unsharded")
 	assert.Equal(t, cfg, same, "unsharded leaves the config alone")
-	_, err = load.Shard{Index: 0, Count: 4}.Open(load.Open{Rate: 1, Requests: 3})
+	_, err = loadgen.Shard{Index: 0, Count: 4}.Open(loadgen.Open{Rate: 1, Requests: 3})
 	require.Error(t, err, "3 requests over 4 shards")
 	assert.Contains(t, err.Error(), "3 requests cannot be split 4 ways", "says why")
-	inf, err := load.Shard{Index: 0, Count: 4}.Open(load.Open{Rate: math.Inf(1), Requests: 8})
+	inf, err := loadgen.Shard{Index: 0, Count: 4}.Open(loadgen.Open{Rate: math.Inf(1), Requests: 8})
 	require.NoError(t, err, "inf rate")
 	assert.True(t, math.IsInf(inf.Rate, 1), "+Inf rate stays +Inf")
 }
@@ -112,15 +112,15 @@ func TestShardSeedsDiffer(t *testing.T) {
 	for _, seed := range []uint64{0, 7, math.MaxUint64} {
 		seen := map[uint64]int{seed: -1}
 		for i := range 64 {
-			sd := load.Shard{Index: i, Count: 64}.Seed(seed)
+			sd := loadgen.Shard{Index: i, Count: 64}.Seed(seed)
 			prev, dup := seen[sd]
 			require.False(t, dup, "seed %d: shard %d has the seed of shard %d (-1: the run's)", seed, i, prev)
 			seen[sd] = i
-			assert.Equal(t, sd, load.Shard{Index: i, Count: 64}.Seed(seed), "deterministic")
+			assert.Equal(t, sd, loadgen.Shard{Index: i, Count: 64}.Seed(seed), "deterministic")
 		}
 	}
-	a := load.Schedule(10, 1, 20, load.Shard{Index: 0, Count: 2}.Seed(7))
-	b := load.Schedule(10, 1, 20, load.Shard{Index: 1, Count: 2}.Seed(7))
+	a := loadgen.Schedule(10, 1, 20, loadgen.Shard{Index: 0, Count: 2}.Seed(7))
+	b := loadgen.Schedule(10, 1, 20, loadgen.Shard{Index: 1, Count: 2}.Seed(7))
 	assert.NotEqual(t, a, b, "the shards' schedules differ")
 }
 
@@ -129,13 +129,13 @@ func TestShardSeedsDiffer(t *testing.T) {
 func shardArrivals(rate, burstiness float64, n int, seed uint64, horizon time.Duration) []time.Duration {
 	var all []time.Duration
 	for i := range n {
-		cfg, err := load.Shard{Index: i, Count: n}.Open(load.Open{Rate: rate, Burstiness: burstiness, Seed: seed, Duration: horizon})
+		cfg, err := loadgen.Shard{Index: i, Count: n}.Open(loadgen.Open{Rate: rate, Burstiness: burstiness, Seed: seed, Duration: horizon})
 		if err != nil {
 			panic(err)
 		}
 		// Enough arrivals to pass the horizon with overwhelming probability.
 		k := int(cfg.Rate*horizon.Seconds()*1.5) + 100
-		for _, at := range load.Schedule(cfg.Rate, cfg.Burstiness, k, cfg.Seed) {
+		for _, at := range loadgen.Schedule(cfg.Rate, cfg.Burstiness, k, cfg.Seed) {
 			if at >= horizon {
 				break
 			}

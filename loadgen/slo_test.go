@@ -1,4 +1,4 @@
-package load_test
+package loadgen_test
 
 import (
 	"testing"
@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/stats"
 )
 
 func TestEvaluateThresholds(t *testing.T) {
-	st := load.Summarize(handBuilt(), 2*time.Second, load.StatsOptions{})
+	st := loadgen.Summarize(handBuilt(), 2*time.Second, loadgen.StatsOptions{})
 	ths, err := stats.ParseThresholds(
 		"ttft_p95_ms <= 500",  // 385
 		"ttft_p95_ms <= 300",  // fails
@@ -45,7 +45,7 @@ func TestEvaluateThresholds(t *testing.T) {
 		assert.Equal(t, w.pass, got[i].Pass, "%s passes: %v", got[i].Expr, w.pass)
 		assert.Equal(t, w.msg, got[i].String(), "message of %s", got[i].Expr)
 	}
-	empty := load.Summarize(nil, time.Second, load.StatsOptions{})
+	empty := loadgen.Summarize(nil, time.Second, loadgen.StatsOptions{})
 	th, _ := stats.ParseThreshold("ttft_p95_ms <= 500")
 	o := th.Evaluate(empty)
 	assert.False(t, o.Pass, "no samples fails a threshold")

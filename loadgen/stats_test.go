@@ -1,4 +1,4 @@
-package load_test
+package loadgen_test
 
 import (
 	"errors"
@@ -9,19 +9,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/stream"
 )
 
 // handBuilt is four succeeded requests, one failure and one drop.
-func handBuilt() []load.Sample {
-	ok := func(ttft, tpot, e2el float64, tokens int, itl ...float64) load.Sample {
-		return load.Sample{TTFTms: ttft, TTFOms: ttft, HasOutput: true, TPOTms: tpot, E2ELms: e2el,
+func handBuilt() []loadgen.Sample {
+	ok := func(ttft, tpot, e2el float64, tokens int, itl ...float64) loadgen.Sample {
+		return loadgen.Sample{TTFTms: ttft, TTFOms: ttft, HasOutput: true, TPOTms: tpot, E2ELms: e2el,
 			CompletionTokens: tokens, ITLms: itl, GenTPS: 1000 / tpot, Lag: time.Millisecond}
 	}
-	return []load.Sample{
+	return []loadgen.Sample{
 		ok(100, 10, 200, 11, 10, 10),
 		ok(200, 20, 400, 11, 20),
 		ok(300, 30, 600, 11),
@@ -32,7 +32,7 @@ func handBuilt() []load.Sample {
 }
 
 func TestSummarize(t *testing.T) {
-	st := load.Summarize(handBuilt(), 2*time.Second, load.StatsOptions{Percentiles: []float64{75}})
+	st := loadgen.Summarize(handBuilt(), 2*time.Second, loadgen.StatsOptions{Percentiles: []float64{75}})
 	assert.Equal(t, 5, st.Requests, "dropped samples are not requests")
 	assert.Equal(t, 4, st.Succeeded, "succeeded")
 	assert.Equal(t, 1, st.Failed, "failed")
@@ -66,7 +66,7 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestSummarizeEmpty(t *testing.T) {
-	st := load.Summarize(nil, 0, load.StatsOptions{})
+	st := loadgen.Summarize(nil, 0, loadgen.StatsOptions{})
 	assert.Zero(t, st.TTFT.Count, "no samples")
 	assert.True(t, math.IsNaN(st.TTFT.Mean), "empty distributions are NaN, not 0")
 	assert.True(t, math.IsNaN(st.TTFT.Percentile(99)), "empty percentile is NaN")
@@ -87,10 +87,10 @@ func TestGoodput(t *testing.T) {
 		{stats.RequestSLO{TTFTms: 1000, TPOTms: 25, E2ELms: 300}, 0.5, "only the first meets all three"},
 		{stats.RequestSLO{E2ELms: 10}, 0, "the failed request's 5 ms does not count"},
 	} {
-		assert.Equal(t, tc.want, load.Goodput(samples, 2*time.Second, tc.slo), tc.why)
+		assert.Equal(t, tc.want, loadgen.Goodput(samples, 2*time.Second, tc.slo), tc.why)
 	}
 	slo := stats.RequestSLO{TTFTms: 250}
-	st := load.Summarize(samples, 2*time.Second, load.StatsOptions{Goodput: &slo})
+	st := loadgen.Summarize(samples, 2*time.Second, loadgen.StatsOptions{Goodput: &slo})
 	assert.Equal(t, 1.0, st.Goodput, "Summarize computes goodput with an SLO")
 }
 
@@ -100,7 +100,7 @@ func TestCheckPayloadRecordsOutcomes(t *testing.T) {
 			StartedAt: "2026-01-02T03:04:05.000000+00:00"}
 	}
 	p := &results.Payload{Results: []results.Record{ok(100), ok(200), ok(300)}}
-	outs, err := load.CheckPayload(p, []string{"ttft_max_ms <= 250", "error_rate <= 0", "tpot_mean_ms <= 5"})
+	outs, err := loadgen.CheckPayload(p, []string{"ttft_max_ms <= 250", "error_rate <= 0", "tpot_mean_ms <= 5"})
 	require.NoError(t, err)
 	require.Len(t, outs, 3)
 	require.Len(t, p.SLO, 3)
@@ -112,7 +112,7 @@ func TestCheckPayloadRecordsOutcomes(t *testing.T) {
 	assert.Nil(t, p.SLO[2].Measured, "no request had two tokens: no TPOT sample, recorded as null")
 	assert.False(t, p.SLO[2].Pass, "a threshold without samples fails")
 
-	_, err = load.CheckPayload(p, []string{"ttft <= 1", "bogus"})
+	_, err = loadgen.CheckPayload(p, []string{"ttft <= 1", "bogus"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"ttft <= 1"`)
 	assert.Contains(t, err.Error(), `"bogus"`)

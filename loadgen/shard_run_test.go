@@ -1,4 +1,4 @@
-package load_test
+package loadgen_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/load"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/stream"
 )
@@ -23,7 +23,7 @@ import (
 // shardRecord is what a sharded run writes for one request (the runner's
 // records carry more): the shared run id, the shard, a case picked by the
 // request's global index, and the timings.
-func shardRecord(runID string, shard load.Shard, s load.Sample) results.Record {
+func shardRecord(runID string, shard loadgen.Shard, s loadgen.Sample) results.Record {
 	g := shard.Global(s.Index)
 	idx := shard.Index
 	r := results.Record{RunID: runID, Workload: "sharded", CaseID: fmt.Sprintf("case-%d", g%3), Repetition: g / 3,
@@ -52,20 +52,20 @@ func TestShardedRunMerges(t *testing.T) {
 	defer tr.CloseIdleConnections()
 	c := &stream.Client{BaseURL: srv.URL, HTTP: &http.Client{Transport: tr}}
 
-	runs := make([]*load.Run, shards)
+	runs := make([]*loadgen.Run, shards)
 	var wg sync.WaitGroup
 	for i := range shards {
-		sh := load.Shard{Index: i, Count: shards}
-		cfg, err := sh.Open(load.Open{Rate: rate, Seed: seed, Duration: dur})
+		sh := loadgen.Shard{Index: i, Count: shards}
+		cfg, err := sh.Open(loadgen.Open{Rate: rate, Seed: seed, Duration: dur})
 		require.NoError(t, err, "shard %s", sh)
-		fn := load.StreamFunc(c, func(j int) stream.Request {
+		fn := loadgen.StreamFunc(c, func(j int) stream.Request {
 			// The global index travels in the prompt so the server's log
 			// shows which request of the run it got.
 			text := "request " + strconv.Itoa(sh.Global(j))
 			return stream.Request{Model: srv.Model(), Messages: []map[string]any{{"role": "user", "content": text}}, MaxTokens: 8}
 		})
 		wg.Go(func() {
-			run, err := load.RunOpen(context.Background(), fn, cfg)
+			run, err := loadgen.RunOpen(context.Background(), fn, cfg)
 			assert.NoError(t, err, "shard %s", sh)
 			runs[i] = run
 		})
@@ -73,13 +73,13 @@ func TestShardedRunMerges(t *testing.T) {
 	wg.Wait()
 
 	// Every request once, at the server and in the results.
-	var samples []load.Sample
+	var samples []loadgen.Sample
 	var payloads []*results.Payload
 	seen := map[int]bool{}
 	for i, run := range runs {
 		require.NotNil(t, run, "shard %d ran", i)
 		assert.Zero(t, run.Unsent, "shard %d sent its whole schedule", i)
-		sh := load.Shard{Index: i, Count: shards}
+		sh := loadgen.Shard{Index: i, Count: shards}
 		var recs []results.Record
 		for _, s := range run.Samples {
 			g := sh.Global(s.Index)
@@ -115,8 +115,8 @@ func TestShardedRunMerges(t *testing.T) {
 	require.NoError(t, err, "merge")
 	require.Len(t, merged.Results, len(samples), "every record once")
 	assert.Equal(t, results.Summarize(merged.Results), merged.Summary, "summary = recomputation")
-	whole := load.Summarize(samples, dur, load.StatsOptions{})
-	fromPayload := load.PayloadStats(merged)
+	whole := loadgen.Summarize(samples, dur, loadgen.StatsOptions{})
+	fromPayload := loadgen.PayloadStats(merged)
 	assert.Equal(t, whole.TTFT, fromPayload.TTFT, "TTFT distribution of the merged payload = of all samples")
 	assert.Equal(t, whole.E2EL, fromPayload.E2EL, "E2EL distribution too")
 	assert.Equal(t, whole.ITL.Count, fromPayload.ITL.Count, "every chunk gap kept")
