@@ -101,7 +101,7 @@ func TestSideRequestsHaveDeadlines(t *testing.T) {
 	r, err := runner.New(context.Background(), runner.Config{URL: front.URL})
 	require.NoError(t, err)
 	t.Cleanup(r.Close)
-	w := load(t, `{"defaults": {"policy_timeout_ms": 300}, "cases": [
+	w := load(t, `{"defaults": {"policy_timeout_ms": 1000}, "cases": [
 		{"id": "a", "messages": [{"role": "user", "content": "a"}]},
 		{"id": "b", "messages": [{"role": "user", "content": "b"}]}]}`)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

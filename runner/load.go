@@ -127,6 +127,7 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 		return Job{Case: c, Rep: rep}
 	}
 	s.mu.Lock()
+	s.noSideRequests = true
 	s.loadTotal = n
 	if shard.Sharded() {
 		s.loadTotal = shard.Requests(n)

@@ -82,6 +82,9 @@ type Session struct {
 	loadTotal int
 	// shard is the shard index a sharded RunLoad stamps on its records.
 	shard *int
+	// noSideRequests: RunLoad sends only the chat requests (no /metrics
+	// scrapes or status reads around each one).
+	noSideRequests bool
 	// journal is the run's journal (RunOptions.Journal), nil without one;
 	// journalErr the first error appending to it.
 	journal    *results.Journal
@@ -205,7 +208,7 @@ func (s *Session) Execute(ctx context.Context, j Job) Outcome {
 		id, rp := j.Case.ID, j.Rep
 		s.addCacheEvent(results.CacheEvent{Scope: "before-case", CaseID: &id, Repetition: &rp, Event: ev})
 	}
-	out := s.r.RunCase(ctx, s.w, j.Case, j.Rep, reset)
+	out := s.r.runCase(ctx, s.w, j.Case, j.Rep, reset, !s.noSideRequests)
 	if ctx.Err() != nil && (out.Err != nil || !out.Record.OK) {
 		// The run was stopped (Ctrl-C, the test's end) while this request
 		// was in flight: not a measurement of the server.

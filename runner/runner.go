@@ -251,20 +251,34 @@ type Outcome struct {
 // reset event to record, or nil. It never returns an error: failures are
 // recorded in the outcome, so no measurement is lost.
 func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.Case, rep int, cacheReset *results.CacheReset) Outcome {
+	return r.runCase(ctx, w, c, rep, cacheReset, true)
+}
+
+// runCase is RunCase; without side requests (a load run, where
+// concurrent requests make per-request counter deltas meaningless and the
+// extra requests would load the server being measured) the cache
+// counters are null and the memory figures come from the runtime probe.
+func (r *Runner) runCase(ctx context.Context, w *workload.Workload, c workload.Case, rep int, cacheReset *results.CacheReset, sideRequests bool) Outcome {
 	req := CaseRequest(r.model, c)
 	side := SideRequestTimeout
 	if req.Timeout > 0 && req.Timeout < side {
 		side = req.Timeout
 	}
-	before := r.scrapeWithin(ctx, side)
+	var before, after scrape.Counters
+	var status map[string]any
+	if sideRequests {
+		before = r.scrapeWithin(ctx, side)
+	}
 	res, err := r.client.ChatStream(ctx, req)
 	if res == nil {
 		res = &stream.Result{StartedAt: time.Now()}
 	}
-	after := r.scrapeWithin(ctx, side)
-	sctx, cancel := context.WithTimeout(ctx, side)
-	status := r.prober.Status(sctx)
-	cancel()
+	if sideRequests {
+		after = r.scrapeWithin(ctx, side)
+		sctx, cancel := context.WithTimeout(ctx, side)
+		status = r.prober.Status(sctx)
+		cancel()
+	}
 
 	statusCode := responseStatus(res, err)
 	issues := evaluateChoices(c.Checks, statusCode, res)

@@ -30,7 +30,7 @@ func TestShardedProcessesMerge(t *testing.T) {
 	if probe := invokeEnv(t, nil, "--shard", "0/1", "--help"); strings.Contains(probe.stderr, "flag provided but not defined") {
 		t.Skip("the CLI has no --shard flag yet")
 	}
-	const shards, rate, dur, seed, runID = 4, 100.0, 3 * time.Second, 1, "feedc0de"
+	const shards, rate, dur, seed, runID = 4, 40.0, 3 * time.Second, 1, "feedc0de"
 	// Every request is counted: around each case the runner also reads
 	// /metrics and /v1/status, more than the default log keeps.
 	srv := fixtures.Start(t, fixtures.Options{MaxLoggedRequests: -1})
