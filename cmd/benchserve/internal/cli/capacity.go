@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/capacity"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/openai"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
@@ -207,7 +208,7 @@ func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load
 		Precision: f.precision}
 	l := runner.Load{Burstiness: f.burstiness, Seed: f.seed, MaxConcurrency: f.maxConcurrency}
 	if len(f.goodput) > 0 {
-		slo, err := parseGoodput(f.goodput)
+		slo, err := loadgen.ParseGoodput(f.goodput...)
 		if err != nil {
 			pr.addUsage("--goodput: %v", err)
 		}

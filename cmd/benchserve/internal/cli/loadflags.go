@@ -11,7 +11,6 @@ import (
 	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stats"
 )
 
 // loadFlags are the flags that send a workload as load (vLLM bench
@@ -89,39 +88,13 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 		}
 	}
 	if len(f.load.goodput) > 0 {
-		slo, err := parseGoodput(f.load.goodput)
+		slo, err := loadgen.ParseGoodput(f.load.goodput...)
 		if err != nil {
 			pr.addUsage("--goodput: %v", err)
 		}
 		l.Goodput = &slo
 	}
 	return l
-}
-
-// parseGoodput reads vLLM's --goodput KEY:VALUE pairs (ttft, tpot, e2el,
-// in milliseconds), given as separate flags or space-separated.
-func parseGoodput(items []string) (stats.RequestSLO, error) {
-	var slo stats.RequestSLO
-	for _, item := range items {
-		for _, kv := range strings.Fields(item) {
-			k, v, ok := strings.Cut(kv, ":")
-			ms, err := strconv.ParseFloat(v, 64)
-			if !ok || err != nil || !(ms > 0) || math.IsInf(ms, 0) {
-				return slo, fmt.Errorf("%q: want KEY:MS with KEY ttft, tpot or e2el and MS > 0", kv)
-			}
-			switch k {
-			case "ttft":
-				slo.TTFTms = ms
-			case "tpot":
-				slo.TPOTms = ms
-			case "e2el":
-				slo.E2ELms = ms
-			default:
-				return slo, fmt.Errorf("%q: unknown metric %q (want ttft, tpot or e2el)", kv, k)
-			}
-		}
-	}
-	return slo, nil
 }
 
 // scheduleLine summarizes a load run's schedule for stderr, saying when
