@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
@@ -364,7 +366,11 @@ func (p *parser) scalars(where at, prefix string, obj map[string]any) scalarSet 
 		}
 	}
 	if v := obj["policy_timeout_ms"]; v != nil {
-		if f, ok := asNumber(v); ok && f > 0 {
+		if f, ok := asNumber(v); ok && f > 0 && (f < 1 || f > maxTimeoutMS) {
+			// Below 1 ms or beyond what a Go duration holds, a timeout
+			// silently meant "none": say so instead.
+			p.add(where, prefix+"policy_timeout_ms", "%s is out of range: want 1 to %.0f milliseconds (or 0 for no timeout)", describe(v), maxTimeoutMS)
+		} else if ok && f > 0 {
 			s.timeoutMS = &f
 		} else if ok {
 			s.timeoutMS = &f
@@ -375,6 +381,10 @@ func (p *parser) scalars(where at, prefix string, obj map[string]any) scalarSet 
 	}
 	return s
 }
+
+// maxTimeoutMS is the longest policy timeout a Go duration holds, in ms
+// (about 292 years).
+const maxTimeoutMS = float64(math.MaxInt64 / int64(time.Millisecond))
 
 func (p *parser) buildCase(item any, i int, d scalarSet, defaultExtra map[string]any, defaultExtraRaw json.RawMessage, defaultChecks map[string]any, defaultChecksOK bool, orderedRK, rawCase json.RawMessage) (Case, bool) {
 	where := at{index: i + 1}

@@ -482,3 +482,16 @@ func TestExtraBodyCannotSetWhatBenchserveSets(t *testing.T) {
 		`workloads/chat.json: case "a": extra_body.model: set by benchserve, not by extra_body: the model comes from --model or BENCHSERVE_MODEL`,
 	}, problems(t, err))
 }
+
+// TestPolicyTimeoutOutOfRange: a positive policy timeout below 1 ms or
+// beyond what a Go duration holds used to mean "no timeout" silently.
+func TestPolicyTimeoutOutOfRange(t *testing.T) {
+	for _, v := range []string{"1e300", "1e-7", "0.5"} {
+		_, err := Parse([]byte(`{"cases": [{"id": "a", "messages": [{"role": "user", "content": "hi"}], "policy_timeout_ms": `+v+`}]}`), "w.json")
+		require.Error(t, err, "policy_timeout_ms %s is refused", v)
+		assert.Contains(t, err.Error(), `w.json: case "a": policy_timeout_ms: `+v+` is out of range`, "the error names file, case and field")
+	}
+	w, err := Parse([]byte(`{"cases": [{"id": "a", "messages": [{"role": "user", "content": "hi"}], "policy_timeout_ms": 1500}]}`), "w.json")
+	require.NoError(t, err)
+	assert.Equal(t, 1500.0, *w.Cases[0].PolicyTimeoutMS, "a usual timeout loads")
+}
