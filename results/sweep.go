@@ -71,6 +71,11 @@ type SweepResult struct {
 	// Validated is true when every non-errored response passed validation; false
 	// when all errored.
 	Validated bool `json:"validated"`
+	// RequestRate is the open-loop arrival rate of a sweep point run at a
+	// rate (--request-rate in a prompt sweep), in requests per second;
+	// omitted for the reference's closed-loop rounds. Not a CSV/SQL
+	// column (histories keep the reference's schema). Addition.
+	RequestRate *float64 `json:"request_rate,omitempty"`
 }
 
 // NewSweepResult returns a SweepResult with the reference dataclass

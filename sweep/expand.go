@@ -13,6 +13,35 @@ type Point struct {
 	ExtraBody string
 	// Repetition is the 0-based repetition index.
 	Repetition int
+	// Rate, when > 0, runs the point as an open loop at that many
+	// requests per second (Config.Rates) with Concurrency as the cap on
+	// requests in flight, instead of one round of Concurrency requests.
+	Rate float64
+}
+
+// WithRates returns points with a rate dimension inserted after the
+// concurrency (each point once per rate, in order); nil or empty rates
+// keep points as they are.
+func WithRates(points []Point, rates []float64) []Point {
+	if len(rates) == 0 {
+		return points
+	}
+	var out []Point
+	for i := 0; i < len(points); {
+		// The points of one (prompt set, concurrency) are consecutive.
+		j := i
+		for j < len(points) && points[j].PromptSet == points[i].PromptSet && points[j].Concurrency == points[i].Concurrency {
+			j++
+		}
+		for _, r := range rates {
+			for _, pt := range points[i:j] {
+				pt.Rate = r
+				out = append(out, pt)
+			}
+		}
+		i = j
+	}
+	return out
 }
 
 // Expand returns the Cartesian product of the sweep dimensions unfolded

@@ -8,12 +8,14 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/openai"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
@@ -99,6 +101,18 @@ type Config struct {
 	// NoScrape turns off the /metrics scrapes around each run; cache
 	// fields are then 0.
 	NoScrape bool
+	// Rates, when set, make request rate a sweep dimension after the
+	// concurrency: each point sends RateRequests requests (prompts
+	// round-robin) as an open loop at that rate (Poisson arrivals, Seed),
+	// at most Concurrency in flight; its row's throughput and
+	// requests_per_s are over the point's wall time and its request_rate
+	// is set. nil keeps the reference's closed-loop rounds.
+	Rates []float64
+	// RateRequests is the requests of a rate point; 0 means
+	// max(4 × Concurrency, the prompt count).
+	RateRequests int
+	// Seed fixes the arrival schedules of rate points.
+	Seed uint64
 	// Tag is stored in every row.
 	Tag string
 	// Overrides are applied to every row, in order (see ApplyOverrides).
@@ -334,7 +348,7 @@ func Run(ctx context.Context, eng *runner.Runner, cfg Config) ([]Outcome, error)
 		names[i] = s.name
 		byName[s.name] = s.prompts
 	}
-	points := Expand(names, p.conc, p.thinking, p.bodies, p.reps)
+	points := WithRates(Expand(names, p.conc, p.thinking, p.bodies, p.reps), cfg.Rates)
 	note := ""
 	if cfg.Warmup > 0 {
 		note = fmt.Sprintf(" (+ %d warmup per config)", cfg.Warmup)
@@ -359,7 +373,17 @@ func Run(ctx context.Context, eng *runner.Runner, cfg Config) ([]Outcome, error)
 		if !cfg.NoScrape {
 			before = eng.Scrape(ctx)
 		}
-		reqs := r.concurrent(ctx, prompts, pt.Concurrency, pt.Thinking, extra, !cfg.NoValidate)
+		var reqs []reqResult
+		var wall float64
+		if pt.Rate > 0 {
+			n := cfg.RateRequests
+			if n == 0 {
+				n = max(4*pt.Concurrency, len(prompts))
+			}
+			reqs, wall = r.openLoop(ctx, prompts, pt, n, cfg.Seed, extra, !cfg.NoValidate)
+		} else {
+			reqs = r.concurrent(ctx, prompts, pt.Concurrency, pt.Thinking, extra, !cfg.NoValidate)
+		}
 		if !cfg.NoScrape {
 			after = eng.Scrape(ctx)
 		}
@@ -386,6 +410,11 @@ func Run(ctx context.Context, eng *runner.Runner, cfg Config) ([]Outcome, error)
 
 		label := Label(pt)
 		agg := aggregate(reqs, pt.Concurrency)
+		if pt.Rate > 0 {
+			rate := pt.Rate
+			row.RequestRate = &rate
+			agg.overWall(wall)
+		}
 		o := Outcome{Requests: len(reqs), Failed: agg.failed, Invalid: agg.invalid, Capped: agg.capped, Reasons: agg.reasons}
 		if agg.valid == 0 {
 			row.Validated = false
@@ -459,7 +488,11 @@ func (o Outcome) verdict() string {
 // "short conc=4 rep=0", plus " think=True" and " eb=<first 20 chars>" when
 // set.
 func Label(pt Point) string {
-	parts := []string{pt.PromptSet, fmt.Sprintf("conc=%d", pt.Concurrency), fmt.Sprintf("rep=%d", pt.Repetition)}
+	parts := []string{pt.PromptSet, fmt.Sprintf("conc=%d", pt.Concurrency)}
+	if pt.Rate > 0 {
+		parts = append(parts, "rate="+strconv.FormatFloat(pt.Rate, 'g', -1, 64))
+	}
+	parts = append(parts, fmt.Sprintf("rep=%d", pt.Repetition))
 	if pt.Thinking != nil {
 		parts = append(parts, "think="+pyBool(*pt.Thinking))
 	}
@@ -501,23 +534,27 @@ func (r *sweeper) concurrent(ctx context.Context, prompts [][]openai.Message, n 
 	var wg sync.WaitGroup
 	for i := range n {
 		msgs := prompts[i%len(prompts)]
-		wg.Go(func() {
-			res, err := r.client.ChatStream(ctx, stream.Request{
-				Model: r.model, Messages: msgs, MaxTokens: r.p.maxTokens,
-				EnableThinking: thinking, ExtraBody: extra,
-			})
-			if res == nil {
-				res = &stream.Result{}
-			}
-			rr := reqResult{res: res, err: err, validated: err == nil}
-			if err == nil && validate {
-				rr.validated, rr.why = checks.Validate(checks.Response{StatusCode: 200, FinishReason: res.FinishReason, Content: res.Content})
-			}
-			out[i] = rr
-		})
+		wg.Go(func() { out[i] = r.one(ctx, msgs, thinking, extra, validate) })
 	}
 	wg.Wait()
 	return out
+}
+
+// one sends one streaming request of msgs and validates its answer like
+// the reference's validate_response when validate is set.
+func (r *sweeper) one(ctx context.Context, msgs []openai.Message, thinking *bool, extra map[string]any, validate bool) reqResult {
+	res, err := r.client.ChatStream(ctx, stream.Request{
+		Model: r.model, Messages: msgs, MaxTokens: r.p.maxTokens,
+		EnableThinking: thinking, ExtraBody: extra,
+	})
+	if res == nil {
+		res = &stream.Result{}
+	}
+	rr := reqResult{res: res, err: err, validated: err == nil}
+	if err == nil && validate {
+		rr.validated, rr.why = checks.Validate(checks.Response{StatusCode: 200, FinishReason: res.FinishReason, Content: res.Content})
+	}
+	return rr
 }
 
 // aggregation is the sweep row's measured part.
@@ -527,6 +564,7 @@ type aggregation struct {
 	throughput, rps                    float64
 	validated                          bool
 	failed, invalid, capped            int
+	tokens                             float64 // completion tokens of the valid requests
 	reasons                            []string
 }
 
@@ -574,6 +612,7 @@ func aggregate(reqs []reqResult, concurrency int) aggregation {
 	if a.valid == 0 {
 		return aggregation{failed: a.failed, reasons: a.reasons}
 	}
+	a.tokens = float64(total)
 	n := float64(a.valid)
 	a.ttft, a.e2e, a.promptTPS = a.ttft/n, a.e2e/n, a.promptTPS/n
 	// NaN (null in the row) when no request had an observable decode.
@@ -583,6 +622,41 @@ func aggregate(reqs []reqResult, concurrency int) aggregation {
 		a.rps = float64(concurrency) / secs
 	}
 	return a
+}
+
+// openLoop sends n requests of prompts (round-robin) as an open loop at
+// pt.Rate requests per second (Poisson arrivals from seed), at most
+// pt.Concurrency in flight (a request due beyond it waits), and returns
+// them in index order with the wall time of the whole loop in seconds.
+func (r *sweeper) openLoop(ctx context.Context, prompts [][]openai.Message, pt Point, n int, seed uint64, extra map[string]any, validate bool) ([]reqResult, float64) {
+	out := make([]reqResult, n)
+	fn := func(ctx context.Context, i int) loadgen.Sample {
+		out[i] = r.one(ctx, prompts[i%len(prompts)], pt.Thinking, extra, validate)
+		return loadgen.SampleOf(out[i].res, out[i].err)
+	}
+	run, err := loadgen.RunOpen(ctx, fn, loadgen.Open{Rate: pt.Rate, Seed: seed, Requests: n, MaxInFlight: pt.Concurrency})
+	if err != nil {
+		for i := range out {
+			out[i] = reqResult{res: &stream.Result{}, err: err}
+		}
+		return out, 0
+	}
+	for i := range out {
+		if out[i].res == nil { // never sent (the run was stopped)
+			out[i] = reqResult{res: &stream.Result{}, err: fmt.Errorf("sweep: not sent: %w", context.Cause(ctx))}
+		}
+	}
+	return out, run.Duration.Seconds()
+}
+
+// overWall restates the throughputs of an open-loop point over its wall
+// time (a closed round's are over its slowest request, as the reference).
+func (a *aggregation) overWall(secs float64) {
+	if secs <= 0 || a.valid == 0 {
+		return
+	}
+	a.throughput = a.tokens / secs
+	a.rps = float64(a.valid) / secs
 }
 
 // tpsText prints a row's generation rate, or says why there is none (no

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -33,6 +34,28 @@ func TestWorkloadAtARate(t *testing.T) {
 	assert.Contains(t, res.stderr, "--request-rate", "names the flag")
 	assert.Len(t, srv.ChatRequests(), 12, "nothing was sent for the bad flags")
 
-	res = invoke(t, "--url", srv.URL, "--prompts", "short", "--request-rate", "2")
-	assert.Equal(t, ExitUsage, res.code, "load flags are refused in sweep mode, not ignored")
+	res = invoke(t, "--url", srv.URL, "--prompts", "short", "--max-concurrency", "2")
+	assert.Equal(t, ExitUsage, res.code, "workload-only load flags are refused in sweep mode, not ignored")
+}
+
+// TestSweepAtRates: in a prompt sweep --request-rate is a dimension after
+// --concurrency: each point sends --num-prompts requests as an open loop
+// at its rate, --concurrency caps the requests in flight, and the row
+// records its rate (JSON only: the CSV/SQL columns stay the reference's).
+func TestSweepAtRates(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	res := invoke(t, "--url", srv.URL, "--prompts", "short", "--concurrency", "2", "--request-rate", "20,inf",
+		"--num-prompts", "6", "--seed", "1", "--repetitions", "1", "--warmup", "0", "--skip-preflight-token-count", "--format", "json")
+	require.Equal(t, ExitOK, res.code, "the sweep passes")
+	assert.Contains(t, res.stderr, "short conc=2 rate=20 rep=0: TTFT=", "the rate is in the point's label")
+	assert.Contains(t, res.stderr, "short conc=2 rep=0: TTFT=", "inf is the reference's closed round")
+	var rows []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &rows))
+	require.Len(t, rows, 2, "one row per rate")
+	assert.Equal(t, 20.0, rows[0]["request_rate"], "the rate point records its rate")
+	assert.NotContains(t, rows[1], "request_rate", "the closed round has none")
+	assert.Len(t, srv.ChatRequests(), 6+2, "--num-prompts requests at the rate, one round of --concurrency")
+
+	res = invoke(t, "--url", srv.URL, "--prompts", "short", "--num-prompts", "6", "--duration", "5s")
+	assert.Equal(t, ExitUsage, res.code, "workload-only load flags and --num-prompts without a rate are refused in a sweep")
 }

@@ -16,7 +16,7 @@ import (
 // loadFlags are the flags that send a workload as load (vLLM bench
 // serve's names), benchserve additions to the reference's bench-serve.
 type loadFlags struct {
-	requestRate    rateValue
+	requestRate    rateList
 	burstiness     float64
 	numPrompts     int
 	duration       durationValue
@@ -31,9 +31,9 @@ type loadFlags struct {
 
 func addLoadFlags(fs *flag.FlagSet, l *loadFlags, getenv func(string) string) {
 	l.getenv = getenv
-	l.requestRate = rateValue(math.Inf(1))
+	l.requestRate = rateList{math.Inf(1)}
 	l.mix = newChoice("cycle", "cycle", "sample")
-	fs.Var(&l.requestRate, "request-rate", "Workload mode: send the cases as an open loop at `R` requests per second\n(Poisson arrivals; inf sends them all at once, capped by --max-concurrency).\nAny load flag switches the workload to load mode. benchserve addition")
+	fs.Var(&l.requestRate, "request-rate", "Send requests as an open loop at `R` requests per second (Poisson arrivals;\ninf sends them all at once, capped by --max-concurrency). A workload run: any\nload flag switches it to load mode. A prompt sweep: a comma-separated list is a\nsweep dimension after --concurrency (which caps requests in flight), each point\n--num-prompts requests. benchserve addition")
 	fs.Float64Var(&l.burstiness, "burstiness", 1, "Gamma shape `B` of the arrival gaps: 1 = Poisson, < 1 burstier, > 1 steadier")
 	fs.IntVar(&l.numPrompts, "num-prompts", 0, "`N` requests in load mode (default: as many as --duration holds, else\ncases x --repetitions)")
 	fs.Var(&l.duration, "duration", "Stop scheduling requests after `D` (e.g. 2m, 90s, or seconds) in load mode")
@@ -64,9 +64,12 @@ func (f *benchFlags) loadMode() bool {
 // problem to pr.
 func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 	l := runner.Load{
-		Rate: float64(f.load.requestRate), Burstiness: f.load.burstiness, Requests: f.load.numPrompts,
+		Rate: f.load.requestRate[0], Burstiness: f.load.burstiness, Requests: f.load.numPrompts,
 		Duration: time.Duration(f.load.duration), MaxConcurrency: f.load.maxConcurrency, Seed: f.load.seed,
 		Sample: f.load.mix.val == "sample",
+	}
+	if len(f.load.requestRate) != 1 {
+		pr.addUsage("--request-rate: one rate in a workload run (a prompt sweep takes a list), got %s", f.load.requestRate.String())
 	}
 	if f.load.shard != "" {
 		sh, err := loadgen.ParseShard(f.load.shard)
@@ -134,22 +137,32 @@ func scheduleLine(sc *results.Schedule) string {
 // that cannot keep up).
 func behindMS(rate float64) float64 { return max(10, 100/rate) }
 
-// rateValue is a request rate flag: a positive number or "inf".
-type rateValue float64
+// rateList is a request rate flag: positive numbers or "inf",
+// comma-separated.
+type rateList []float64
 
-func (r *rateValue) String() string {
-	if math.IsInf(float64(*r), 1) {
-		return "inf"
+func (r *rateList) String() string {
+	parts := make([]string, len(*r))
+	for i, v := range *r {
+		if math.IsInf(v, 1) {
+			parts[i] = "inf"
+		} else {
+			parts[i] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
 	}
-	return strconv.FormatFloat(float64(*r), 'g', -1, 64)
+	return strings.Join(parts, ",")
 }
 
-func (r *rateValue) Set(s string) error {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(v) || v <= 0 {
-		return fmt.Errorf("want a positive number of requests per second or inf, got %q", s)
+func (r *rateList) Set(s string) error {
+	var out rateList
+	for _, part := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil || math.IsNaN(v) || v <= 0 {
+			return fmt.Errorf("want positive numbers of requests per second or inf, got %q", part)
+		}
+		out = append(out, v)
 	}
-	*r = rateValue(v)
+	*r = out
 	return nil
 }
 

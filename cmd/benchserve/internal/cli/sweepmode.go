@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -130,10 +131,24 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	format := outputFormat(f.format.val, f.output, "table")
 	var pr problems
 	commonChecks(f, &pr)
-	if f.loadMode() {
-		pr.addUsage("--request-rate and the other load flags apply to --workload runs (the prompt sweep sends closed-loop rounds of --concurrency requests)")
+	for _, name := range []string{"burstiness", "duration", "max-concurrency", "mix", "goodput", "shard"} {
+		if f.given(name) {
+			pr.addUsage("--%s applies to --workload runs; a prompt sweep takes --request-rate (a list), --num-prompts and --seed", name)
+		}
 	}
 	cfg, flagProblems := sweepConfig(e, f)
+	if f.given("request-rate") {
+		for _, r := range f.load.requestRate {
+			if !math.IsInf(r, 1) { // inf: the reference's closed round
+				cfg.Rates = append(cfg.Rates, r)
+			} else {
+				cfg.Rates = append(cfg.Rates, 0)
+			}
+		}
+		cfg.RateRequests, cfg.Seed = f.load.numPrompts, f.load.seed
+	} else if f.given("num-prompts") || f.given("seed") {
+		pr.addUsage("--num-prompts and --seed go with --request-rate in a prompt sweep")
+	}
 	pr.usage = append(pr.usage, flagProblems...)
 	if format == "sqlite" && f.output == "" {
 		pr.addUsage("--output is required when --format sqlite")
