@@ -115,6 +115,11 @@ func assertMetrics(t *testing.T, name string, res *benchfmt.Result, extra ...str
 	want = append(want, extra...)
 	for _, u := range want {
 		v, ok := units[u]
+		if zero, isZero := units[strings.TrimSuffix(u, "-sec/op")+"-ns/op"]; !ok && isZero && zero.Value == 0 {
+			// A zero (every chunk gap within one read, under a loaded
+			// machine) has no scale for benchstat to tidy: still reported.
+			continue
+		}
 		if !assert.True(t, ok, "%s: benchstat sees unit %s (units: %v)", name, u, slices.Sorted(func(yield func(string) bool) {
 			for k := range units {
 				if !yield(k) {
