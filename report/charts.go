@@ -196,6 +196,9 @@ func distributionChart(rd *runData, metric, title, unit string) (string, error) 
 	p.NominalY(names...)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
 	padRange(&p.X)
+	if len(pts) == 0 {
+		title += " (no measured samples)"
+	}
 	return renderSVG(p, halfWidth, vg.Length(50+26*max(n, 2)), title)
 }
 
@@ -335,6 +338,13 @@ func sweepChart(rd *runData, metric, title, yLabel string) (string, error) {
 // below 0 for data that is all non-negative.
 func padRange(ax *plot.Axis) {
 	lo, hi := ax.Min, ax.Max
+	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || lo > hi {
+		// Nothing was plotted (every value null: bursts, failures): an
+		// empty 0–1 axis. A NaN range would make gonum's tick search
+		// loop forever.
+		ax.Min, ax.Max = 0, 1
+		return
+	}
 	span := hi - lo
 	if span <= 0 {
 		span = math.Max(math.Abs(hi)*0.05, 1) / 0.08

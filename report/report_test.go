@@ -3,11 +3,13 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gkampitakis/go-snaps/snaps"
 	"github.com/stretchr/testify/assert"
@@ -186,4 +188,36 @@ func TestEmptyPayload(t *testing.T) {
 	page := render(t, report.FromPayload(p, ""))
 	assert.Contains(t, page, "w empty001", "an empty run still gets its section")
 	assert.NotContains(t, page, `<figure class="chart"`, "no requests, no charts")
+}
+
+// TestEveryRateNull: a run whose every TPOT and gen_tps is null (whole
+// answers in one read) renders, with an empty chart that says so, instead
+// of looping forever on a NaN axis.
+func TestEveryRateNull(t *testing.T) {
+	stop := "stop"
+	var recs []results.Record
+	for rep := range 2 {
+		recs = append(recs, results.Record{RunID: "burst001", CaseID: "hi", Repetition: rep, Workload: "w",
+			StartedAt: "2026-01-02T03:04:05.000000+00:00", OK: true,
+			Metrics: results.Metrics{TTFTms: 2, E2ELms: 3, TPOTms: math.NaN(), GenTPS: math.NaN(), CompletionTokens: 50, TokenChunks: 50, UsagePresent: true},
+			Quality: results.Quality{OK: true, Issues: []string{}, FinishReason: &stop, ContentChars: 200}})
+	}
+	p := results.BuildPayload(results.PayloadInput{RunID: "burst001", Workload: results.WorkloadInfo{Name: "w"}, Records: recs})
+	type out struct {
+		page string
+		err  error
+	}
+	done := make(chan out, 1)
+	go func() {
+		var buf bytes.Buffer
+		err := report.Write(&buf, report.FromPayload(p, ""))
+		done <- out{buf.String(), err}
+	}()
+	select {
+	case o := <-done:
+		require.NoError(t, o.err, "the report renders")
+		assert.Contains(t, o.page, "(no measured samples)", "the empty TPOT chart says why it is empty")
+	case <-time.After(30 * time.Second):
+		t.Fatal("rendering a run with no measured rates did not finish")
+	}
 }
