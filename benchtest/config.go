@@ -238,6 +238,11 @@ func resolve(opts []Option) (config, error) {
 	if cfg.report != "" && results.FormatForPath(cfg.report) != results.FormatHTML {
 		return config{}, fmt.Errorf("benchtest: report %s: want an .html path", cfg.report)
 	}
+	for _, out := range []string{cfg.output, cfg.report} {
+		if err := results.CheckWritable(out); out != "" && err != nil {
+			return config{}, fmt.Errorf("benchtest: %w (checked before any request is sent)", err)
+		}
+	}
 	return cfg, nil
 }
 

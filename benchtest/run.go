@@ -53,6 +53,13 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 		t.Logf("benchtest: warning: %s", warning)
 	}
 	cfg.output = outputPath(cfg.output, t.Name())
+	for _, out := range []string{cfg.output, cfg.report} {
+		for _, in := range w.InputFiles() {
+			if out != "" && results.SameFile(out, in) {
+				t.Fatalf("benchtest: output %s is the same file as the workload input %s: writing the results would destroy it; choose another %s or %s", out, in, EnvOutput, EnvReport)
+			}
+		}
+	}
 	r := newRunner(t, cfg, cfg.concurrency)
 	file := displayPath(path)
 	run := &workloadRun{cfg: cfg, file: file}

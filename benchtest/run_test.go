@@ -359,3 +359,33 @@ func TestRunWorkloadLoad(t *testing.T) {
 	assert.False(t, ok)
 	assert.Contains(t, log, `$BENCHSERVE_REQUEST_RATE="fast": want requests per second or inf`, "a bad variable is named")
 }
+
+func TestInnerOwnWorkload(t *testing.T) {
+	if os.Getenv(innerEnv) == "" {
+		t.Skip("runs only inside TestRunWorkloadNeverOverwritesItsInput")
+	}
+	benchtest.RunWorkload(t, os.Getenv("INNER_WORKLOAD"))
+}
+
+// TestRunWorkloadNeverOverwritesItsInput: BENCHSERVE_OUTPUT naming the
+// workload file, or one of its request files, fails before anything is
+// sent and leaves the file as it was.
+func TestRunWorkloadNeverOverwritesItsInput(t *testing.T) {
+	dir := t.TempDir()
+	req := filepath.Join(dir, "req.json")
+	require.NoError(t, os.WriteFile(req, []byte(`{"messages": [{"role": "user", "content": "hi"}]}`), 0o644))
+	wl := filepath.Join(dir, "w.json")
+	body := `{"cases": [{"id": "a", "request_path": "req.json"}]}`
+	require.NoError(t, os.WriteFile(wl, []byte(body), 0o644))
+	for _, out := range []string{wl, req} {
+		log, ok := runInner(t, "TestInnerOwnWorkload", "INNER_WORKLOAD="+wl, "BENCHSERVE_OUTPUT="+out)
+		assert.False(t, ok, "output %s is refused", out)
+		assert.Contains(t, log, "is the same file as the workload input", "the failure says why")
+	}
+	data, err := os.ReadFile(wl)
+	require.NoError(t, err)
+	assert.Equal(t, body, string(data), "the workload is intact")
+	data, err = os.ReadFile(req)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"messages"`, "the request file is intact")
+}

@@ -69,6 +69,24 @@ func RegisterWriter(format string, w PayloadWriter) {
 	writers[format] = w
 }
 
+// CheckWritable reports, before a run, an output path whose format needs
+// a writer that is not linked into this binary (.db without package
+// history, .html without package report), with the import that adds it;
+// nil otherwise.
+func CheckWritable(path string) error {
+	format := FormatForPath(path)
+	if format != FormatSQLite && format != FormatHTML {
+		return nil
+	}
+	writersMu.RLock()
+	w := writers[format]
+	writersMu.RUnlock()
+	if w == nil {
+		return fmt.Errorf("results: write %s: the %s format is not linked into this binary: add import _ %q to a _test.go file, or write JSON and convert it with the CLI (go tool benchserve)", path, format, optIn[format])
+	}
+	return nil
+}
+
 // WriteFile writes p to path in the format its extension names
 // (FormatForPath; json for an unknown extension), creating missing parent
 // directories. Text formats are written atomically (WriteFileAtomic);

@@ -28,6 +28,8 @@ func TestWriteFileOptInFormats(t *testing.T) {
 	t.Cleanup(func() { writersMu.Lock(); writers = saved; writersMu.Unlock() })
 
 	dir := t.TempDir()
+	assert.ErrorContains(t, CheckWritable(filepath.Join(dir, "h.db")), "github.com/benchserve/benchserve/history", "checked before a run")
+	assert.NoError(t, CheckWritable(filepath.Join(dir, "h.json")), "text formats need nothing")
 	err := WriteFile(fixedPayload(), filepath.Join(dir, "h.db"))
 	require.Error(t, err, "no SQLite writer is linked")
 	assert.Contains(t, err.Error(), `import _ "github.com/benchserve/benchserve/history"`, "the error names the opt-in import")

@@ -2,8 +2,10 @@ package workload
 
 import (
 	"encoding/json"
+	"path/filepath"
 
 	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/openai"
 )
 
@@ -83,4 +85,27 @@ func (c Case) EffectiveMaxTokens() int {
 		return *c.MaxTokens
 	}
 	return DefaultMaxTokens
+}
+
+// InputFiles returns every file the workload was read from: the workload
+// file and each distinct request file of its cases, resolved as the loader
+// resolved them (a leading ~ expanded, relative to the workload file). An
+// output must never be one of them.
+func (w *Workload) InputFiles() []string {
+	out := []string{paths.ExpandHome(w.Path)}
+	seen := map[string]bool{out[0]: true}
+	for _, c := range w.Cases {
+		if c.RequestPath == "" {
+			continue
+		}
+		full := paths.ExpandHome(c.RequestPath)
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(filepath.Dir(out[0]), full)
+		}
+		if !seen[full] {
+			seen[full] = true
+			out = append(out, full)
+		}
+	}
+	return out
 }

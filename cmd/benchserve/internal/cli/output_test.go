@@ -167,3 +167,18 @@ func TestWriteFallbackToTempDir(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{}`, string(data), "the first run's fallback is intact")
 }
+
+// TestOutputEqualToARequestFileIsRefused: a case's request_path file is an
+// input too.
+func TestOutputEqualToARequestFileIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	req := filepath.Join(dir, "req.json")
+	require.NoError(t, os.WriteFile(req, []byte(`{"messages": [{"role": "user", "content": "hi"}]}`), 0o644))
+	wl := writeWorkloadFile(t, dir, "w.json", `{"cases": [{"id": "a", "request_path": "req.json"}]}`)
+	res := invoke(t, "--url", "http://127.0.0.1:1", "--workload", wl, "--output", req)
+	assert.Equal(t, ExitUsage, res.code, "refused before anything runs")
+	assert.Contains(t, res.stderr, "request_path", "the message names the request file")
+	data, err := os.ReadFile(req)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"messages"`, "the request file is intact")
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/benchserve/benchserve/serverinfo"
 	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/sweep"
+	"github.com/benchserve/benchserve/workload"
 )
 
 // problems are what stops a run before it starts: flag mistakes (usage,
@@ -83,6 +84,11 @@ func checkOutputNotInput(f *benchFlags, pr *problems) {
 	var inputs [][2]string // flag, path
 	if f.workload.set {
 		inputs = append(inputs, [2]string{"--workload", f.workload.val})
+		if w, err := workload.Load(f.workload.val); err == nil {
+			for _, in := range w.InputFiles()[1:] {
+				inputs = append(inputs, [2]string{"a request_path of --workload:", in})
+			}
+		}
 	} else {
 		for _, ps := range strings.Split(f.prompts, ",") {
 			if ps = strings.TrimSpace(ps); ps != "" && !slices.Contains(sweep.BuiltinNames, ps) {
