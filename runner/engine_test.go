@@ -114,3 +114,32 @@ func TestSideRequestsHaveDeadlines(t *testing.T) {
 		assert.True(t, rec.OK, "%s: the case itself passed: %v", rec.CaseID, rec.Quality.Issues)
 	}
 }
+
+// TestEchoedAPIKeyIsRedacted: a server that quotes the Authorization
+// header in its error messages never gets the key into an error or a
+// record.
+func TestEchoedAPIKeyIsRedacted(t *testing.T) {
+	const key = "sk-VERYSECRET-1234"
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/v1/models" && r.URL.Query().Get("deny") == "" && r.Header.Get("X-Deny") == "" {
+			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"m","owned_by":"x"}]}`))
+			return
+		}
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":{"message":"Incorrect API key provided: ` + r.Header.Get("Authorization") + `"}}`))
+	}))
+	t.Cleanup(echo.Close)
+	r, err := runner.New(context.Background(), runner.Config{URL: echo.URL, APIKey: key, NoScrape: true})
+	require.NoError(t, err)
+	t.Cleanup(r.Close)
+	p, err := r.Run(context.Background(), load(t, `{"cases": [{"id": "a", "messages": [{"role": "user", "content": "hi"}]}]}`), runner.RunOptions{})
+	require.NoError(t, err)
+	rec := p.Results[0]
+	require.NotEmpty(t, rec.Error, "the request failed with the server's message")
+	assert.Contains(t, rec.Error, "Incorrect API key provided: Bearer xxxxx", "the message is kept, the key replaced")
+	for _, is := range rec.Quality.Issues {
+		assert.NotContains(t, is, key, "no issue carries the key")
+	}
+	assert.NotContains(t, rec.Error, key, "the record's error does not carry the key")
+}

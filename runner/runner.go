@@ -60,6 +60,16 @@ type Config struct {
 	MaxContentChars int
 }
 
+// redactedError is an error whose text had secrets replaced; errors.Is
+// and errors.As still see the original.
+type redactedError struct {
+	err error
+	msg string
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
 // DefaultRequestTimeout is the transport safety timeout of one request
 // when Config.RequestTimeout is 0 (the reference's --request-timeout-s
 // default).
@@ -81,7 +91,9 @@ func (c Config) requestTimeout() time.Duration {
 // New; it is safe for concurrent use by several goroutines running
 // different cases.
 type Runner struct {
-	cfg      Config
+	cfg Config
+	// secrets redacts the API key and URL secrets from server messages.
+	secrets  *strings.Replacer
 	client   *stream.Client
 	prober   *serverinfo.Prober
 	hc       *http.Client
@@ -129,6 +141,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		owned:    owned,
 		hardware: serverinfo.Hardware(),
 		runID:    cmp.Or(cfg.RunID, results.NewRunID()),
+		secrets:  serverinfo.SecretReplacer(cfg.URL, cfg.APIKey),
 		stamp:    results.ISOTimestamp(time.Now()),
 	}
 	r.runtime = r.prober.DetectModel(ctx, cfg.Model)
@@ -139,6 +152,9 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	if r.model == "" {
 		err := r.modelError(ctx)
 		r.Close()
+		if r.secrets != nil {
+			err = &redactedError{err: err, msg: r.secrets.Replace(err.Error())}
+		}
 		return nil, err
 	}
 	return r, nil
@@ -414,6 +430,20 @@ func (r *Runner) runCase(ctx context.Context, w *workload.Workload, c workload.C
 			qc.Content = &content
 		}
 		rec.Quality.Choices = append(rec.Quality.Choices, qc)
+	}
+	if r.secrets != nil {
+		// A server may echo the API key (or the URL's password) in its
+		// error message: never into a record, a log or a file.
+		rec.Error = r.secrets.Replace(rec.Error)
+		for i := range rec.Quality.Issues {
+			rec.Quality.Issues[i] = r.secrets.Replace(rec.Quality.Issues[i])
+		}
+		for i := range issues {
+			issues[i].Message = r.secrets.Replace(issues[i].Message)
+		}
+		if err != nil {
+			err = &redactedError{err: err, msg: r.secrets.Replace(err.Error())}
+		}
 	}
 	return Outcome{Record: rec, Result: res, Issues: issues, Err: err}
 }

@@ -76,19 +76,26 @@ func isSecretParam(name string) bool {
 // SecretReplacer returns a replacer that redacts raw's secrets wherever
 // they appear in a text (an error message, a log line): raw itself →
 // RedactURL(raw), "user:password@" in its raw and decoded spellings →
-// "user:xxxxx@", and each secret query parameter's "name=value" →
-// "name=xxxxx". It returns nil when raw carries no secret. Use it to
+// "user:xxxxx@", each secret query parameter's "name=value" →
+// "name=xxxxx", and each of keys (an API key, which some servers echo in
+// their error messages) of 4 bytes or more → "xxxxx". It returns nil when
+// there is no secret. Use it to
 // filter the output of code that prints the URL it was given, e.g.
 // net/http errors (which hide only the password) or wrapped errors.
-func SecretReplacer(raw string) *strings.Replacer {
+func SecretReplacer(raw string, keys ...string) *strings.Replacer {
 	u, err := url.Parse(raw)
 	if err != nil {
-		if red := RedactURL(raw); red != raw {
-			return strings.NewReplacer(raw, red)
-		}
-		return nil
+		u = &url.URL{}
 	}
 	var pairs []string
+	for _, k := range keys {
+		// An API key a server echoes back in its error message (some
+		// quote the Authorization header); too short a key would match
+		// ordinary text.
+		if len(k) >= 4 {
+			pairs = append(pairs, k, Redacted)
+		}
+	}
 	if red := RedactURL(raw); red != raw {
 		pairs = append(pairs, raw, red)
 	}

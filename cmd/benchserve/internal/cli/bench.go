@@ -140,7 +140,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "benchserve: unexpected arguments: %s\n", strings.Join(f.fs.Args(), " "))
 		return ExitUsage
 	}
-	e = e.redacting(f.url) // no password or token of --url in any output
+	e = e.redacting(f.url, f.apiKey) // no password or token of --url, nor the API key a server echoes, in any output
 	if f.workload.set {
 		return runWorkloadMode(ctx, e, f)
 	}

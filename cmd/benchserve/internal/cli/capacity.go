@@ -98,6 +98,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 
+	e = e.redacting(f.url, f.apiKey) // no URL secret or echoed API key in any output
 	var pr problems
 	cfg, l := f.searchConfig(&pr)
 	if fs.NArg() > 0 {

@@ -8,12 +8,12 @@ import (
 )
 
 // redacting returns e with stdout and stderr filtered through
-// serverinfo.SecretReplacer(rawURL) when the URL carries a password or a
-// token (everything the command prints, including errors of the packages
+// serverinfo.SecretReplacer(rawURL, keys...) when the URL carries a
+// password or a token, or an API key is given (everything the command prints, including errors of the packages
 // it calls that quote the URL, then shows "user:xxxxx@"); e itself when
 // it carries none.
-func (e *env) redacting(rawURL string) *env {
-	r := serverinfo.SecretReplacer(rawURL)
+func (e *env) redacting(rawURL string, keys ...string) *env {
+	r := serverinfo.SecretReplacer(rawURL, keys...)
 	if r == nil {
 		return e
 	}
