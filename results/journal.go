@@ -58,6 +58,9 @@ type JournalHeader struct {
 	RequestTimeoutS *float64 `json:"request_timeout_s"`
 	// CacheMode is the payload's cache_policy.mode.
 	CacheMode string `json:"cache_mode"`
+	// Expected is how many records the run was to make (cases ×
+	// repetitions), 0 when unknown (a load run bounded by time).
+	Expected int `json:"expected,omitempty"`
 
 	// CacheEvents are the cache resets journaled after the header
 	// (AppendCacheEvent), in order. Filled by ReadJournal; not part of the
@@ -86,8 +89,11 @@ func JournalHeaderFor(p *Payload) JournalHeader {
 // Payload rebuilds the payload of a journaled run from h and its records
 // (BuildPayload: fixed notes, cache events, Summarize). Nothing is
 // invented: a case that had not finished when the run stopped is absent.
+//
+// The payload says it is incomplete (Payload.Incomplete) and does not pass
+// (summary.passed false): a run that did not finish is not a verdict.
 func (h JournalHeader) Payload(records []Record) *Payload {
-	return BuildPayload(PayloadInput{
+	p := BuildPayload(PayloadInput{
 		RunID:           h.RunID,
 		Timestamp:       h.Timestamp,
 		Workload:        h.Workload,
@@ -96,6 +102,13 @@ func (h JournalHeader) Payload(records []Record) *Payload {
 		CacheEvents:     h.CacheEvents,
 		Records:         records,
 	})
+	p.Incomplete = &Incomplete{
+		Reason:   "recovered from the journal of a run that did not finish: the cases that had not finished are absent",
+		Records:  len(records),
+		Expected: h.Expected,
+	}
+	p.Summary.Passed, p.Summary.QualityPassed = false, false
+	return p
 }
 
 // Journal appends a run's records to a JSON Lines file as they finish, at

@@ -31,6 +31,6 @@ func ExampleJournal() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(filepath.Base(results.JournalPath(output)), got.RunID, got.Summary.CaseCount, got.Summary.Passed)
-	// Output: out.json.journal.jsonl 0badc0de 2 true
+	fmt.Println(filepath.Base(results.JournalPath(output)), got.RunID, got.Summary.CaseCount, got.Summary.Passed, got.Incomplete != nil)
+	// Output: out.json.journal.jsonl 0badc0de 2 false true
 }

@@ -415,10 +415,24 @@ type Payload struct {
 	// workload's defaults.slo and the caller's), in order; omitted when
 	// none were given. Addition.
 	SLO []SLOResult `json:"slo,omitempty"`
+	// Incomplete, when set, says the payload holds only part of a run
+	// (rebuilt from the journal of a run that did not finish); its summary
+	// does not pass. Addition; omitted for a finished run.
+	Incomplete *Incomplete `json:"incomplete,omitempty"`
 	// Schedule is how the requests were sent when the run was load (an
 	// open or closed loop at a rate, runner.Load); omitted for the
 	// reference's sequential runs. Addition.
 	Schedule *Schedule `json:"schedule,omitempty"`
+}
+
+// Incomplete describes a payload that holds only part of its run.
+type Incomplete struct {
+	// Reason says why, in words.
+	Reason string `json:"reason"`
+	// Records is how many records the payload holds; Expected how many
+	// the run was to make (0 when unknown).
+	Records  int `json:"records"`
+	Expected int `json:"expected,omitempty"`
 }
 
 // Schedule records the load a run was sent as and what the client

@@ -128,7 +128,9 @@ func (r *Runner) Start(ctx context.Context, w *workload.Workload, opts RunOption
 		}
 	}
 	if opts.Journal != "" {
-		j, err := results.CreateJournal(opts.Journal, results.JournalHeaderFor(s.payload))
+		h := results.JournalHeaderFor(s.payload)
+		h.Expected = len(s.jobs)
+		j, err := results.CreateJournal(opts.Journal, h)
 		if err != nil {
 			return nil, fmt.Errorf("runner: %w", err)
 		}

@@ -73,8 +73,12 @@ func runRecover(_ context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	p := h.Payload(recs)
-	fmt.Fprintf(e.stderr, "Recovered %d records of run %s (workload %q) from %s; cases that had not finished are absent\n",
-		len(recs), h.RunID, h.Workload.Name, journal)
+	of := ""
+	if h.Expected > 0 {
+		of = fmt.Sprintf(" of the %d the run was to make", h.Expected)
+	}
+	fmt.Fprintf(e.stderr, "Recovered %d records%s, run %s (workload %q), from %s; cases that had not finished are absent, and the payload is marked incomplete (summary.passed false)\n",
+		len(recs), of, h.RunID, h.Workload.Name, journal)
 	if h.TornBytes > 0 {
 		fmt.Fprintf(e.stderr, "Dropped an incomplete last line of %d bytes (the write the interruption cut)\n", h.TornBytes)
 	}
