@@ -205,7 +205,7 @@ func journalFor(output string) string {
 	if output == "" {
 		return ""
 	}
-	return results.JournalPath(output)
+	return results.JournalFor(output)
 }
 
 // load sends the cases as load (WithLoad) and fails t with every failed

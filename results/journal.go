@@ -41,6 +41,25 @@ var ErrBadJournal = errors.New("results: bad journal")
 // out.db.journal.jsonl.
 func JournalPath(output string) string { return paths.ExpandHome(output) + JournalSuffix }
 
+// JournalFor is where a run writing output journals its records:
+// JournalPath(output) next to an ordinary file; for an output that is a
+// device, FIFO or socket (--output /dev/null) a new name in os.TempDir()
+// ("benchserve-PID-NAME.journal.jsonl"), never a file created beside a
+// device in /dev; for "" (results to stdout) likewise a temp name.
+func JournalFor(output string) string {
+	if output != "" {
+		fi, err := os.Stat(paths.ExpandHome(output))
+		if err != nil || fi.Mode().IsRegular() {
+			return JournalPath(output)
+		}
+	}
+	name := "results"
+	if output != "" {
+		name = filepath.Base(output)
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("benchserve-%d-%s%s", os.Getpid(), name, JournalSuffix))
+}
+
 // JournalHeader is a journal's first line: what a Payload holds besides
 // its records and summary, so that a journal alone rebuilds the payload
 // (Payload). On disk it is one compact JSON object whose first key is

@@ -200,3 +200,11 @@ func BenchmarkJournalAppend(b *testing.B) {
 		})
 	}
 }
+
+func TestJournalForADevice(t *testing.T) {
+	assert.Equal(t, filepath.Join("out", "r.json.journal.jsonl"), JournalFor(filepath.Join("out", "r.json")), "next to an ordinary output")
+	dev := JournalFor("/dev/null")
+	assert.Equal(t, os.TempDir(), filepath.Dir(dev), "a device output journals in the temp directory, not in /dev")
+	assert.Contains(t, filepath.Base(dev), "null.journal.jsonl")
+	assert.Equal(t, os.TempDir(), filepath.Dir(JournalFor("")), "results to stdout journal in the temp directory")
+}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -81,7 +80,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		CachePolicy: f.cachePolicy.val,
 		Tags:        tags,
 		SLOs:        f.slo,
-		Journal:     cliJournal(f.output),
+		Journal:     results.JournalFor(f.output),
 		CacheReset:  cacheResetReporter(e.stderr),
 		Progress: func(out runner.Outcome, done, total int) {
 			rec := out.Record
@@ -249,16 +248,4 @@ func printSLOs(e *env, thresholds []string, outcomes []stats.Outcome) bool {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// cliJournal is where a workload run journals its records: next to
-// --output (results.JournalPath), or, with results going to stdout, a new
-// file in os.TempDir() named by the process, so that even a SIGKILL
-// leaves every finished case on disk. It is removed once the results are
-// written.
-func cliJournal(output string) string {
-	if output != "" {
-		return results.JournalPath(output)
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("benchserve-%d%s", os.Getpid(), results.JournalSuffix))
 }
