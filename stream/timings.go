@@ -78,13 +78,26 @@ const (
 	// DecodeBurst: two or more token-bearing chunks arrived within less
 	// than MinDecodeSpan.
 	DecodeBurst = "burst"
+	// DecodeBatched: the span is longer than MinDecodeSpan, but the
+	// tokens came several to a chunk (4 or more on average) and imply a
+	// time per output token below MinTPOT: a few large batches (a
+	// buffering proxy flushing twice), not the server's decode.
+	DecodeBatched = "batched"
 )
+
+// MinTPOT is the shortest time per output token benchserve believes a
+// stream's arrival times measure: 0.05 ms, 20,000 tokens per second for
+// one request, several times what the fastest single-stream serving
+// reaches. Two flushes of 100 buffered tokens 2 ms apart would otherwise
+// claim 87,000 tokens/s.
+const MinTPOT = 50 * time.Microsecond
 
 // DecodeObservable reports whether the decode of a stream can be timed
 // from its arrival times: it can when at least 2 token-bearing chunks
 // arrived (chunks) and the span from the first to the last of them is at
-// least MinDecodeSpan. It returns "" when it can, else the reason
-// (DecodeNoTokens, DecodeSingleChunk or DecodeBurst) and a sentence for a
+// least MinDecodeSpan and the time per token it implies at least MinTPOT.
+// It returns "" when it can, else the reason
+// (DecodeNoTokens, DecodeSingleChunk, DecodeBurst or DecodeBatched) and a sentence for a
 // person, e.g. "all 77 tokens arrived in one chunk"; tokens is the
 // completion token count (usage, else chunks). TTFT and E2EL are always
 // observable; tpot_ms, gen_tps and the chunk gaps are not when this
@@ -98,6 +111,9 @@ func DecodeObservable(chunks int, span time.Duration, tokens int) (reason, note 
 	case span < MinDecodeSpan:
 		return DecodeBurst, fmt.Sprintf("all %d tokens arrived in %d chunks within %.3f ms (less than %v): the arrival times measure the client's reads, not the server's decode",
 			tokens, chunks, ms(span), MinDecodeSpan)
+	case tokens >= 4*chunks && span < time.Duration(tokens-1)*MinTPOT:
+		return DecodeBatched, fmt.Sprintf("%d tokens arrived in %d chunks over %.3f ms (more than %.0f tokens/s for one request): they came in batches, so the arrival times measure the batching, not the server's decode",
+			tokens, chunks, ms(span), float64(time.Second)/float64(MinTPOT))
 	}
 	return "", ""
 }
