@@ -174,6 +174,7 @@ func newRunner(tb testing.TB, cfg config, conns int) *runner.Runner {
 		IncludeContent: cfg.includeContent,
 		Conns:          conns,
 		RunID:          cfg.runID,
+		Warn:           func(msg string) { tb.Logf("benchtest: warning: %s", msg) },
 	})
 	if err != nil {
 		tb.Fatalf("benchtest: %v", err)

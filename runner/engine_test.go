@@ -87,8 +87,10 @@ func TestSideRequestsHaveDeadlines(t *testing.T) {
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	hang := make(chan struct{})
 	t.Cleanup(func() { close(hang) })
+	var metricsHits atomic.Int32
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if strings.HasPrefix(req.URL.Path, "/metrics") {
+			metricsHits.Add(1)
 			select { // never answers until the test ends or the client gives up
 			case <-req.Context().Done():
 			case <-hang:
@@ -98,7 +100,8 @@ func TestSideRequestsHaveDeadlines(t *testing.T) {
 		proxy.ServeHTTP(w, req)
 	}))
 	t.Cleanup(front.Close)
-	r, err := runner.New(context.Background(), runner.Config{URL: front.URL})
+	var warnings []string
+	r, err := runner.New(context.Background(), runner.Config{URL: front.URL, Warn: func(m string) { warnings = append(warnings, m) }})
 	require.NoError(t, err)
 	t.Cleanup(r.Close)
 	w := load(t, `{"defaults": {"policy_timeout_ms": 2000}, "cases": [
@@ -113,6 +116,9 @@ func TestSideRequestsHaveDeadlines(t *testing.T) {
 		assert.Nil(t, rec.Metrics.CacheHits, "%s: no counters from a hanging /metrics: null, not 0", rec.CaseID)
 		assert.True(t, rec.OK, "%s: the case itself passed: %v", rec.CaseID, rec.Quality.Issues)
 	}
+	require.Len(t, warnings, 1, "one warning, when /metrics first hangs")
+	assert.Contains(t, warnings[0], "GET /metrics did not answer within 2s", "it says what hung and for how long")
+	assert.Equal(t, int32(1), metricsHits.Load(), "after the first hang no case asks /metrics again")
 }
 
 // TestEchoedAPIKeyIsRedacted: a server that quotes the Authorization

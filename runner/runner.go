@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -51,6 +52,9 @@ type Config struct {
 	// Conns is how many connections the runner's own HTTP client keeps
 	// open for reuse (the most cases run at once); 0 means net/http's 2.
 	Conns int
+	// Warn, when set, receives notes about the run as they happen (a side
+	// request that hangs and is given up). The doors print them.
+	Warn func(msg string)
 	// RunID, when set, is the run's id instead of a new random one: the
 	// shards of one run spread over several processes share it (--run-id)
 	// so their payloads can be merged.
@@ -93,16 +97,19 @@ func (c Config) requestTimeout() time.Duration {
 type Runner struct {
 	cfg Config
 	// secrets redacts the API key and URL secrets from server messages.
-	secrets  *strings.Replacer
-	client   *stream.Client
-	prober   *serverinfo.Prober
-	hc       *http.Client
-	model    string
-	runtime  results.Runtime
-	hardware results.Hardware
-	runID    string
-	stamp    string
-	owned    bool
+	secrets *strings.Replacer
+	// scrapeOff and statusOff: a side request hung once, so it is no
+	// longer sent.
+	scrapeOff, statusOff atomic.Bool
+	client               *stream.Client
+	prober               *serverinfo.Prober
+	hc                   *http.Client
+	model                string
+	runtime              results.Runtime
+	hardware             results.Hardware
+	runID                string
+	stamp                string
+	owned                bool
 }
 
 // Close releases the idle connections of the HTTP client the Runner
@@ -291,9 +298,7 @@ func (r *Runner) runCase(ctx context.Context, w *workload.Workload, c workload.C
 	}
 	if sideRequests {
 		after = r.scrapeWithin(ctx, side)
-		sctx, cancel := context.WithTimeout(ctx, side)
-		status = r.prober.Status(sctx)
-		cancel()
+		status = r.statusWithin(ctx, side)
 	}
 
 	statusCode := responseStatus(res, err)
@@ -608,9 +613,44 @@ const SideRequestTimeout = 5 * time.Second
 
 // scrapeWithin is Scrape bounded by limit.
 func (r *Runner) scrapeWithin(ctx context.Context, limit time.Duration) scrape.Counters {
-	ctx, cancel := context.WithTimeout(ctx, limit)
+	if r.cfg.NoScrape || r.scrapeOff.Load() {
+		return scrape.Counters{}
+	}
+	sctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	return r.Scrape(ctx)
+	c, err := scrape.Fetch(sctx, r.hc, r.cfg.URL, r.cfg.APIKey)
+	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		// A /metrics that hangs would cost every case the side timeout
+		// twice: stop reading it, once, and say so.
+		if r.scrapeOff.CompareAndSwap(false, true) {
+			r.warn(fmt.Sprintf("GET /metrics did not answer within %v: cache counters are not read for the rest of the run (null in the records); --scrape-metrics false (WithoutScrape) skips them", limit))
+		}
+	}
+	return c
+}
+
+// statusWithin reads /v1/status within limit, giving up on it for the
+// rest of the run (and saying so) when it hangs.
+func (r *Runner) statusWithin(ctx context.Context, limit time.Duration) map[string]any {
+	if r.statusOff.Load() {
+		return nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	st := r.prober.Status(sctx)
+	if len(st) == 0 && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		if r.statusOff.CompareAndSwap(false, true) {
+			r.warn(fmt.Sprintf("GET /v1/status did not answer within %v: memory figures are not read for the rest of the run", limit))
+		}
+	}
+	return st
+}
+
+// warn hands a note about the run to Config.Warn, if set.
+func (r *Runner) warn(msg string) {
+	if r.cfg.Warn != nil {
+		r.cfg.Warn(msg)
+	}
 }
 
 // Scrape reads the server's prefix-cache counters from /metrics (see

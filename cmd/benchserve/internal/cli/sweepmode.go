@@ -174,6 +174,7 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	r, err := runner.New(ctx, runner.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
 		NoScrape: cfg.NoScrape, Conns: conns,
+		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", msg) },
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)

@@ -61,6 +61,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	r, err := runner.New(ctx, runner.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
 		NoScrape: f.scrapeMetrics.val == "false", IncludeContent: f.includeContent, RunID: f.load.runID,
+		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", msg) },
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
