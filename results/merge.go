@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -111,7 +112,86 @@ func MergePayloads(ps ...*Payload) (*Payload, error) {
 		RequestTimeoutS: first.Transport.RequestTimeoutS, CacheMode: first.CachePolicy.Mode,
 		CacheEvents: events, Records: records,
 	})
+	sched, err := mergeSchedules(first.RunID, kept)
+	if err != nil {
+		return nil, err
+	}
+	merged.Schedule = sched
 	return merged, nil
+}
+
+// mergeSchedules joins the shards' schedule blocks: it refuses a set
+// that lacks a shard of the run (each schedule says "I/N"), and sums what
+// adds up (requests, achieved rate, late, dropped, unsent, goodput, peak
+// in flight as an upper bound); the lag percentiles are the worst shard's
+// (the samples behind them are not in the payloads). nil when no payload
+// has a schedule.
+func mergeSchedules(runID string, ps []*Payload) (*Schedule, error) {
+	var out *Schedule
+	count, seen := 0, map[int]bool{}
+	for _, p := range ps {
+		sc := p.Schedule
+		if sc == nil {
+			continue
+		}
+		if sc.Shard != "" {
+			var i, n int
+			if _, err := fmt.Sscanf(sc.Shard, "%d/%d", &i, &n); err == nil {
+				if count != 0 && n != count {
+					return nil, fmt.Errorf("results: merge: run %q: shards of %d and of %d processes: only one run's shards merge", runID, count, n)
+				}
+				count, seen[i] = n, true
+			}
+		}
+		if out == nil {
+			c := *sc
+			c.Shard = ""
+			if sc.RunRate != nil {
+				r := *sc.RunRate
+				c.TargetRate, c.RunRate = &r, nil
+			}
+			if sc.LagMS != nil {
+				l := *sc.LagMS
+				c.LagMS = &l
+			}
+			if sc.Goodput != nil {
+				g := *sc.Goodput
+				c.Goodput = &g
+			}
+			out = &c
+			continue
+		}
+		out.Requests += sc.Requests
+		out.AchievedRate += sc.AchievedRate
+		out.Late += sc.Late
+		out.Dropped += sc.Dropped
+		out.Unsent += sc.Unsent
+		out.PeakInFlight += sc.PeakInFlight
+		if sc.Goodput != nil && out.Goodput != nil {
+			*out.Goodput += *sc.Goodput
+		}
+		if sc.LagMS != nil {
+			if out.LagMS == nil {
+				l := *sc.LagMS
+				out.LagMS = &l
+			} else {
+				out.LagMS.P50 = max(out.LagMS.P50, sc.LagMS.P50)
+				out.LagMS.P95 = max(out.LagMS.P95, sc.LagMS.P95)
+				out.LagMS.P99 = max(out.LagMS.P99, sc.LagMS.P99)
+				out.LagMS.Max = max(out.LagMS.Max, sc.LagMS.Max)
+			}
+		}
+	}
+	if count > 1 && len(seen) < count {
+		var missing []string
+		for i := range count {
+			if !seen[i] {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, count))
+			}
+		}
+		return nil, fmt.Errorf("results: merge: run %q: shard %s missing: a merge of part of a run would look complete (give every shard's payload)", runID, strings.Join(missing, ", "))
+	}
+	return out, nil
 }
 
 // SLOThresholds returns the run-level thresholds the payloads were
