@@ -101,7 +101,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		}
 		fmt.Fprintln(w, line)
 		usage = strings.ReplaceAll(usage, "\n", "\n        ")
-		if f.DefValue != "" && f.DefValue != "false" {
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" && !strings.Contains(usage, "(default") {
 			usage += fmt.Sprintf(" (default: %s)", f.DefValue)
 		}
 		fmt.Fprintf(w, "        %s\n", usage)
