@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -300,7 +301,16 @@ func workloadRecord(m map[string]any) results.Record {
 	var extra map[string]any
 	_ = json.Unmarshal([]byte(str(m["request_extra_body"])), &extra)
 	model := str(m["model_id"])
-	return results.Record{
+	// The history has no error column: a failed request is the one whose
+	// issues carry "request error: …" (the record kept its error there).
+	errText := ""
+	for _, is := range issues {
+		if rest, ok := strings.CutPrefix(is, "request error: "); ok {
+			errText = rest
+			break
+		}
+	}
+	rec := results.Record{
 		RunID: str(m["run_id"]), Timestamp: str(m["timestamp"]), Workload: str(m["workload"]),
 		CaseID: str(m["case_id"]), Repetition: integer(m["repetition"]), Tags: tags, ModelID: model,
 		Runtime: results.Runtime{ModelID: model, EngineType: str(m["engine_type"]), ModelType: str(m["model_type"]),
@@ -311,8 +321,8 @@ func workloadRecord(m map[string]any) results.Record {
 			EnableThinking: optBool(m["request_enable_thinking"]), ExtraBody: extra},
 		Policy: results.Policy{TimeoutMS: optFloat(m["policy_timeout_ms"]), WithinTimeout: optBool(m["within_policy_timeout"])},
 		Metrics: results.Metrics{
-			TTFTms: float(m["ttft_ms"]), TPOTms: float(m["tpot_ms"]), E2ELms: float(m["e2e_latency_ms"]),
-			GenTPS: float(m["gen_tps"]), PromptTPS: float(m["prompt_tps"]),
+			TTFTms: float(m["ttft_ms"]), TPOTms: nullable(m["tpot_ms"]), E2ELms: float(m["e2e_latency_ms"]),
+			GenTPS: nullable(m["gen_tps"]), PromptTPS: float(m["prompt_tps"]),
 			PromptTokens: integer(m["prompt_tokens"]), CompletionTokens: integer(m["completion_tokens"]),
 			CacheHits: optInt64(m["cache_hits"]), CacheMisses: optInt64(m["cache_misses"]), TokensSaved: optInt64(m["tokens_saved"]),
 			Metal: results.Metal{Model: model, MetalActiveGB: float(m["metal_active_gb"]), MetalPeakGB: float(m["metal_peak_gb"]),
@@ -320,8 +330,19 @@ func workloadRecord(m map[string]any) results.Record {
 		},
 		Quality: results.Quality{OK: boolean(m["quality_ok"]), Issues: issues, FinishReason: optString(m["finish_reason"]),
 			ContentChars: integer(m["content_chars"]), ContentPreview: str(m["content_preview"])},
-		OK: boolean(m["quality_ok"]),
+		OK:    boolean(m["quality_ok"]),
+		Error: errText,
 	}
+	return rec
+}
+
+// nullable is a REAL column whose NULL means "not measured" (a rate the
+// timing could not support): NaN, as in the record, never 0.
+func nullable(v any) float64 {
+	if v == nil {
+		return math.NaN()
+	}
+	return float(v)
 }
 
 func sweepRow(m map[string]any) results.SweepResult {

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -122,4 +123,30 @@ func TestLoadSQLiteWithoutTables(t *testing.T) {
 	_, err := report.Load(db)
 	assert.ErrorIs(t, err, report.ErrBadInput, "a SQLite file without benchserve tables is bad input")
 	assert.ErrorContains(t, err, "no rows in tables bench_serve_workload or bench_serve", "the error names the tables looked for")
+}
+
+// TestLoadSQLiteKeepsFailuresAndNulls: a failed request read back from a
+// SQLite history is still a failed request (its "request error" issue),
+// and a NULL rate stays unmeasured, not 0, as in the run's JSON.
+func TestLoadSQLiteKeepsFailuresAndNulls(t *testing.T) {
+	stop := "stop"
+	recs := []results.Record{
+		{RunID: "sq000001", CaseID: "ok", Workload: "w", OK: true, StartedAt: "2026-01-02T03:04:05.000000+00:00",
+			Metrics: results.Metrics{TTFTms: 2, E2ELms: 3, TPOTms: math.NaN(), GenTPS: math.NaN(), CompletionTokens: 50},
+			Quality: results.Quality{OK: true, Issues: []string{}, FinishReason: &stop}},
+		{RunID: "sq000001", CaseID: "slow", Workload: "w", StartedAt: "2026-01-02T03:04:06.000000+00:00",
+			Metrics: results.Metrics{TTFTms: 301, E2ELms: 301},
+			Quality: results.Quality{Issues: []string{"request error: stream_chat_completion timed out after 0.300s"}},
+			Error:   "stream_chat_completion timed out after 0.300s"},
+	}
+	p := results.BuildPayload(results.PayloadInput{RunID: "sq000001", Workload: results.WorkloadInfo{Name: "w"}, Records: recs})
+	db := filepath.Join(t.TempDir(), "h.db")
+	require.NoError(t, history.AppendPayload(p, db), "setup")
+	runs, err := report.Load(db)
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	got := runs[0].Payload.Results
+	require.Len(t, got, 2)
+	assert.True(t, math.IsNaN(got[0].Metrics.GenTPS), "a NULL gen_tps is unmeasured, not 0")
+	assert.Equal(t, "stream_chat_completion timed out after 0.300s", got[1].Error, "the failed request is a failure, not a measurement")
 }
