@@ -1,6 +1,7 @@
 package benchtest
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
@@ -63,7 +65,18 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	r := newRunner(t, cfg, cfg.concurrency)
 	file := displayPath(path)
 	run := &workloadRun{cfg: cfg, file: file}
-	sess, err := r.Start(t.Context(), w, runner.RunOptions{
+	// Stop sending shortly before go test's -timeout would panic the
+	// binary (no cleanup runs then): the case in flight is recorded as
+	// interrupted, the rest are skipped, and the output is written.
+	ctx := t.Context()
+	if dl, ok := t.Deadline(); ok {
+		grace := min(5*time.Second, time.Until(dl)/10)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, dl.Add(-grace))
+		t.Cleanup(cancel)
+	}
+	run.ctx = ctx
+	sess, err := r.Start(ctx, w, runner.RunOptions{
 		Repetitions: cfg.repetitions,
 		Concurrency: cfg.concurrency,
 		CachePolicy: cfg.cachePolicy,
@@ -117,7 +130,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 		t.Run(concName(cfg.concurrency), func(t *testing.T) {
 			outs := make(chan func(), len(sess.Jobs()))
 			go func() {
-				_ = sess.RunAll(t.Context(), func(j runner.Job, out runner.Outcome, ok bool) {
+				_ = sess.RunAll(ctx, func(j runner.Job, out runner.Outcome, ok bool) {
 					outs <- func() {
 						t.Run(j.Name(reps), func(t *testing.T) {
 							if !ok {
@@ -141,12 +154,10 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 						continue
 					}
 					if reps == 1 {
-						run.report(t, sess.Execute(t.Context(), j))
+						run.executeAndReport(t, j)
 						continue
 					}
-					t.Run(fmt.Sprintf("rep=%d", j.Rep), func(t *testing.T) {
-						run.report(t, sess.Execute(t.Context(), j))
-					})
+					t.Run(fmt.Sprintf("rep=%d", j.Rep), func(t *testing.T) { run.executeAndReport(t, j) })
 				}
 			})
 		}
@@ -191,6 +202,8 @@ type workloadRun struct {
 	cfg  config
 	file string
 
+	// ctx ends shortly before the test's deadline (-timeout).
+	ctx context.Context
 	// onOutcome, when set, sees every outcome (the load mode's failures).
 	onOutcome func(runner.Outcome)
 
@@ -224,7 +237,7 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 			mu.Unlock()
 		}
 	}
-	_, err := run.sess.RunLoad(t.Context(), l)
+	_, err := run.sess.RunLoad(run.ctx, l)
 	if err != nil {
 		t.Errorf("benchtest: %v", err)
 	}
@@ -243,6 +256,16 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 			t.Error(prefix + ": " + describeIssue(is, out))
 		}
 	}
+}
+
+// executeAndReport runs job j as part of t, unless the test's deadline is
+// near: then it is skipped, so the output of what finished is written.
+func (run *workloadRun) executeAndReport(t *testing.T, j runner.Job) {
+	t.Helper()
+	if err := run.ctx.Err(); err != nil {
+		t.Skipf("benchtest: not run: go test's -timeout is near (%v); the finished cases are written", err)
+	}
+	run.report(t, run.sess.Execute(run.ctx, j))
 }
 
 // report logs one outcome's measurements and turns every failed check
@@ -266,6 +289,10 @@ func (run *workloadRun) report(t *testing.T, out runner.Outcome) {
 		strOrNone(rec.Quality.FinishReason), intOrNA(m.CacheHits), intOrNA(m.TokensSaved), answerNote(rec))
 	t.Attr("e2e_latency_ms", fmt.Sprintf("%.3f", m.E2ELms))
 	prefix := fmt.Sprintf("%s: case %q", run.file, rec.CaseID)
+	if rec.Interrupted {
+		t.Errorf("%s: interrupted: the run was stopped (go test's -timeout is near, or the test ended) while this request was in flight; it is left out of the statistics", prefix)
+		return
+	}
 	// The request error first: the failed checks after it are often
 	// its consequences (no finish_reason, too short).
 	if out.Err != nil {

@@ -200,21 +200,25 @@ func TestRunWorkloadSLO(t *testing.T) {
 	assert.Contains(t, out, "--- PASS: TestInnerSLO/passes", "the case itself passed")
 }
 
-// TestRunWorkloadKilledByTimeoutKeepsResults: go test's -timeout panics
-// the binary, and no cleanup runs; every case that finished is in the
-// output's journal, appended as each one finished, from which a payload
-// is rebuilt (benchserve recover).
-func TestRunWorkloadKilledByTimeoutKeepsResults(t *testing.T) {
+// TestRunWorkloadStopsBeforeTheTimeout: go test's -timeout panics the
+// binary and no cleanup runs; RunWorkload stops sending shortly before it,
+// so the output holds every finished case, the case in flight is recorded
+// as interrupted (out of the statistics) and the rest are skipped.
+func TestRunWorkloadStopsBeforeTheTimeout(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "partial.json")
 	out, ok := runInnerArgs(t, "TestInnerSlow", []string{"-test.timeout=3s"}, "BENCHSERVE_OUTPUT="+path)
 	assert.False(t, ok)
-	assert.Contains(t, out, "test timed out", "the binary was killed by -timeout")
-	p, err := results.ReadJournalPayload(results.JournalPath(path))
-	require.NoError(t, err, "results of the finished cases survive in the journal")
+	assert.NotContains(t, out, "test timed out", "the binary was not killed: it stopped first")
+	assert.Contains(t, out, "not run: go test's -timeout is near", "the remaining cases say why they were skipped")
+	p := readPayloadFile(t, path)
 	require.NotEmpty(t, p.Results, "at least the first case finished before the timeout")
 	assert.Equal(t, "s1", p.Results[0].CaseID)
 	assert.Less(t, len(p.Results), 4, "and the run was really cut short")
-	assert.Equal(t, len(p.Results), p.Summary.CaseCount, "the rebuilt payload has its summary")
+	last := p.Results[len(p.Results)-1]
+	if len(p.Results) > 1 {
+		assert.True(t, last.Interrupted, "the case in flight at the deadline is marked interrupted")
+	}
+	assert.NoFileExists(t, results.JournalPath(path), "the output was written, the journal removed")
 }
 
 // TestRunWorkloadRemovesJournalWhenWritten: a finished run writes its
