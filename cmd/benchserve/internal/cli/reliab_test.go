@@ -123,7 +123,7 @@ func TestRecoverWritesTheJournaledRecords(t *testing.T) {
 	out := filepath.Join(dir, "recovered.json")
 	res := invoke(t, "recover", journal, "--output", out)
 	require.Equal(t, ExitOK, res.code, "recovered")
-	assert.Contains(t, res.stderr, "Recovered 3 records of run feedbeef", "says how many")
+	assert.Contains(t, res.stderr, "Recovered 3 records, run feedbeef", "says how many")
 	assert.Contains(t, res.stderr, "Dropped an incomplete last line of 37 bytes", "reports the torn line")
 	got := readPayload(t, out)
 	assert.Equal(t, "feedbeef", got.RunID, "run id from the journal")
