@@ -416,6 +416,13 @@ func (st *state) acc(index int) *choiceAcc {
 	return a
 }
 
+// isDeadline reports whether err is a deadline passing (a context's or
+// http.Client.Timeout's), not the connection breaking.
+func isDeadline(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
 // read consumes the event stream until [DONE] or an error.
 func (st *state) read(body io.Reader, maxEvent int) error {
 	tr := &trackReader{r: body}
@@ -425,6 +432,9 @@ func (st *state) read(body io.Reader, maxEvent int) error {
 		block, err := rd.ReadEvent()
 		if tr.err != nil {
 			// The block, if any, is a fragment cut by the failure.
+			if isDeadline(tr.err) {
+				return fmt.Errorf("stream: chat: read after %d events: the request's deadline passed mid-stream (the transport timeout, --request-timeout-s, or the run's end): %w", st.events, tr.err)
+			}
 			return fmt.Errorf("stream: chat: read after %d events: %w: %w", st.events, ErrConnectionLost, tr.err)
 		}
 		if err != nil {

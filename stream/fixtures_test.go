@@ -143,3 +143,20 @@ func TestFixtureToolCalls(t *testing.T) {
 // slackMS is the scheduling tolerance of the upper bounds here; it mirrors
 // the in-package constant of the same name (main_test.go).
 const slackMS = 400.0
+
+// TestTransportTimeoutMidStreamSaysSo: when the client's own request
+// timeout passes while the answer is still streaming, the error says a
+// deadline passed, not that the connection was lost.
+func TestTransportTimeoutMidStreamSaysSo(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{Responder: func(fixtures.Request) fixtures.Script {
+		return fixtures.Script{Content: strings.Split(strings.Repeat("word ", 200), " "), TokenDelay: 20 * time.Millisecond}
+	}})
+	hc := srv.Client()
+	hc.Timeout = 300 * time.Millisecond
+	c := &stream.Client{BaseURL: srv.URL, HTTP: hc}
+	_, err := c.ChatStream(context.Background(), stream.Request{Model: "benchserve-fixture",
+		Messages: []openai.Message{{"role": "user", "content": "hello there"}}})
+	require.Error(t, err, "the 300 ms timeout passes mid-stream")
+	assert.Contains(t, err.Error(), "deadline passed mid-stream", "the message names a deadline")
+	assert.NotErrorIs(t, err, stream.ErrConnectionLost, "not a lost connection")
+}

@@ -29,6 +29,10 @@ func readLimited(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() && fi.Mode()&os.ModeNamedPipe == 0 {
+		// A device (/dev/zero) or a directory: refused before reading.
+		return nil, fmt.Errorf("%s: not a regular file (%s); a workload is a JSON file", path, fi.Mode().Type())
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, err

@@ -495,3 +495,12 @@ func TestPolicyTimeoutOutOfRange(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1500.0, *w.Cases[0].PolicyTimeoutMS, "a usual timeout loads")
 }
+
+func TestLoadRefusesADeviceBeforeReading(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	_, err := Load("/dev/zero")
+	require.Error(t, err, "a device is not a workload")
+	assert.Contains(t, err.Error(), "/dev/zero: not a regular file", "refused by what it is, before reading")
+}
