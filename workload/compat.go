@@ -31,7 +31,14 @@ func readLimited(path string) ([]byte, error) {
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() && fi.Mode()&os.ModeNamedPipe == 0 {
 		// A device (/dev/zero) or a directory: refused before reading.
-		return nil, fmt.Errorf("%s: not a regular file (%s); a workload is a JSON file", path, fi.Mode().Type())
+		kind := "a device"
+		switch {
+		case fi.IsDir():
+			kind = "a directory"
+		case fi.Mode()&os.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return nil, fmt.Errorf("%s: not a regular file (%s); a workload is a JSON file", path, kind)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {

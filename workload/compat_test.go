@@ -158,7 +158,7 @@ func TestLoadRefusesInvalidUTF8AndHugeFiles(t *testing.T) {
 	if _, statErr := os.Stat("/dev/zero"); statErr == nil {
 		_, err = Load("/dev/zero")
 		require.Error(t, err, "/dev/zero must not be read forever")
-		assert.True(t, strings.Contains(err.Error(), "larger than 16 MiB"), "got %v", err)
+		assert.True(t, strings.Contains(err.Error(), "not a regular file"), "a device is refused before reading: got %v", err)
 	}
 }
 
