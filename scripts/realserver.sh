@@ -3,7 +3,7 @@
 #
 # Builds Ollama at a pinned version from the Go module proxy, writes a tiny
 # llama model (tools/tinymodel), serves it on loopback and registers it, so
-# benchserve (and the integration tests in ./integration) can run against a
+# benchserve (and the integration tests in ./tests/integration) can run against a
 # real OpenAI-compatible streaming server.
 #
 # Usage:
@@ -16,7 +16,7 @@
 # `start` prints exactly two lines on stdout (everything else goes to stderr):
 #   BENCHSERVE_URL=http://127.0.0.1:11435
 #   BENCHSERVE_MODEL=tiny
-# so   env $(scripts/realserver.sh start) go test ./integration/ -v   works
+# so   env $(scripts/realserver.sh start) go test ./tests/integration/ -v   works
 # (the same lines are written to $REALSERVER_DIR/env, for `set -a; . FILE`).
 #
 # Environment (all optional):

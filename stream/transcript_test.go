@@ -20,10 +20,10 @@ type transcriptSection struct {
 	body   string
 }
 
-// loadTranscript parses integration/testdata/ollama-transcript.txt into
+// loadTranscript parses tests/integration/testdata/ollama-transcript.txt into
 // sections keyed by their "### " headline.
 func loadTranscript(t *testing.T) map[string]transcriptSection {
-	data, err := os.ReadFile("../integration/testdata/ollama-transcript.txt")
+	data, err := os.ReadFile("../tests/integration/testdata/ollama-transcript.txt")
 	if err != nil {
 		t.Skipf("recorded Ollama transcript not available: %v", err)
 	}

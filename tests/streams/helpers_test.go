@@ -1,4 +1,4 @@
-package conformance_test
+package streams_test
 
 import (
 	"context"
@@ -88,7 +88,7 @@ func chatCtx(ctx context.Context, t *testing.T, srv *fixtures.Server, opts ...op
 // runner.RunCase, as a benchmark run would.
 func record(t *testing.T, srv *fixtures.Server, caseJSON string, cfg ...func(*runner.Config)) runner.Outcome {
 	t.Helper()
-	w, err := workload.Parse([]byte(`{"name":"conformance","cases":[`+caseJSON+`]}`), "conformance.json")
+	w, err := workload.Parse([]byte(`{"name":"streams","cases":[`+caseJSON+`]}`), "streams.json")
 	require.NoError(t, err, "the test's workload must load")
 	c := runner.Config{URL: srv.URL, RequestTimeout: 30 * time.Second}
 	for _, f := range cfg {

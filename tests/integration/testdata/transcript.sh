@@ -11,7 +11,7 @@ show() { # title, curl args...
 C=$B/v1/chat/completions
 echo "# Ollama v0.6.5 (go install, reports version 0.0.0) serving tools/tinymodel as \"tiny\""
 echo "# via scripts/realserver.sh start. Verbatim except: Date headers removed, CR stripped from"
-echo "# header lines (the SSE bodies contain no CR). Regenerate: integration/testdata/transcript.sh > integration/testdata/ollama-transcript.txt"
+echo "# header lines (the SSE bodies contain no CR). Regenerate: tests/integration/testdata/transcript.sh > tests/integration/testdata/ollama-transcript.txt"
 echo
 show "stream with include_usage, max_tokens 5 (ends by length)" "$C" -d '{"model":"tiny","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"max_tokens":5,"seed":7}'
 show "stream, seed 9, max_tokens 40 (ends by </s>: finish_reason stop)" "$C" -d '{"model":"tiny","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"max_tokens":40,"seed":9}'

@@ -1,4 +1,4 @@
-package conformance_test
+package streams_test
 
 import (
 	"context"
@@ -129,7 +129,7 @@ func waitReleased(b *testing.B, srv *fixtures.Server) {
 	deadline := time.Now().Add(10 * time.Second)
 	for running(srv) != 0 {
 		if time.Now().After(deadline) {
-			b.Fatal("conformance: the fixture's handler did not return within 10 s of the client letting go")
+			b.Fatal("streams: the fixture's handler did not return within 10 s of the client letting go")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -155,7 +155,7 @@ func waitReleased(b *testing.B, srv *fixtures.Server) {
 //	itl-count      chunk gaps per op, mean (gaps only: 1-byte chunks)
 //	itl-kept       chunk gaps kept in ITLms by the last op (gaps only)
 //
-// Run: go test -run '^$' -bench EndlessStreamHeap ./conformance
+// Run: go test -run '^$' -bench EndlessStreamHeap ./tests/streams/
 func BenchmarkEndlessStreamHeap(b *testing.B) {
 	sc := endlessScript()
 	responder := func(fixtures.Request) fixtures.Script { return sc }
@@ -172,7 +172,7 @@ func BenchmarkEndlessStreamHeap(b *testing.B) {
 			res, err := c.ChatStream(context.Background(), req)
 			after := heapAfterGC()
 			if !errors.Is(err, stream.ErrPolicyTimeout) {
-				b.Fatalf("conformance: the endless stream must be cut by the policy timeout, got %v", err)
+				b.Fatalf("streams: the endless stream must be cut by the policy timeout, got %v", err)
 			}
 			growth = max(growth, int64(after)-int64(before))
 			retained = len(res.Content)
@@ -198,7 +198,7 @@ func BenchmarkEndlessStreamHeap(b *testing.B) {
 			res, err := c.ChatStream(context.Background(), req)
 			after := heapAfterGC()
 			if !errors.Is(err, stream.ErrPolicyTimeout) {
-				b.Fatalf("conformance: the endless stream must be cut by the policy timeout, got %v", err)
+				b.Fatalf("streams: the endless stream must be cut by the policy timeout, got %v", err)
 			}
 			growth = max(growth, int64(after)-int64(before))
 			count += int64(res.Gaps.Count)
@@ -213,14 +213,14 @@ func BenchmarkEndlessStreamHeap(b *testing.B) {
 
 	b.Run("record", func(b *testing.B) {
 		srv := fixtures.Start(b, fixtures.Options{Responder: responder})
-		w, err := workload.Parse([]byte(`{"name":"conformance","cases":[`+simpleCase("endless", `"policy_timeout_ms":1000`)+`]}`), "conformance.json")
+		w, err := workload.Parse([]byte(`{"name":"streams","cases":[`+simpleCase("endless", `"policy_timeout_ms":1000`)+`]}`), "streams.json")
 		if err != nil {
-			b.Fatalf("conformance: the benchmark's workload must load: %v", err)
+			b.Fatalf("streams: the benchmark's workload must load: %v", err)
 		}
 		r, err := runner.New(context.Background(), runner.Config{URL: srv.URL, RequestTimeout: 30 * time.Second,
 			IncludeContent: true, MaxContentChars: 1000})
 		if err != nil {
-			b.Fatalf("conformance: runner against the fixture: %v", err)
+			b.Fatalf("streams: runner against the fixture: %v", err)
 		}
 		defer r.Close()
 		var growth int64
@@ -230,7 +230,7 @@ func BenchmarkEndlessStreamHeap(b *testing.B) {
 			out := r.RunCase(context.Background(), w, w.Cases[0], 0, nil)
 			after := heapAfterGC()
 			if !errors.Is(out.Err, stream.ErrPolicyTimeout) || out.Record.Quality.Content == nil {
-				b.Fatalf("conformance: want a policy timeout with content included, got %v", out.Err)
+				b.Fatalf("streams: want a policy timeout with content included, got %v", out.Err)
 			}
 			growth = max(growth, int64(after)-int64(before))
 			retained = len(*out.Record.Quality.Content)

@@ -1,4 +1,4 @@
-// Package conformance is benchserve's adversarial stream suite: "what real
+// Package streams is benchserve's adversarial stream suite: "what real
 // servers send". It holds no code of its own, only tests: each case of
 // issue 7 is a named test (TestCase01… to TestCase10…, sub-tests for the
 // variants of its kind) whose transcript is written out by hand, served by
@@ -17,5 +17,5 @@
 //
 // Run it with:
 //
-//	go test -race ./conformance/
-package conformance
+//	go test -race ./tests/streams/
+package streams
