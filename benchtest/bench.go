@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/loadgen"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/serverinfo"
-	"github.com/benchserve/benchserve/stats"
-	"github.com/benchserve/benchserve/stream"
-	"github.com/benchserve/benchserve/sweep"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/serverinfo"
+	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/internal/sweep"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // BenchWorkload loads the workload at path and benchmarks every case (of
@@ -46,7 +46,7 @@ import (
 func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	b.Helper()
 	env := newBenchEnv(b, opts)
-	w, err := workload.Load(path)
+	w, err := workloads.Load(path)
 	if err != nil {
 		b.Fatalf("benchtest: %v", err)
 	}
@@ -246,7 +246,7 @@ func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request,
 // benchLoad runs one load run (runner.Session.RunLoad over the
 // workload's cases) per b.Loop iteration and reports the pooled figures,
 // the achieved rate, the client's lag and goodput.
-func (env *benchEnv) benchLoad(b *testing.B, w *workload.Workload) {
+func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	b.Helper()
 	ctx := b.Context()
 	l := *env.cfg.load

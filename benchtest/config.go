@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/loadgen"
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stats"
 )
 
 // Environment variables read by RunWorkload and BenchWorkload. An option

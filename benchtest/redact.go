@@ -3,7 +3,7 @@ package benchtest
 import (
 	"fmt"
 
-	"github.com/benchserve/benchserve/serverinfo"
+	"github.com/benchserve/benchserve/internal/serverinfo"
 )
 
 // redacted formats v (an error or a message quoting url) with the

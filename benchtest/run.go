@@ -13,10 +13,10 @@ import (
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/serverinfo"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // RunWorkload loads the workload file at path and runs every case as a
@@ -27,7 +27,7 @@ import (
 // failed quality check, whose message names the file, the case, the check
 // and what was wrong:
 //
-//	workloads/chat.json: case "greet": min_chars: content shorter than min_chars=40
+//	workloads/examples/chat.json: case "greet": min_chars: content shorter than min_chars=40
 //
 // With no URL (option or $BENCHSERVE_URL) it starts the embedded fixture
 // server. A workload that does not load fails t at once with every problem
@@ -47,7 +47,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	if len(cfg.concurrencyLevels) > 0 {
 		t.Fatalf("benchtest: WithConcurrencyLevels applies to BenchWorkload; RunWorkload runs at one concurrency (WithConcurrency)")
 	}
-	w, err := workload.Load(path)
+	w, err := workloads.Load(path)
 	if err != nil {
 		t.Fatalf("benchtest: workload did not load: %v", err)
 	}

@@ -162,7 +162,7 @@ func TestRunWorkloadBadEnvironment(t *testing.T) {
 }
 
 func TestRunWorkloadReturnsPayload(t *testing.T) {
-	p := benchtest.RunWorkload(t, "../workloads/tools.json", benchtest.WithURL(""), benchtest.WithTags("tools"))
+	p := benchtest.RunWorkload(t, "../workloads/examples/tools.json", benchtest.WithURL(""), benchtest.WithTags("tools"))
 	require.Len(t, p.Results, 2)
 	assert.True(t, p.Summary.Passed)
 	tc := p.Results[0].ToolCalls
@@ -295,7 +295,7 @@ func TestInnerTwoWorkloads(t *testing.T) {
 		t.Skip("runs only inside TestRunWorkloadSharedOutput (re-executed test binary)")
 	}
 	t.Run("first", func(t *testing.T) { benchtest.RunWorkload(t, "testdata/mixed.json", benchtest.WithTags("good")) })
-	t.Run("second", func(t *testing.T) { benchtest.RunWorkload(t, "../workloads/smoke.json") })
+	t.Run("second", func(t *testing.T) { benchtest.RunWorkload(t, "../workloads/examples/smoke.json") })
 }
 
 // TestRunWorkloadSharedOutput: several RunWorkload calls of one test

@@ -17,8 +17,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/benchserve/benchserve/capacity"
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/internal/capacity"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // FromCapacity wraps a capacity search's result (capacity.Search, or

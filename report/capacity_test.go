@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/capacity"
+	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 )

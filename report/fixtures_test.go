@@ -69,7 +69,7 @@ func payload(runID, model string, rt results.Runtime, reqs []req) *results.Paylo
 	}
 	return results.BuildPayload(results.PayloadInput{
 		RunID: runID, Timestamp: results.ISOTimestamp(t0),
-		Workload:  results.WorkloadInfo{Name: "promotion", Path: "workloads/promotion.json", Repetitions: 2},
+		Workload:  results.WorkloadInfo{Name: "promotion", Path: "workloads/examples/promotion.json", Repetitions: 2},
 		CacheMode: "preserve", Records: recs,
 	})
 }

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchserve/benchserve/capacity"
+	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/results"
 )
 

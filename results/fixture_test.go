@@ -1,6 +1,6 @@
 package results
 
-import "github.com/benchserve/benchserve/openai"
+import "github.com/benchserve/benchserve/internal/openai"
 
 func ptr[T any](v T) *T { return &v }
 

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 func TestMarkInterrupted(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/benchserve/benchserve/openai"
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // Runtime describes the server under test (reference: auto_detect_runtime).
@@ -75,7 +75,7 @@ type RequestInfo struct {
 	// ExtraBody is the case's extra body merged into the request, {} when none.
 	ExtraBody map[string]any `json:"extra_body" ordered:"ExtraBodyJSON"`
 	// ExtraBodyJSON, when set, is ExtraBody as JSON in the reference's key
-	// order (workload.Case.ExtraBodyJSON); the results writers render it in
+	// order (workloads.Case.ExtraBodyJSON); the results writers render it in
 	// place of ExtraBody. Not decoded from payload files.
 	ExtraBodyJSON json.RawMessage `json:"-"`
 	// MessageCount is the number of messages sent.
@@ -354,7 +354,7 @@ type WorkloadInfo struct {
 	// Defaults is the workload's defaults block as written.
 	Defaults map[string]any `json:"defaults" ordered:"DefaultsJSON"`
 	// DefaultsJSON, when set, is the defaults block's JSON text in file
-	// order (workload.Workload.DefaultsJSON); the results writers render
+	// order (workloads.Workload.DefaultsJSON); the results writers render
 	// it in place of Defaults. Not decoded from payload files.
 	DefaultsJSON json.RawMessage `json:"-"`
 	// Repetitions is how many times each case ran.
@@ -390,7 +390,7 @@ type CacheEvent struct {
 
 // CachePolicy is the payload's "cache_policy" block.
 type CachePolicy struct {
-	// Mode is the normalized cache policy (see workload.NormalizeCachePolicy).
+	// Mode is the normalized cache policy (see workloads.NormalizeCachePolicy).
 	Mode string `json:"mode"`
 	// Events are the resets made, in order; [] when none.
 	Events []CacheEvent `json:"events"`

@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // GroupByCase buckets records by CaseID, keeping each bucket in input order

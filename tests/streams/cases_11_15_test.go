@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stream"
 )
 
 // Cases 11–15 are the shapes of modern servers (issue 12): thinking

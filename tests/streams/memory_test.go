@@ -13,11 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/openai"
+	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stream"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // endlessChunkBytes is the content of one chunk of endlessScript.
@@ -213,7 +213,7 @@ func BenchmarkEndlessStreamHeap(b *testing.B) {
 
 	b.Run("record", func(b *testing.B) {
 		srv := fixtures.Start(b, fixtures.Options{Responder: responder})
-		w, err := workload.Parse([]byte(`{"name":"streams","cases":[`+simpleCase("endless", `"policy_timeout_ms":1000`)+`]}`), "streams.json")
+		w, err := workloads.Parse([]byte(`{"name":"streams","cases":[`+simpleCase("endless", `"policy_timeout_ms":1000`)+`]}`), "streams.json")
 		if err != nil {
 			b.Fatalf("streams: the benchmark's workload must load: %v", err)
 		}

@@ -11,15 +11,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchserve/benchserve/capacity"
-	"github.com/benchserve/benchserve/loadgen"
-	"github.com/benchserve/benchserve/openai"
+	"github.com/benchserve/benchserve/internal/capacity"
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/serverinfo"
+	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/internal/sweep"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/serverinfo"
-	"github.com/benchserve/benchserve/stats"
-	"github.com/benchserve/benchserve/sweep"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // capacityFlags are the flags of `benchserve capacity`.
@@ -226,13 +226,13 @@ func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load
 
 // mix loads the request mix: the workload's cases, or one case per prompt
 // of a prompt set (basic validation, a length ending accepted).
-func (f *capacityFlags) mix(pr *problems) *workload.Workload {
+func (f *capacityFlags) mix(pr *problems) *workloads.Workload {
 	switch {
 	case f.workload != "" && f.prompts != "":
 		pr.addUsage("give --workload or --prompts, not both")
 		return nil
 	case f.workload != "":
-		w, err := workload.Load(f.workload)
+		w, err := workloads.Load(f.workload)
 		if err != nil {
 			pr.addInput("%v", err)
 			return nil
@@ -260,7 +260,7 @@ func (f *capacityFlags) mix(pr *problems) *workload.Workload {
 // promptWorkload turns a prompt set into a workload of one case per
 // prompt (ids <set>-0, <set>-1, …) with max_tokens and a finish_reason
 // check that accepts a capped answer, through the workload loader.
-func promptWorkload(name string, prompts [][]openai.Message, maxTokens int) (*workload.Workload, error) {
+func promptWorkload(name string, prompts [][]openai.Message, maxTokens int) (*workloads.Workload, error) {
 	type caseJSON struct {
 		ID       string           `json:"id"`
 		Messages []openai.Message `json:"messages"`
@@ -277,7 +277,7 @@ func promptWorkload(name string, prompts [][]openai.Message, maxTokens int) (*wo
 	if err != nil {
 		return nil, err
 	}
-	return workload.Parse(data, name)
+	return workloads.Parse(data, name)
 }
 
 // promptSetLabel names a prompt set in case ids: a builtin name as is, a

@@ -37,7 +37,7 @@ func invoke(t *testing.T, args ...string) result {
 	return result{code, out.String(), errb.String()}
 }
 
-const smoke = "../../../../workloads/smoke.json"
+const smoke = "../../../../workloads/examples/smoke.json"
 
 // keyPaths returns every JSON key path of v ("a.b", list items as "a[]"),
 // not descending into opaque paths and replacing the keys of wildcard

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchserve/benchserve/loadgen"
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
 )
 
 // loadFlags are the flags that send a workload as load (vLLM bench

@@ -10,8 +10,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 )
 

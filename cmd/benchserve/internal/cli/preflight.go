@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/serverinfo"
+	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/internal/sweep"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/serverinfo"
-	"github.com/benchserve/benchserve/stats"
-	"github.com/benchserve/benchserve/sweep"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // problems are what stops a run before it starts: flag mistakes (usage,
@@ -84,7 +84,7 @@ func checkOutputNotInput(f *benchFlags, pr *problems) {
 	var inputs [][2]string // flag, path
 	if f.workload.set {
 		inputs = append(inputs, [2]string{"--workload", f.workload.val})
-		if w, err := workload.Load(f.workload.val); err == nil {
+		if w, err := workloads.Load(f.workload.val); err == nil {
 			for _, in := range w.InputFiles()[1:] {
 				inputs = append(inputs, [2]string{"a request_path of --workload:", in})
 			}

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/loadgen"
+	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -35,7 +35,7 @@ func TestShardedProcessesMerge(t *testing.T) {
 	// /metrics and /v1/status, more than the default log keeps.
 	srv := fixtures.Start(t, fixtures.Options{MaxLoggedRequests: -1})
 	dir := t.TempDir()
-	workload := filepath.Join("..", "..", "..", "..", "workloads", "smoke.json")
+	workload := filepath.Join("..", "..", "..", "..", "workloads", "examples", "smoke.json")
 
 	// What the schedule holds: shard I's arrivals before the duration.
 	want := 0

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/sweep"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/sweep"
 )
 
 // sweepConfig turns the flags into a sweep.Config, collecting every

@@ -11,11 +11,11 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/benchserve/benchserve/progress"
+	"github.com/benchserve/benchserve/internal/progress"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stats"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // runWorkloadMode runs a declarative workload (reference:
@@ -34,8 +34,8 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	}
 	commonChecks(f, &pr)
 	tags := f.tags()
-	w, err := workload.Load(f.workload.val)
-	var selected []workload.Case
+	w, err := workloads.Load(f.workload.val)
+	var selected []workloads.Case
 	if err != nil {
 		pr.addInput("%v", err)
 	} else if selected = w.Select(tags); len(selected) == 0 {
