@@ -9,9 +9,9 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/stats"
-	"github.com/benchserve/benchserve/results"
 )
 
 // Environment variables read by RunWorkload and BenchWorkload. An option
@@ -109,7 +109,7 @@ func WithTags(tags ...string) Option { return func(c *config) { c.tags = tags } 
 func WithCachePolicy(p string) Option { return func(c *config) { c.cachePolicy = p } }
 
 // WithOutput writes the results payload to path after the run, in the
-// format its extension names (results.FormatForPath; .db needs import _
+// format its extension names (resultio.FormatForPath; .db needs import _
 // "github.com/benchserve/benchserve/history"). Default: $BENCHSERVE_OUTPUT.
 func WithOutput(path string) Option { return func(c *config) { c.output = path } }
 
@@ -235,11 +235,11 @@ func resolve(opts []Option) (config, error) {
 			return config{}, fmt.Errorf("benchtest: WithConcurrencyLevels: level %d: want at least 1", n)
 		}
 	}
-	if cfg.report != "" && results.FormatForPath(cfg.report) != results.FormatHTML {
+	if cfg.report != "" && resultio.FormatForPath(cfg.report) != resultio.FormatHTML {
 		return config{}, fmt.Errorf("benchtest: report %s: want an .html path", cfg.report)
 	}
 	for _, out := range []string{cfg.output, cfg.report} {
-		if err := results.CheckWritable(out); out != "" && err != nil {
+		if err := resultio.CheckWritable(out); out != "" && err != nil {
 			return config{}, fmt.Errorf("benchtest: %w (checked before any request is sent)", err)
 		}
 	}

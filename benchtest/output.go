@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/internal/resultio"
 )
 
 // claimed maps the output paths taken by the RunWorkload calls of this
@@ -36,7 +36,7 @@ func outputPath(out, test string) string {
 	if strings.HasSuffix(out, "/") || isDir(expanded) {
 		return filepath.Join(expanded, name+".json")
 	}
-	if results.FormatForPath(out) == results.FormatSQLite {
+	if resultio.FormatForPath(out) == resultio.FormatSQLite {
 		return out
 	}
 	key, err := filepath.Abs(expanded)

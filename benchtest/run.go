@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/results"
@@ -57,7 +58,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	cfg.output = outputPath(cfg.output, t.Name())
 	for _, out := range []string{cfg.output, cfg.report} {
 		for _, in := range w.InputFiles() {
-			if out != "" && results.SameFile(out, in) {
+			if out != "" && resultio.SameFile(out, in) {
 				t.Fatalf("benchtest: output %s is the same file as the workload input %s: writing the results would destroy it; choose another %s or %s", out, in, EnvOutput, EnvReport)
 			}
 		}
@@ -219,7 +220,7 @@ func journalFor(output string) string {
 	if output == "" {
 		return ""
 	}
-	return results.JournalFor(output)
+	return resultio.JournalFor(output)
 }
 
 // load sends the cases as load (WithLoad) and fails t with every failed
@@ -317,7 +318,7 @@ func (run *workloadRun) finish(t *testing.T) {
 	}
 	p := run.sess.Payload()
 	if run.cfg.output != "" {
-		err := results.WriteFile(p, run.cfg.output)
+		err := resultio.WriteFile(p, run.cfg.output)
 		journal, _ := run.sess.Journal()
 		jerr := run.sess.FinishJournal(err == nil)
 		switch {
@@ -331,7 +332,7 @@ func (run *workloadRun) finish(t *testing.T) {
 		}
 	}
 	if run.cfg.report != "" {
-		if err := results.WriteFile(p, run.cfg.report); err != nil {
+		if err := resultio.WriteFile(p, run.cfg.report); err != nil {
 			t.Errorf("benchtest: report: %v", err)
 		} else {
 			t.Logf("benchtest: report written to %s", run.cfg.report)

@@ -11,6 +11,7 @@ import (
 	_ "modernc.org/sqlite" // pure-Go driver "sqlite"
 
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -21,9 +22,9 @@ import (
 func AppendPayload(p *results.Payload, path string) error {
 	rows := make([][]any, 0, len(p.Results))
 	for _, r := range p.Results {
-		rows = append(rows, results.RecordRow(r))
+		rows = append(rows, resultio.RecordRow(r))
 	}
-	return WriteRows(context.Background(), path, results.WorkloadTable, results.WorkloadSQLSchema, results.WorkloadResultColumns, rows)
+	return WriteRows(context.Background(), path, resultio.WorkloadTable, resultio.WorkloadSQLSchema, resultio.WorkloadResultColumns, rows)
 }
 
 // WriteRows appends rows (cells in columns order) to table in the SQLite
@@ -36,11 +37,11 @@ func AppendPayload(p *results.Payload, path string) error {
 // already in the table are never changed. NaN cells are stored as NULL
 // (what SQLite does with a NaN REAL anyway); bools as 1/0.
 func WriteRows(ctx context.Context, path, table, schema string, columns []string, rows [][]any) (err error) {
-	if err := results.ValidateIdentifier(table, "table"); err != nil {
+	if err := resultio.ValidateIdentifier(table, "table"); err != nil {
 		return err
 	}
 	for _, c := range columns {
-		if err := results.ValidateIdentifier(c, "column"); err != nil {
+		if err := resultio.ValidateIdentifier(c, "column"); err != nil {
 			return err
 		}
 	}
@@ -120,7 +121,7 @@ func sqliteValue(v any) any {
 // tests; the table name is checked with ValidateIdentifier. A missing file
 // is an error (it is not created).
 func ReadRows(ctx context.Context, path, table string) (_ []map[string]any, err error) {
-	if err := results.ValidateIdentifier(table, "table"); err != nil {
+	if err := resultio.ValidateIdentifier(table, "table"); err != nil {
 		return nil, err
 	}
 	path = paths.ExpandHome(path)
@@ -165,9 +166,9 @@ func ReadRows(ctx context.Context, path, table string) (_ []map[string]any, err 
 
 // AppendSweep appends results to table bench_serve of the SQLite
 // database at path (reference: write_sqlite), creating file and table
-// (results.SQLSchema) when missing, all rows in one transaction; see WriteRows.
+// (resultio.SQLSchema) when missing, all rows in one transaction; see WriteRows.
 func AppendSweep(rows []results.SweepResult, path string) error {
-	return WriteRows(context.Background(), path, results.SweepTable, results.SQLSchema, results.ResultColumns, results.SweepRows(rows))
+	return WriteRows(context.Background(), path, resultio.SweepTable, resultio.SQLSchema, resultio.ResultColumns, resultio.SweepRows(rows))
 }
 
-func init() { results.RegisterWriter(results.FormatSQLite, AppendPayload) }
+func init() { resultio.RegisterWriter(resultio.FormatSQLite, AppendPayload) }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/history"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -45,7 +46,7 @@ func badInput(path, format string, args ...any) error {
 //     table, labelled "<file>:<run id>". SQLite rows do not store
 //     started_at, so those runs have no request timeline;
 //   - a run's journal (a .jsonl file, or any file starting with a
-//     journal header, see results.Journal): one Run of the records that
+//     journal header, see resultio.Journal): one Run of the records that
 //     finished, labelled with the output's name ("out.json.journal.jsonl"
 //     → "out"), so an interrupted run can be reported as it is.
 //
@@ -64,14 +65,14 @@ func Load(path string) ([]Run, error) {
 	if ext == ".db" || ext == ".sqlite" || ext == ".sqlite3" {
 		return nil, badInput(path, "not a SQLite database (no SQLite header)")
 	}
-	if ext == ".jsonl" || results.IsJournal(head) {
+	if ext == ".jsonl" || resultio.IsJournal(head) {
 		return loadJournal(path)
 	}
-	data, err := results.ReadFileLimit(path, MaxInputBytes)
+	data, err := resultio.ReadFileLimit(path, MaxInputBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	if results.IsJournal(data) {
+	if resultio.IsJournal(data) {
 		return loadJournal(path)
 	}
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
@@ -96,17 +97,17 @@ func Load(path string) ([]Run, error) {
 const MaxInputBytes = 256 << 20
 
 // readHead returns up to n first bytes of path, refusing directories and
-// devices (results.ErrNotAFile) without reading them.
+// devices (resultio.ErrNotAFile) without reading them.
 func readHead(path string, n int) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if fi.IsDir() {
-		return nil, fmt.Errorf("%s: %w: is a directory", path, results.ErrNotAFile)
+		return nil, fmt.Errorf("%s: %w: is a directory", path, resultio.ErrNotAFile)
 	}
 	if fi.Mode()&os.ModeDevice != 0 {
-		return nil, fmt.Errorf("%s: %w: is a device", path, results.ErrNotAFile)
+		return nil, fmt.Errorf("%s: %w: is a device", path, resultio.ErrNotAFile)
 	}
 	if !fi.Mode().IsRegular() { // a pipe can be read once only
 		return nil, nil
@@ -124,17 +125,17 @@ func readHead(path string, n int) ([]byte, error) {
 	return head[:m], nil
 }
 
-// loadJournal reads a run's journal (results.Journal, the
+// loadJournal reads a run's journal (resultio.Journal, the
 // "<output>.journal.jsonl" a run leaves when it is stopped) as one Run,
 // labelled with the file name up to ".journal.jsonl"; a torn last line is
 // dropped.
 func loadJournal(path string) ([]Run, error) {
-	p, err := results.ReadJournalPayload(path)
+	p, err := resultio.ReadJournalPayload(path)
 	if err != nil {
 		return nil, badInput(path, "journal: %v", err)
 	}
 	base := filepath.Base(path)
-	if b, ok := strings.CutSuffix(base, results.JournalSuffix); ok {
+	if b, ok := strings.CutSuffix(base, resultio.JournalSuffix); ok {
 		base = strings.TrimSuffix(b, filepath.Ext(b))
 	} else {
 		base = strings.TrimSuffix(base, filepath.Ext(base))
@@ -217,15 +218,15 @@ func loadSQLite(path, base string) ([]Run, error) {
 		return nil, badInput(path, "%v", err)
 	}
 	var runs []Run
-	if tables[results.WorkloadTable] {
-		rows, err := history.ReadRows(ctx, path, results.WorkloadTable)
+	if tables[resultio.WorkloadTable] {
+		rows, err := history.ReadRows(ctx, path, resultio.WorkloadTable)
 		if err != nil {
 			return nil, badInput(path, "%v", err)
 		}
 		runs = append(runs, workloadRuns(rows, base)...)
 	}
-	if tables[results.SweepTable] {
-		rows, err := history.ReadRows(ctx, path, results.SweepTable)
+	if tables[resultio.SweepTable] {
+		rows, err := history.ReadRows(ctx, path, resultio.SweepTable)
 		if err != nil {
 			return nil, badInput(path, "%v", err)
 		}
@@ -236,7 +237,7 @@ func loadSQLite(path, base string) ([]Run, error) {
 		runs = append(runs, groupSweep(sweep, base, true)...)
 	}
 	if len(runs) == 0 {
-		return nil, badInput(path, "no rows in tables %s or %s", results.WorkloadTable, results.SweepTable)
+		return nil, badInput(path, "no rows in tables %s or %s", resultio.WorkloadTable, resultio.SweepTable)
 	}
 	return runs, nil
 }
@@ -264,7 +265,7 @@ func sqliteTables(ctx context.Context, path string) (map[string]bool, error) {
 }
 
 // workloadRuns rebuilds one payload per run_id from bench_serve_workload
-// rows (the columns of results.WorkloadResultColumns).
+// rows (the columns of resultio.WorkloadResultColumns).
 func workloadRuns(rows []map[string]any, base string) []Run {
 	var order []string
 	by := map[string][]results.Record{}
@@ -278,7 +279,7 @@ func workloadRuns(rows []map[string]any, base string) []Run {
 	runs := make([]Run, 0, len(order))
 	for _, id := range order {
 		recs := by[id]
-		p := results.BuildPayload(results.PayloadInput{
+		p := resultio.BuildPayload(resultio.PayloadInput{
 			RunID: id, Timestamp: recs[0].Timestamp,
 			Workload: results.WorkloadInfo{Name: recs[0].Workload},
 			Records:  recs,

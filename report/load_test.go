@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/history"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 )
@@ -30,12 +31,12 @@ func writeInputs(t *testing.T) (base, cand, sweep, db string) {
 		p    *results.Payload
 	}{{base, baselinePayload()}, {cand, candidatePayload()}} {
 		path, p := in.path, in.p
-		b, err := results.FormatJSON(p)
+		b, err := resultio.FormatJSON(p)
 		require.NoError(t, err, "setup: format payload")
 		require.NoError(t, os.WriteFile(path, b, 0o644), "setup: write payload")
 		require.NoError(t, history.AppendPayload(p, db), "setup: sqlite workload rows")
 	}
-	b, err := results.FormatSweepJSON(sweepRows())
+	b, err := resultio.FormatSweepJSON(sweepRows())
 	require.NoError(t, err, "setup: format sweep")
 	require.NoError(t, os.WriteFile(sweep, b, 0o644), "setup: write sweep")
 	require.NoError(t, history.AppendSweep(sweepRows(), db), "setup: sqlite sweep rows")
@@ -139,7 +140,7 @@ func TestLoadSQLiteKeepsFailuresAndNulls(t *testing.T) {
 			Quality: results.Quality{Issues: []string{"request error: stream_chat_completion timed out after 0.300s"}},
 			Error:   "stream_chat_completion timed out after 0.300s"},
 	}
-	p := results.BuildPayload(results.PayloadInput{RunID: "sq000001", Workload: results.WorkloadInfo{Name: "w"}, Records: recs})
+	p := resultio.BuildPayload(resultio.PayloadInput{RunID: "sq000001", Workload: results.WorkloadInfo{Name: "w"}, Records: recs})
 	db := filepath.Join(t.TempDir(), "h.db")
 	require.NoError(t, history.AppendPayload(p, db), "setup")
 	runs, err := report.Load(db)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/benchserve/benchserve/internal/py"
 	"github.com/benchserve/benchserve/internal/stats"
 )
 
@@ -77,7 +78,7 @@ func failureRate(failures, total int) float64 {
 	if total == 0 {
 		return 0
 	}
-	return pyRound(float64(failures)/float64(total), 4)
+	return py.Round(float64(failures)/float64(total), 4)
 }
 
 // SummarizeCase builds one case's summary block (reference:

@@ -25,7 +25,7 @@
 // BENCHSERVE_SHARD, or Kubernetes Indexed Jobs' JOB_COMPLETION_INDEX with
 // BENCHSERVE_SHARDS): Shard.Open gives shard I of N its part of an
 // open-loop schedule (rate/N, its own seed), and Shard.Global numbers its
-// requests within the whole run; results.MergePayloads joins the shards'
+// requests within the whole run; resultio.MergePayloads joins the shards'
 // payloads afterwards.
 //
 // Thresholds (stats.ParseThreshold: "ttft_p95_ms <= 500", "error_rate <= 0.01")

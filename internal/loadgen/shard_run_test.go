@@ -16,6 +16,7 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
 )
@@ -89,7 +90,7 @@ func TestShardedRunMerges(t *testing.T) {
 			recs = append(recs, shardRecord(runID, sh, s))
 		}
 		samples = append(samples, run.Samples...)
-		payloads = append(payloads, results.BuildPayload(results.PayloadInput{RunID: runID,
+		payloads = append(payloads, resultio.BuildPayload(resultio.PayloadInput{RunID: runID,
 			Workload: results.WorkloadInfo{Name: "sharded", Path: "/w/sharded.json"}, Records: recs}))
 	}
 	var got []int
@@ -111,7 +112,7 @@ func TestShardedRunMerges(t *testing.T) {
 
 	// The merged payload's statistics are one recomputation over all
 	// records, not a combination of the shards' summaries.
-	merged, err := results.MergePayloads(payloads...)
+	merged, err := resultio.MergePayloads(payloads...)
 	require.NoError(t, err, "merge")
 	require.Len(t, merged.Results, len(samples), "every record once")
 	assert.Equal(t, results.Summarize(merged.Results), merged.Summary, "summary = recomputation")

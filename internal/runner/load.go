@@ -47,7 +47,7 @@ type Load struct {
 	// Shard, when set (Count > 1), sends only this shard's part of the
 	// schedule (loadgen.Shard.Open: rate/N with a derived seed, its share of
 	// the requests); the records carry the shard, and the shards'
-	// payloads of one run (same run id) join with results.MergePayloads.
+	// payloads of one run (same run id) join with resultio.MergePayloads.
 	Shard loadgen.Shard
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
@@ -36,7 +37,7 @@ type RunOptions struct {
 	// the counts done/total. Calls are serialized.
 	Progress func(out Outcome, done, total int)
 	// Journal, when set, is the path of the run's journal
-	// (results.JournalPath of the output): every record is appended to it
+	// (resultio.JournalPath of the output): every record is appended to it
 	// as one line before the next job is reported, so results already
 	// measured survive any stop, even SIGKILL, at a constant cost per
 	// record. The door calls FinishJournal after writing the output.
@@ -87,7 +88,7 @@ type Session struct {
 	noSideRequests bool
 	// journal is the run's journal (RunOptions.Journal), nil without one;
 	// journalErr the first error appending to it.
-	journal    *results.Journal
+	journal    *resultio.Journal
 	journalErr error
 }
 
@@ -128,9 +129,9 @@ func (r *Runner) Start(ctx context.Context, w *workloads.Workload, opts RunOptio
 		}
 	}
 	if opts.Journal != "" {
-		h := results.JournalHeaderFor(s.payload)
+		h := resultio.JournalHeaderFor(s.payload)
 		h.Expected = len(s.jobs)
-		j, err := results.CreateJournal(opts.Journal, h)
+		j, err := resultio.CreateJournal(opts.Journal, h)
 		if err != nil {
 			return nil, fmt.Errorf("runner: %w", err)
 		}

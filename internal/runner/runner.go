@@ -17,6 +17,7 @@ import (
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/scrape"
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stream"
@@ -147,9 +148,9 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		prober:   &serverinfo.Prober{BaseURL: cfg.URL, APIKey: cfg.APIKey, HTTP: withoutRetry(hc)},
 		owned:    owned,
 		hardware: serverinfo.Hardware(),
-		runID:    cmp.Or(cfg.RunID, results.NewRunID()),
+		runID:    cmp.Or(cfg.RunID, resultio.NewRunID()),
 		secrets:  serverinfo.SecretReplacer(cfg.URL, cfg.APIKey),
-		stamp:    results.ISOTimestamp(time.Now()),
+		stamp:    resultio.ISOTimestamp(time.Now()),
 	}
 	r.runtime = r.prober.DetectModel(ctx, cfg.Model)
 	r.model = cfg.Model
@@ -333,7 +334,7 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 	rec := results.Record{
 		RunID:      r.runID,
 		Timestamp:  r.stamp,
-		StartedAt:  results.ISOTimestamp(res.StartedAt),
+		StartedAt:  resultio.ISOTimestamp(res.StartedAt),
 		Workload:   w.Name,
 		CaseID:     c.ID,
 		Repetition: rep,

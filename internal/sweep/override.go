@@ -7,12 +7,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
 // Override sets one result field on every sweep row (reference:
 // --override-field key=value, applied with setattr). Field is a column name
-// of results.ResultColumns (the SweepResult JSON name); Value is its text,
+// of resultio.ResultColumns (the SweepResult JSON name); Value is its text,
 // converted to the field's type when applied.
 type Override struct {
 	Field string
@@ -51,7 +52,7 @@ func ApplyOverrides(r *results.SweepResult, overrides []Override) error {
 	for _, o := range overrides {
 		idx := fieldIndex(t, o.Field)
 		if idx < 0 {
-			errs = append(errs, fmt.Errorf("sweep: override %s=%s: %w %q (known: %s)", o.Field, o.Value, ErrUnknownField, o.Field, strings.Join(results.ResultColumns, ", ")))
+			errs = append(errs, fmt.Errorf("sweep: override %s=%s: %w %q (known: %s)", o.Field, o.Value, ErrUnknownField, o.Field, strings.Join(resultio.ResultColumns, ", ")))
 			continue
 		}
 		if err := setField(v.Field(idx), o.Value); err != nil {

@@ -288,7 +288,7 @@ func Validate(cfg Config) error {
 
 // Run runs the sweep on the server r is connected to and returns one
 // outcome per point of Expand, in its order (reference: run_bench_serve
-// without the output step, which is the caller's: see results.FormatSweep
+// without the output step, which is the caller's: see resultio.FormatSweep
 // and history.AppendSweep).
 //
 // Input problems are reported before any request, joined, wrapping

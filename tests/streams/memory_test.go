@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
@@ -90,7 +91,7 @@ func TestMemoryBounded(t *testing.T) {
 		out := record(t, srv, simpleCase("endless", `"policy_timeout_ms":1500`))
 		assert.ErrorIs(t, out.Err, stream.ErrPolicyTimeout, "policy timeout")
 		require.Greater(t, out.Record.Metrics.TokenChunks, stream.MaxKeptGaps+1, "more gaps than are kept")
-		data, err := results.FormatJSON(&results.Payload{Results: []results.Record{out.Record}})
+		data, err := resultio.FormatJSON(&results.Payload{Results: []results.Record{out.Record}})
 		require.NoError(t, err, "render")
 		assert.Len(t, out.Record.Metrics.ITLms, stream.MaxKeptGaps, "the record keeps MaxKeptGaps gaps")
 		assert.Less(t, len(data), 256<<10, "one case's JSON stays bounded (%d chunks streamed)", out.Record.Metrics.TokenChunks)

@@ -14,11 +14,11 @@ import (
 	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/sweep"
-	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -162,7 +162,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		return ExitFailed
 	}
 	if f.output != "" {
-		if werr := results.WriteFileAtomic(f.output, append(data, '\n'), 0o644); werr != nil {
+		if werr := resultio.WriteFileAtomic(f.output, append(data, '\n'), 0o644); werr != nil {
 			fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", werr)
 			return ExitFailed
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -54,7 +55,7 @@ func TestCtrlCKeepsFinishedCasesAndMarksTheOneInFlight(t *testing.T) {
 	assert.True(t, last.Interrupted, "the case in flight is marked interrupted")
 	assert.Equal(t, []string{results.IssueInterrupted}, last.Quality.Issues, "and says so")
 	assert.Equal(t, 2, p.Summary.CaseCount, "it is left out of the counts")
-	assert.NoFileExists(t, results.JournalPath(out), "the output was written: no journal left")
+	assert.NoFileExists(t, resultio.JournalPath(out), "the output was written: no journal left")
 }
 
 // TestSIGKILLLeavesTheJournal: a CLI process killed mid-run (no handler
@@ -83,8 +84,8 @@ func TestSIGKILLLeavesTheJournal(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL), "kill -9 mid-run")
 	_ = cmd.Wait()
 	assert.NoFileExists(t, out, "no output was written")
-	journal := results.JournalPath(out)
-	p, err := results.ReadJournalPayload(journal)
+	journal := resultio.JournalPath(out)
+	p, err := resultio.ReadJournalPayload(journal)
 	require.NoError(t, err, "the journal holds the finished cases")
 	require.Len(t, p.Results, 2, "both finished cases, nothing invented for the one in flight")
 	assert.Equal(t, []string{"a", "b"}, []string{p.Results[0].CaseID, p.Results[1].CaseID})

@@ -12,12 +12,13 @@ import (
 
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
 // runMerge is `benchserve merge OUT IN...`: it joins the JSON payloads of
 // one sharded run (every shard started with the same --run-id) into OUT,
-// in the format OUT's extension names (results.WriteFile), with the
+// in the format OUT's extension names (resultio.WriteFile), with the
 // summary recomputed from every record and the inputs' run-level
 // thresholds evaluated again on the whole run. It exits ExitFailed when
 // one of those thresholds fails, ExitUsage for bad arguments or inputs.
@@ -67,7 +68,7 @@ func runMerge(_ context.Context, e *env, args []string) int {
 			return ExitUsage
 		}
 	}
-	merged, err := results.MergePayloads(ps...)
+	merged, err := resultio.MergePayloads(ps...)
 	if err != nil {
 		legend := make([]string, len(ins))
 		for i, in := range ins {
@@ -76,7 +77,7 @@ func runMerge(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "benchserve merge: %v (%s)\n", err, strings.Join(legend, ", "))
 		return ExitUsage
 	}
-	thresholds := append(results.SLOThresholds(ps...), slos...)
+	thresholds := append(resultio.SLOThresholds(ps...), slos...)
 	outcomes, err := loadgen.CheckPayload(merged, thresholds)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
@@ -85,7 +86,7 @@ func runMerge(_ context.Context, e *env, args []string) int {
 	if len(thresholds) == 0 {
 		merged.SLO = nil
 	}
-	if err := results.WriteFile(merged, out); err != nil {
+	if err := resultio.WriteFile(merged, out); err != nil {
 		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
 		return ExitUsage
 	}
@@ -111,12 +112,12 @@ func runMerge(_ context.Context, e *env, args []string) int {
 // readShardPayload reads one workload results payload (JSON) for merge; the
 // error names the file and says what it holds instead.
 func readShardPayload(path string) (*results.Payload, error) {
-	switch results.FormatForPath(path) {
+	switch resultio.FormatForPath(path) {
 	case "json", "":
-	case results.FormatSQLite:
+	case resultio.FormatSQLite:
 		return nil, fmt.Errorf("%s: SQLite input is not supported: its rows keep neither the shard nor per-request ITL, so the statistics could not be recomputed exactly; merge the shards' JSON payloads (--output shard-N.json)", path)
 	default:
-		return nil, fmt.Errorf("%s: not a JSON payload (extension %q): merge the shards' JSON payloads", path, results.FormatForPath(path))
+		return nil, fmt.Errorf("%s: not a JSON payload (extension %q): merge the shards' JSON payloads", path, resultio.FormatForPath(path))
 	}
 	data, err := os.ReadFile(paths.ExpandHome(path))
 	if err != nil {

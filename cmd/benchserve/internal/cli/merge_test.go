@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -27,11 +28,11 @@ func writeShard(t *testing.T, dir, runID string, i int) string {
 			StartedAt: "2025-01-02T03:04:05+00:00",
 			Metrics:   results.Metrics{TTFTms: float64(100*(i+1) + 10*j), E2ELms: 1000, CompletionTokens: 10}})
 	}
-	p := results.BuildPayload(results.PayloadInput{RunID: runID, Timestamp: "2025-01-02T03:04:05+00:00",
+	p := resultio.BuildPayload(resultio.PayloadInput{RunID: runID, Timestamp: "2025-01-02T03:04:05+00:00",
 		Workload: results.WorkloadInfo{Name: "smoke", Path: "/w/smoke.json"}, Records: recs})
 	p.SLO = []results.SLOResult{{Threshold: "ttft_p95_ms <= 1000", Pass: true}}
 	path := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
-	require.NoError(t, results.WriteFile(p, path), "write shard")
+	require.NoError(t, resultio.WriteFile(p, path), "write shard")
 	return path
 }
 
@@ -86,7 +87,7 @@ func TestMergeCommandRefuses(t *testing.T) {
 	var p results.Payload
 	require.NoError(t, json.Unmarshal(data, &p))
 	p.Results[0].Metrics.TTFTms++
-	require.NoError(t, results.WriteFile(&p, dup))
+	require.NoError(t, resultio.WriteFile(&p, dup))
 	code, _, stderr = runCLI("merge", out, s0, dup)
 	assert.Equal(t, ExitUsage, code, "conflicting records")
 	assert.Contains(t, stderr, "appears with different results in payload 1 and payload 2", "conflict")

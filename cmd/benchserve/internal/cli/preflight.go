@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/sweep"
-	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -73,7 +73,7 @@ func commonChecks(f *benchFlags, pr *problems) {
 }
 
 // checkOutputNotInput refuses an --output that is one of the run's
-// input files (results.SameFile: same inode, or the same path after
+// input files (resultio.SameFile: same inode, or the same path after
 // cleaning and resolving symlinks): the workload in workload mode, the
 // prompt-set files, --prompt-file and --system-prompt-file in sweep mode.
 // Writing the results there would destroy the input.
@@ -98,7 +98,7 @@ func checkOutputNotInput(f *benchFlags, pr *problems) {
 		inputs = append(inputs, [2]string{"--prompt-file", f.promptFile}, [2]string{"--system-prompt-file", f.systemPromptFile})
 	}
 	for _, in := range inputs {
-		if results.SameFile(f.output, in[1]) {
+		if resultio.SameFile(f.output, in[1]) {
 			pr.addInput("--output %s is the same file as %s %s: writing the results would destroy it; choose another --output", f.output, in[0], in[1])
 		}
 	}
@@ -120,8 +120,8 @@ func checkOutput(output, format string) error {
 	if format == "sqlite" {
 		path = paths.ExpandHome(path) // as results.WriteSQLite does
 	}
-	// Written through a symlink to its target (results.WriteFileAtomic).
-	if target, err := results.ResolveOutput(path); err == nil {
+	// Written through a symlink to its target (resultio.WriteFileAtomic).
+	if target, err := resultio.ResolveOutput(path); err == nil {
 		path = target
 	}
 	if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {

@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/internal/resultio"
 )
 
 const recoverUsage = `usage: benchserve recover JOURNAL [--output FILE]
@@ -58,16 +58,16 @@ func runRecover(_ context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	journal := files[0]
-	if results.SameFile(journal, *output) {
+	if resultio.SameFile(journal, *output) {
 		fmt.Fprintf(e.stderr, "benchserve recover: --output %s is the journal itself: writing the results would destroy it; choose another --output\n", *output)
 		return ExitUsage
 	}
-	format := results.FormatForPath(*output)
+	format := resultio.FormatForPath(*output)
 	if err := checkOutput(*output, format); err != nil {
 		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
 		return ExitUsage
 	}
-	h, recs, err := results.ReadJournal(journal)
+	h, recs, err := resultio.ReadJournal(journal)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
 		return ExitUsage
@@ -83,7 +83,7 @@ func runRecover(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "Dropped an incomplete last line of %d bytes (the write the interruption cut)\n", h.TornBytes)
 	}
 	if *output == "" {
-		data, err := results.FormatJSON(p)
+		data, err := resultio.FormatJSON(p)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
 			return ExitFailed
@@ -91,7 +91,7 @@ func runRecover(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "%s\n", data)
 		return ExitOK
 	}
-	if err := results.WriteFile(p, *output); err != nil {
+	if err := resultio.WriteFile(p, *output); err != nil {
 		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
 		return ExitFailed
 	}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/benchserve/benchserve/internal/progress"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
@@ -81,7 +82,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		CachePolicy: f.cachePolicy.val,
 		Tags:        tags,
 		SLOs:        f.slo,
-		Journal:     results.JournalFor(f.output),
+		Journal:     resultio.JournalFor(f.output),
 		CacheReset:  cacheResetReporter(e.stderr),
 		Progress: func(out runner.Outcome, done, total int) {
 			rec := out.Record

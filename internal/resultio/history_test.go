@@ -1,5 +1,5 @@
 // The SQLite history (package history) of the formats' fixed payloads.
-package results_test
+package resultio_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/history"
-	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/internal/resultio"
 )
 
 func countRows(t *testing.T, path, table string) int {
@@ -24,16 +24,16 @@ func countRows(t *testing.T, path, table string) int {
 
 func TestWriteSQLiteAppendsAcrossRuns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history.db")
-	first := results.FixedPayload()
+	first := resultio.FixedPayload()
 	require.NoError(t, history.AppendPayload(first, path), "first run creates file and table")
 
-	second := results.FixedPayload()
+	second := resultio.FixedPayload()
 	for i := range second.Results {
 		second.Results[i].RunID = "run00002"
 	}
 	require.NoError(t, history.AppendPayload(second, path), "second run appends")
 
-	rows, err := history.ReadRows(context.Background(), path, results.WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), path, resultio.WorkloadTable)
 	require.NoError(t, err, "read back")
 	require.Len(t, rows, 6, "rows of both runs are present")
 	assert.Equal(t, "abcd1234", rows[0]["run_id"], "first run's rows come first")
@@ -54,12 +54,12 @@ func TestWriteSQLiteAppendsAcrossRuns(t *testing.T) {
 	for c := range r0 {
 		cols = append(cols, c)
 	}
-	assert.ElementsMatch(t, results.WorkloadResultColumns, cols, "table has exactly the reference columns")
+	assert.ElementsMatch(t, resultio.WorkloadResultColumns, cols, "table has exactly the reference columns")
 }
 
 func TestWriteSQLiteFailedRunLeavesEarlierRowsAndNoPartialRun(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history.db")
-	require.NoError(t, history.AppendPayload(results.FixedPayload(), path), "first run")
+	require.NoError(t, history.AppendPayload(resultio.FixedPayload(), path), "first run")
 
 	// A trigger makes the third row of the next run fail after two rows
 	// were inserted inside the transaction.
@@ -70,7 +70,7 @@ func TestWriteSQLiteFailedRunLeavesEarlierRowsAndNoPartialRun(t *testing.T) {
 	require.NoError(t, err, "create trigger")
 	require.NoError(t, db.Close(), "close")
 
-	bad := results.FixedPayload()
+	bad := resultio.FixedPayload()
 	for i := range bad.Results {
 		bad.Results[i].RunID = "bad"
 	}
@@ -79,7 +79,7 @@ func TestWriteSQLiteFailedRunLeavesEarlierRowsAndNoPartialRun(t *testing.T) {
 	assert.Contains(t, err.Error(), "boom", "the driver error is wrapped")
 	assert.Contains(t, err.Error(), "insert row 2", "the error names the failing row")
 
-	rows, err := history.ReadRows(context.Background(), path, results.WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), path, resultio.WorkloadTable)
 	require.NoError(t, err, "read back")
 	assert.Len(t, rows, 3, "only the first run's rows: the failed run was rolled back whole")
 	for _, r := range rows {
@@ -95,9 +95,9 @@ func TestWriteSQLiteIncompatibleExistingTableKeepsRows(t *testing.T) {
 	require.NoError(t, err, "seed an old-shaped table")
 	require.NoError(t, db.Close(), "close")
 
-	err = history.AppendPayload(results.FixedPayload(), path)
+	err = history.AppendPayload(resultio.FixedPayload(), path)
 	require.Error(t, err, "inserting reference columns into an old-shaped table fails")
-	rows, err := history.ReadRows(context.Background(), path, results.WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), path, resultio.WorkloadTable)
 	require.NoError(t, err, "read back")
 	require.Len(t, rows, 1, "the existing row is untouched")
 	assert.Equal(t, "keep me", rows[0]["note"], "existing data never lost")
@@ -105,44 +105,44 @@ func TestWriteSQLiteIncompatibleExistingTableKeepsRows(t *testing.T) {
 
 func TestWriteSQLiteEmptyRunCreatesTable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.db")
-	require.NoError(t, history.AppendPayload(results.BuildPayload(results.PayloadInput{RunID: "x", Timestamp: "t"}), path), "empty payload")
-	assert.Equal(t, 0, countRows(t, path, results.WorkloadTable), "table exists and is empty")
+	require.NoError(t, history.AppendPayload(resultio.BuildPayload(resultio.PayloadInput{RunID: "x", Timestamp: "t"}), path), "empty payload")
+	assert.Equal(t, 0, countRows(t, path, resultio.WorkloadTable), "table exists and is empty")
 }
 
 func TestWriteSweepSQLite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sweep.db")
-	require.NoError(t, history.AppendSweep(results.FixedSweep(), path), "first sweep")
-	require.NoError(t, history.AppendSweep(results.FixedSweep()[:1], path), "second sweep appends")
-	rows, err := history.ReadRows(context.Background(), path, results.SweepTable)
+	require.NoError(t, history.AppendSweep(resultio.FixedSweep(), path), "first sweep")
+	require.NoError(t, history.AppendSweep(resultio.FixedSweep()[:1], path), "second sweep appends")
+	rows, err := history.ReadRows(context.Background(), path, resultio.SweepTable)
 	require.NoError(t, err, "read back")
 	require.Len(t, rows, 3, "rows of both sweeps")
 	assert.Nil(t, rows[0]["enable_thinking"], "unset enable_thinking is NULL")
 	assert.Equal(t, int64(1), rows[1]["enable_thinking"], "true stored as 1")
 	assert.Equal(t, int64(0), rows[1]["validated"], "failed config stored validated=0")
 	assert.Equal(t, `{"top_k": 20}`, rows[1]["extra_body"], "extra body text")
-	assert.Len(t, rows[0], len(results.ResultColumns), "bench_serve has the reference columns")
+	assert.Len(t, rows[0], len(resultio.ResultColumns), "bench_serve has the reference columns")
 }
 
 func TestIdentifierValidation(t *testing.T) {
 	for _, ok := range []string{"bench_serve", "_x", "a1", "run_id"} {
-		assert.NoErrorf(t, results.ValidateIdentifier(ok, "column"), "%q is a valid identifier", ok)
+		assert.NoErrorf(t, resultio.ValidateIdentifier(ok, "column"), "%q is a valid identifier", ok)
 	}
 	for _, bad := range []string{"", "Bench", "1abc", "a-b", "a b", "x;DROP TABLE y", `a"`, "tëst", "a\n"} {
-		err := results.ValidateIdentifier(bad, "column")
+		err := resultio.ValidateIdentifier(bad, "column")
 		assert.Errorf(t, err, "%q must be rejected", bad)
-		assert.Truef(t, errors.Is(err, results.ErrInvalidIdentifier), "%q: error must match results.ErrInvalidIdentifier", bad)
-		var ie *results.IdentifierError
-		if assert.ErrorAs(t, err, &ie, "error is an *results.IdentifierError") {
+		assert.Truef(t, errors.Is(err, resultio.ErrInvalidIdentifier), "%q: error must match resultio.ErrInvalidIdentifier", bad)
+		var ie *resultio.IdentifierError
+		if assert.ErrorAs(t, err, &ie, "error is an *resultio.IdentifierError") {
 			assert.Equal(t, bad, ie.Identifier, "error carries the identifier")
 		}
 	}
-	assert.EqualError(t, results.ValidateIdentifier("Bad", "table"), `results: invalid SQLite table identifier: "Bad"`, "message names kind and identifier")
+	assert.EqualError(t, resultio.ValidateIdentifier("Bad", "table"), `results: invalid SQLite table identifier: "Bad"`, "message names kind and identifier")
 
 	path := filepath.Join(t.TempDir(), "never.db")
 	err := history.WriteRows(context.Background(), path, "bad-table", "x TEXT", []string{"x"}, nil)
-	assert.ErrorIs(t, err, results.ErrInvalidIdentifier, "bad table name rejected")
+	assert.ErrorIs(t, err, resultio.ErrInvalidIdentifier, "bad table name rejected")
 	err = history.WriteRows(context.Background(), path, "ok", "x TEXT", []string{"x; --"}, nil)
-	assert.ErrorIs(t, err, results.ErrInvalidIdentifier, "bad column name rejected")
+	assert.ErrorIs(t, err, resultio.ErrInvalidIdentifier, "bad column name rejected")
 	assert.NoFileExists(t, path, "nothing is created when identifiers are rejected")
 }
 

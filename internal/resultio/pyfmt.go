@@ -1,4 +1,4 @@
-package results
+package resultio
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/benchserve/benchserve/internal/py"
+	"github.com/benchserve/benchserve/results"
 )
 
 // pyFloat renders f as Python's repr(float) / str(float) does: the
@@ -74,18 +77,7 @@ func pyFloat(f float64) string {
 	return b.String()
 }
 
-// pyRound rounds f to n decimal places as Python's round(f, n) does: on the
-// exact binary value, ties to even. NaN and Inf are returned unchanged.
-func pyRound(f float64, n int) float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return f
-	}
-	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'f', n, 64), 64)
-	if err != nil {
-		return f
-	}
-	return r
-}
+func pyRound(f float64, n int) float64 { return py.Round(f, n) }
 
 // pyGeneral renders f as Python's format(f, "g") (six significant digits,
 // trailing zeros dropped), which is how tabulate prints float cells.
@@ -112,15 +104,15 @@ var (
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
 	jsonNumberType    = reflect.TypeFor[json.Number]()
 	rawMessageType    = reflect.TypeFor[json.RawMessage]()
-	statsPtrType      = reflect.TypeFor[*Stats]()
+	statsPtrType      = reflect.TypeFor[*results.Stats]()
 	// intishFields are float fields whose reference value is a Python int
 	// (policy_timeout_ms: Optional[int]); integral values print as ints.
 	intishFields = map[reflect.Type]map[string]bool{
-		reflect.TypeFor[Policy](): {"TimeoutMS": true},
+		reflect.TypeFor[results.Policy](): {"TimeoutMS": true},
 	}
-	ownPkgPath = reflect.TypeFor[Record]().PkgPath()
+	ownPkgPath = reflect.TypeFor[results.Record]().PkgPath()
 	// nullableFloatsType prints null when nil (itl_ms without gaps).
-	nullableFloatsType = reflect.TypeFor[NullableFloats]()
+	nullableFloatsType = reflect.TypeFor[results.NullableFloats]()
 )
 
 // pyJSON encodes v the way the reference's json.dumps does (ensure_ascii,

@@ -1,4 +1,4 @@
-package results
+package resultio
 
 import (
 	"bytes"
@@ -12,10 +12,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/results"
 )
 
 // writeJournal journals p's records (and cache events) at path.
-func writeJournal(t *testing.T, path string, p *Payload) {
+func writeJournal(t *testing.T, path string, p *results.Payload) {
 	t.Helper()
 	j, err := CreateJournal(path, JournalHeaderFor(p))
 	require.NoError(t, err, "create journal")
@@ -186,13 +188,13 @@ func BenchmarkJournalAppend(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("rewrite/records=%d", n), func(b *testing.B) {
 			p := fixedPayload()
-			p.Results = make([]Record, n)
+			p.Results = make([]results.Record, n)
 			for i := range p.Results {
 				p.Results[i] = rec
 			}
 			path := filepath.Join(b.TempDir(), "out.json")
 			for b.Loop() {
-				p.Summary = Summarize(p.Results)
+				p.Summary = results.Summarize(p.Results)
 				if err := WriteFile(p, path); err != nil {
 					b.Fatal(err)
 				}

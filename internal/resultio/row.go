@@ -1,8 +1,10 @@
-package results
+package resultio
 
 import (
 	"math"
 	"strings"
+
+	"github.com/benchserve/benchserve/results"
 )
 
 // RecordRow flattens a record into one row of WorkloadResultColumns, in
@@ -19,7 +21,7 @@ import (
 //
 // A value json.dumps cannot represent in extra_body is written with
 // encoding/json's best effort, never an error.
-func RecordRow(r Record) []any {
+func RecordRow(r results.Record) []any {
 	extra, err := pyDumps(r.Request.ExtraBody)
 	if err != nil {
 		extra = "{}"
@@ -72,7 +74,7 @@ func RecordRow(r Record) []any {
 }
 
 // RecordRowMap is RecordRow keyed by column name.
-func RecordRowMap(r Record) map[string]any {
+func RecordRowMap(r results.Record) map[string]any {
 	row := RecordRow(r)
 	m := make(map[string]any, len(row))
 	for i, c := range WorkloadResultColumns {

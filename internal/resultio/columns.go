@@ -1,4 +1,4 @@
-package results
+package resultio
 
 // WorkloadResultColumns are the workload row columns of csv, sql and sqlite,
 // in order (reference: WORKLOAD_RESULT_COLUMNS). RecordRow returns values in

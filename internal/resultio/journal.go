@@ -1,4 +1,4 @@
-package results
+package resultio
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/results"
 )
 
 // JournalVersion is the journal format version written in every header
@@ -72,7 +73,7 @@ type JournalHeader struct {
 	Timestamp string `json:"timestamp"`
 	// Workload is the payload's workload block (name, path, defaults,
 	// repetitions).
-	Workload WorkloadInfo `json:"workload"`
+	Workload results.WorkloadInfo `json:"workload"`
 	// RequestTimeoutS is the transport timeout in seconds, null when none.
 	RequestTimeoutS *float64 `json:"request_timeout_s"`
 	// CacheMode is the payload's cache_policy.mode.
@@ -84,7 +85,7 @@ type JournalHeader struct {
 	// CacheEvents are the cache resets journaled after the header
 	// (AppendCacheEvent), in order. Filled by ReadJournal; not part of the
 	// header line.
-	CacheEvents []CacheEvent `json:"-"`
+	CacheEvents []results.CacheEvent `json:"-"`
 	// TornBytes is the length of an incomplete last line ReadJournal
 	// dropped (the write a kill interrupted), 0 when the journal ended
 	// cleanly. Filled by ReadJournal.
@@ -94,7 +95,7 @@ type JournalHeader struct {
 // JournalHeaderFor returns the header describing p (run id, timestamp,
 // workload, transport timeout, cache mode); records and summary are not
 // part of it.
-func JournalHeaderFor(p *Payload) JournalHeader {
+func JournalHeaderFor(p *results.Payload) JournalHeader {
 	return JournalHeader{
 		Version:         JournalVersion,
 		RunID:           p.RunID,
@@ -111,7 +112,7 @@ func JournalHeaderFor(p *Payload) JournalHeader {
 //
 // The payload says it is incomplete (Payload.Incomplete) and does not pass
 // (summary.passed false): a run that did not finish is not a verdict.
-func (h JournalHeader) Payload(records []Record) *Payload {
+func (h JournalHeader) Payload(records []results.Record) *results.Payload {
 	p := BuildPayload(PayloadInput{
 		RunID:           h.RunID,
 		Timestamp:       h.Timestamp,
@@ -121,7 +122,7 @@ func (h JournalHeader) Payload(records []Record) *Payload {
 		CacheEvents:     h.CacheEvents,
 		Records:         records,
 	})
-	p.Incomplete = &Incomplete{
+	p.Incomplete = &results.Incomplete{
 		Reason:   "recovered from the journal of a run that did not finish: the cases that had not finished are absent",
 		Records:  len(records),
 		Expected: h.Expected,
@@ -225,7 +226,7 @@ func (j *Journal) Displaced() string { return j.displaced }
 
 // Append writes r as one line. The error names the journal; after an
 // error the journal may lack this record but earlier lines are intact.
-func (j *Journal) Append(r Record) error {
+func (j *Journal) Append(r results.Record) error {
 	line, err := pyJSON(r, jsonOpts{})
 	if err != nil {
 		return fmt.Errorf("results: journal %s: record %s/%d: %w", j.path, r.CaseID, r.Repetition, err)
@@ -235,7 +236,7 @@ func (j *Journal) Append(r Record) error {
 
 // AppendCacheEvent writes ev as one {"cache_event": …} line, so that a
 // recovered payload keeps the cache resets made during the run.
-func (j *Journal) AppendCacheEvent(ev CacheEvent) error {
+func (j *Journal) AppendCacheEvent(ev results.CacheEvent) error {
 	line, err := json.Marshal(journalEvent{CacheEvent: &ev})
 	if err != nil {
 		return fmt.Errorf("results: journal %s: cache event: %w", j.path, err)
@@ -244,7 +245,7 @@ func (j *Journal) AppendCacheEvent(ev CacheEvent) error {
 }
 
 type journalEvent struct {
-	CacheEvent *CacheEvent `json:"cache_event"`
+	CacheEvent *results.CacheEvent `json:"cache_event"`
 }
 
 // writeLine writes line + "\n" with one Write call.
@@ -326,7 +327,7 @@ func IsJournal(data []byte) bool {
 // missing header or another format version is an error wrapping
 // ErrBadJournal that names the file and line. Lines over
 // MaxJournalLineBytes are an error too.
-func ReadJournal(path string) (JournalHeader, []Record, error) {
+func ReadJournal(path string) (JournalHeader, []results.Record, error) {
 	f, err := os.Open(paths.ExpandHome(path))
 	if err != nil {
 		return JournalHeader{}, nil, fmt.Errorf("results: journal: %w", err)
@@ -335,10 +336,10 @@ func ReadJournal(path string) (JournalHeader, []Record, error) {
 	return readJournal(path, f)
 }
 
-func readJournal(path string, r io.Reader) (JournalHeader, []Record, error) {
+func readJournal(path string, r io.Reader) (JournalHeader, []results.Record, error) {
 	var (
 		h    JournalHeader
-		recs []Record
+		recs []results.Record
 	)
 	bad := func(line int, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: line %d: %s", ErrBadJournal, path, line, fmt.Sprintf(format, args...))
@@ -383,7 +384,7 @@ func readJournal(path string, r io.Reader) (JournalHeader, []Record, error) {
 			h.CacheEvents = append(h.CacheEvents, *ev.CacheEvent)
 			continue
 		}
-		var rec Record
+		var rec results.Record
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return h, recs, bad(n, "record: %v", err)
 		}
@@ -423,7 +424,7 @@ func readLine(br *bufio.Reader) ([]byte, bool, error) {
 
 // ReadJournalPayload is ReadJournal followed by JournalHeader.Payload:
 // the payload of the journaled run with the records that finished.
-func ReadJournalPayload(path string) (*Payload, error) {
+func ReadJournalPayload(path string) (*results.Payload, error) {
 	h, recs, err := ReadJournal(path)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package results
+package resultio
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/benchserve/benchserve/results"
 )
 
 // Formats are the text output formats of Format, in the order the CLI
@@ -19,7 +21,7 @@ var ErrUnknownFormat = errors.New("results: unknown format")
 // Any other format returns an error wrapping ErrUnknownFormat that lists
 // the valid ones. Output carries no trailing newline except csv's final
 // "\r\n" (the reference prints it with print()).
-func Format(p *Payload, format string) ([]byte, error) {
+func Format(p *results.Payload, format string) ([]byte, error) {
 	switch format {
 	case "json":
 		return FormatJSON(p)
@@ -46,14 +48,14 @@ func unknownFormat(format string) error {
 // Go maps (extra_body, defaults, …) are written with sorted keys; nil
 // slices/maps are [] and {}. The error is non-nil only for values JSON
 // cannot hold at all (e.g. a channel inside extra_body).
-func FormatJSON(p *Payload) ([]byte, error) {
+func FormatJSON(p *results.Payload) ([]byte, error) {
 	return pyJSON(p, jsonOpts{indent: true})
 }
 
 // FormatCSV renders one row per record under a WorkloadResultColumns
 // header (reference: format_workload_csv), exactly as Python's
 // csv.DictWriter writes it; see writePyCSV.
-func FormatCSV(p *Payload) []byte {
+func FormatCSV(p *results.Payload) []byte {
 	recs := payloadResults(p)
 	rows := make([][]any, 0, len(recs))
 	for _, r := range recs {
@@ -66,7 +68,7 @@ func FormatCSV(p *Payload) []byte {
 // (WorkloadSQLSchema);" and one "INSERT INTO bench_serve_workload VALUES
 // (...);" per record, joined by "\n" (reference: format_workload_sql). Values
 // are escaped by SQLLiteral.
-func FormatSQL(p *Payload) []byte {
+func FormatSQL(p *results.Payload) []byte {
 	recs := payloadResults(p)
 	rows := make([][]any, 0, len(recs))
 	for _, r := range recs {
@@ -79,7 +81,7 @@ func FormatSQL(p *Payload) []byte {
 // tabulate "simple" table with floats rounded to one decimal (reference:
 // format_workload_table): header, dashes, rows; two spaces between
 // columns; numbers right-aligned on the decimal point, text left-aligned.
-func FormatTable(p *Payload) []byte {
+func FormatTable(p *results.Payload) []byte {
 	idx := columnIndex(WorkloadResultColumns, WorkloadTableColumns)
 	recs := payloadResults(p)
 	rows := make([][]any, 0, len(recs))
@@ -92,7 +94,7 @@ func FormatTable(p *Payload) []byte {
 
 // payloadResults returns p.Results, nil for a nil payload (rendered as
 // an empty run).
-func payloadResults(p *Payload) []Record {
+func payloadResults(p *results.Payload) []results.Record {
 	if p == nil {
 		return nil
 	}

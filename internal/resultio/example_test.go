@@ -1,14 +1,15 @@
-package results_test
+package resultio_test
 
 import (
 	"fmt"
 
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
 func ExampleFormat() {
 	stop := "stop"
-	p := results.BuildPayload(results.PayloadInput{
+	p := resultio.BuildPayload(resultio.PayloadInput{
 		RunID:     "0badc0de",
 		Timestamp: "2025-01-02T03:04:05+00:00",
 		Workload:  results.WorkloadInfo{Name: "smoke", Repetitions: 1},
@@ -21,7 +22,7 @@ func ExampleFormat() {
 			OK:      true,
 		}},
 	})
-	table, err := results.Format(p, "table")
+	table, err := resultio.Format(p, "table")
 	if err != nil {
 		panic(err)
 	}

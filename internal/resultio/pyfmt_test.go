@@ -1,4 +1,4 @@
-package results
+package resultio
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/results"
 )
 
 // Expected strings were produced by CPython 3.11: repr(v), format(v, "g")
@@ -95,10 +97,10 @@ func TestPyDumpsMatchesPythonJSON(t *testing.T) {
 
 func TestPyJSONStructsAndPointers(t *testing.T) {
 	type inner struct {
-		F  float64  `json:"f"`
-		P  *float64 `json:"p"`
-		O  string   `json:"o,omitempty"`
-		S  *Stats   `json:"s"`
+		F  float64        `json:"f"`
+		P  *float64       `json:"p"`
+		O  string         `json:"o,omitempty"`
+		S  *results.Stats `json:"s"`
 		no int
 	}
 	one := 1.0
@@ -106,7 +108,7 @@ func TestPyJSONStructsAndPointers(t *testing.T) {
 		A inner   `json:"a"`
 		B []inner `json:"b"`
 		C int     `json:"-"`
-	}{A: inner{F: 3, P: &one}, B: []inner{{F: math.Inf(1), S: &Stats{Mean: 2}}}})
+	}{A: inner{F: 3, P: &one}, B: []inner{{F: math.Inf(1), S: &results.Stats{Mean: 2}}}})
 	require.NoError(t, err, "pyDumps of tagged structs")
 	assert.Equal(t,
 		`{"a": {"f": 3.0, "p": 1.0, "s": {}}, "b": [{"f": null, "p": null, "s": {"mean": 2.0, "stddev": 0.0, "min": 0.0, "max": 0.0, "p50": 0.0, "p95": 0.0, "p99": 0.0}}]}`,

@@ -1,9 +1,11 @@
-package results
+package resultio
 
 import (
 	"crypto/rand"
 	"encoding/hex"
 	"time"
+
+	"github.com/benchserve/benchserve/results"
 )
 
 // TransportNote is the fixed payload "transport.note" of the reference.
@@ -19,16 +21,16 @@ type PayloadInput struct {
 	// Timestamp is the run start (ISOTimestamp(time.Now()) when empty).
 	Timestamp string
 	// Workload is the "workload" block; nil Defaults become {}.
-	Workload WorkloadInfo
+	Workload results.WorkloadInfo
 	// RequestTimeoutS is the transport timeout in seconds (nil = none).
 	RequestTimeoutS *float64
 	// CacheMode is the resolved cache policy ("none", "before-run",
 	// "before-case").
 	CacheMode string
 	// CacheEvents are the cache resets made under CacheMode.
-	CacheEvents []CacheEvent
+	CacheEvents []results.CacheEvent
 	// Records are the case × repetition records in run order.
-	Records []Record
+	Records []results.Record
 }
 
 // BuildPayload assembles the workload results payload (reference: the
@@ -36,7 +38,7 @@ type PayloadInput struct {
 // notes, the cache policy block and Summarize(in.Records). Nil slices and
 // maps become empty so the JSON has [] and {} where the reference does.
 // The records are not copied.
-func BuildPayload(in PayloadInput) *Payload {
+func BuildPayload(in PayloadInput) *results.Payload {
 	if in.RunID == "" {
 		in.RunID = NewRunID()
 	}
@@ -47,19 +49,19 @@ func BuildPayload(in PayloadInput) *Payload {
 		in.Workload.Defaults = map[string]any{}
 	}
 	if in.CacheEvents == nil {
-		in.CacheEvents = []CacheEvent{}
+		in.CacheEvents = []results.CacheEvent{}
 	}
 	if in.Records == nil {
-		in.Records = []Record{}
+		in.Records = []results.Record{}
 	}
-	return &Payload{
+	return &results.Payload{
 		RunID:       in.RunID,
 		Timestamp:   in.Timestamp,
 		Workload:    in.Workload,
-		Transport:   Transport{RequestTimeoutS: in.RequestTimeoutS, Note: TransportNote},
-		Policy:      PolicyNote{Note: PolicyNoteText},
-		CachePolicy: CachePolicy{Mode: in.CacheMode, Events: in.CacheEvents},
-		Summary:     Summarize(in.Records),
+		Transport:   results.Transport{RequestTimeoutS: in.RequestTimeoutS, Note: TransportNote},
+		Policy:      results.PolicyNote{Note: PolicyNoteText},
+		CachePolicy: results.CachePolicy{Mode: in.CacheMode, Events: in.CacheEvents},
+		Summary:     results.Summarize(in.Records),
 		Results:     in.Records,
 	}
 }

@@ -1,10 +1,11 @@
-package results_test
+package resultio_test
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -16,9 +17,9 @@ func ExampleJournal() {
 	defer os.RemoveAll(dir)
 	output := filepath.Join(dir, "out.json")
 
-	p := results.BuildPayload(results.PayloadInput{RunID: "0badc0de", Timestamp: "2025-01-02T03:04:05+00:00",
+	p := resultio.BuildPayload(resultio.PayloadInput{RunID: "0badc0de", Timestamp: "2025-01-02T03:04:05+00:00",
 		Workload: results.WorkloadInfo{Name: "smoke", Repetitions: 1}, CacheMode: "preserve"})
-	j, err := results.CreateJournal(results.JournalPath(output), results.JournalHeaderFor(p))
+	j, err := resultio.CreateJournal(resultio.JournalPath(output), resultio.JournalHeaderFor(p))
 	if err != nil {
 		panic(err)
 	}
@@ -27,10 +28,10 @@ func ExampleJournal() {
 	}
 	_ = j.Close() // the run stops here, before writing out.json
 
-	got, err := results.ReadJournalPayload(results.JournalPath(output))
+	got, err := resultio.ReadJournalPayload(resultio.JournalPath(output))
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(filepath.Base(results.JournalPath(output)), got.RunID, got.Summary.CaseCount, got.Summary.Passed, got.Incomplete != nil)
+	fmt.Println(filepath.Base(resultio.JournalPath(output)), got.RunID, got.Summary.CaseCount, got.Summary.Passed, got.Incomplete != nil)
 	// Output: out.json.journal.jsonl 0badc0de 2 false true
 }

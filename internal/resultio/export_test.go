@@ -1,4 +1,4 @@
-package results
+package resultio
 
 // Fixed payloads for the external tests (results_test), which also test
 // package history on them.

@@ -1,4 +1,4 @@
-package results
+package resultio
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/results"
 )
 
 func TestFormatForPath(t *testing.T) {
@@ -39,7 +41,7 @@ func TestWriteFileOptInFormats(t *testing.T) {
 	assert.Empty(t, entries, "nothing was written")
 
 	var got string
-	RegisterWriter(FormatSQLite, func(p *Payload, path string) error { got = path; return nil })
+	RegisterWriter(FormatSQLite, func(p *results.Payload, path string) error { got = path; return nil })
 	require.NoError(t, WriteFile(fixedPayload(), filepath.Join(dir, "h.sqlite3")), "a registered writer handles its format")
 	assert.Equal(t, filepath.Join(dir, "h.sqlite3"), got, "the writer got the path")
 

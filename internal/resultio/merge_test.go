@@ -1,4 +1,4 @@
-package results
+package resultio
 
 import (
 	"encoding/json"
@@ -7,21 +7,23 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/results"
 )
 
 // shardPayload builds shard i's payload of run abcd1234: fixedRecords
 // tagged with the shard, started at stamp, with the given SLO verdicts.
-func shardPayload(i int, stamp string) *Payload {
+func shardPayload(i int, stamp string) *results.Payload {
 	recs := fixedRecords()
 	for j := range recs {
 		recs[j].Shard = ptr(i)
 		recs[j].Metrics.TTFTms += float64(100 * i) // shards measured differently
 	}
 	p := BuildPayload(PayloadInput{RunID: "abcd1234", Timestamp: stamp, CacheMode: "before-run",
-		Workload:    WorkloadInfo{Name: "smoke", Path: "/w/smoke.json", Repetitions: 2},
-		CacheEvents: []CacheEvent{{Scope: "before-run", Event: CacheReset{Attempted: true}}},
+		Workload:    results.WorkloadInfo{Name: "smoke", Path: "/w/smoke.json", Repetitions: 2},
+		CacheEvents: []results.CacheEvent{{Scope: "before-run", Event: results.CacheReset{Attempted: true}}},
 		Records:     recs})
-	p.SLO = []SLOResult{{Threshold: "ttft_p95_ms <= 500", Pass: true}}
+	p.SLO = []results.SLOResult{{Threshold: "ttft_p95_ms <= 500", Pass: true}}
 	return p
 }
 
@@ -38,11 +40,11 @@ func TestMergePayloadsShards(t *testing.T) {
 	for i, r := range m.Results {
 		assert.Equal(t, i/3, *r.Shard, "record %d grouped by shard", i)
 	}
-	var all []Record
-	for _, p := range []*Payload{p0, p1, p2} {
+	var all []results.Record
+	for _, p := range []*results.Payload{p0, p1, p2} {
 		all = append(all, p.Results...)
 	}
-	assert.Equal(t, Summarize(all), m.Summary, "summary recomputed from every record")
+	assert.Equal(t, results.Summarize(all), m.Summary, "summary recomputed from every record")
 	assert.Equal(t, 9, m.Summary.CaseCount, "case count of the whole run")
 	assert.InDelta(t, (80+180+280)/3.0, mean(m.Summary.CaseSummaries["weather-tool"].TTFTms), 1e-9, "per-case stats over the shards")
 	assert.Equal(t, "abcd1234", m.RunID, "run id kept")
@@ -63,7 +65,7 @@ func TestMergePayloadsShards(t *testing.T) {
 	assert.NotContains(t, string(b), `"shard"`, "unsharded records have no shard key")
 }
 
-func mean(s *Stats) float64 {
+func mean(s *results.Stats) float64 {
 	if s == nil {
 		return -1
 	}
@@ -114,13 +116,13 @@ func TestMergePayloadsOne(t *testing.T) {
 // TestMergeSchedulesNeedsEveryShard: the shards' schedules say "I/N"; a
 // merge missing one is refused, a full one keeps the run's load figures.
 func TestMergeSchedulesNeedsEveryShard(t *testing.T) {
-	shard := func(i int, achieved float64) *Payload {
+	shard := func(i int, achieved float64) *results.Payload {
 		rate, runRate := 5.0, 10.0
 		idx := i
-		return &Payload{RunID: "r1", Workload: WorkloadInfo{Name: "w", Path: "w.json"},
-			Results: []Record{{RunID: "r1", CaseID: "a", Repetition: i, Shard: &idx, OK: true, Quality: Quality{OK: true}}},
-			Schedule: &Schedule{Mode: "open", TargetRate: &rate, RunRate: &runRate, Shard: fmt.Sprintf("%d/2", i), Requests: 30,
-				AchievedRate: achieved, Late: i, LagMS: &LagStats{P50: 1, P95: 2, P99: float64(3 + i), Max: 9}}}
+		return &results.Payload{RunID: "r1", Workload: results.WorkloadInfo{Name: "w", Path: "w.json"},
+			Results: []results.Record{{RunID: "r1", CaseID: "a", Repetition: i, Shard: &idx, OK: true, Quality: results.Quality{OK: true}}},
+			Schedule: &results.Schedule{Mode: "open", TargetRate: &rate, RunRate: &runRate, Shard: fmt.Sprintf("%d/2", i), Requests: 30,
+				AchievedRate: achieved, Late: i, LagMS: &results.LagStats{P50: 1, P95: 2, P99: float64(3 + i), Max: 9}}}
 	}
 	_, err := MergePayloads(shard(0, 4.5))
 	require.Error(t, err, "half a run does not merge silently")

@@ -1,4 +1,4 @@
-package results
+package resultio
 
 import (
 	"io"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/results"
 )
 
 func TestWriteFileAtomicWritesThroughSymlink(t *testing.T) {
@@ -47,7 +49,7 @@ func TestWriteFileAtomicDevNullStaysADevice(t *testing.T) {
 	before, err := os.Stat(os.DevNull)
 	require.NoError(t, err, "stat /dev/null")
 	require.NotZero(t, before.Mode()&os.ModeDevice, "precondition: /dev/null is a device")
-	require.NoError(t, WriteFile(&Payload{RunID: "abcd1234"}, os.DevNull), "WriteFile to /dev/null")
+	require.NoError(t, WriteFile(&results.Payload{RunID: "abcd1234"}, os.DevNull), "WriteFile to /dev/null")
 	require.NoError(t, WriteFileAtomic(os.DevNull, []byte("x"), 0o600), "WriteFileAtomic to /dev/null")
 	after, err := os.Stat(os.DevNull)
 	require.NoError(t, err, "stat /dev/null again")

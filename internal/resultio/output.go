@@ -1,4 +1,4 @@
-package results
+package resultio
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Output formats beyond the text Formats. They are written by a writer
@@ -48,7 +49,7 @@ func FormatForPath(path string) string {
 }
 
 // PayloadWriter writes a payload to path in one registered format.
-type PayloadWriter func(p *Payload, path string) error
+type PayloadWriter func(p *results.Payload, path string) error
 
 var (
 	writersMu sync.RWMutex
@@ -93,7 +94,7 @@ func CheckWritable(path string) error {
 // sqlite and html go through the writer registered for them, and when none
 // is linked into the binary the error says which import adds it. A leading
 // "~/" is expanded.
-func WriteFile(p *Payload, path string) error {
+func WriteFile(p *results.Payload, path string) error {
 	path = paths.ExpandHome(path)
 	format := FormatForPath(path)
 	if format == "" {

@@ -1,4 +1,4 @@
-package results
+package resultio
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"github.com/gkampitakis/go-snaps/snaps"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/results"
 )
 
 // The snapshots were checked byte for byte against the reference's
@@ -56,7 +58,7 @@ func TestFormatJSONReadsBackAsPayload(t *testing.T) {
 	p := fixedPayload()
 	out, err := FormatJSON(p)
 	require.NoError(t, err, "FormatJSON")
-	var back Payload
+	var back results.Payload
 	require.NoError(t, json.Unmarshal(out, &back), "FormatJSON output must decode into Payload")
 	assert.Equal(t, p.Summary, back.Summary, "summary survives the round trip")
 	assert.Equal(t, p.Results[1].ToolCalls, back.Results[1].ToolCalls, "tool calls survive the round trip")

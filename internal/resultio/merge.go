@@ -1,4 +1,4 @@
-package results
+package resultio
 
 import (
 	"cmp"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/benchserve/benchserve/results"
 )
 
 // recordKey names one record of a run: its shard (-1 when unsharded),
@@ -18,7 +20,7 @@ type recordKey struct {
 	repetition int
 }
 
-func keyOf(r Record) recordKey {
+func keyOf(r results.Record) recordKey {
 	k := recordKey{shard: -1, caseID: r.CaseID, repetition: r.Repetition}
 	if r.Shard != nil {
 		k.shard = *r.Shard
@@ -51,7 +53,7 @@ func (k recordKey) String() string {
 // only; the merged payload has none: evaluate the thresholds again on it
 // (loadgen.CheckPayload, with SLOThresholds(ps...)). The inputs are not
 // modified; the merged payload shares their records' slices and maps.
-func MergePayloads(ps ...*Payload) (*Payload, error) {
+func MergePayloads(ps ...*results.Payload) (*results.Payload, error) {
 	if len(ps) == 0 {
 		return nil, errors.New("results: merge: no payloads")
 	}
@@ -71,15 +73,15 @@ func MergePayloads(ps ...*Payload) (*Payload, error) {
 	}
 	type origin struct {
 		payload int
-		record  Record
+		record  results.Record
 	}
 	seen := map[recordKey]origin{}
-	var records []Record
-	var events []CacheEvent
-	var kept []*Payload
+	var records []results.Record
+	var events []results.CacheEvent
+	var kept []*results.Payload
 	stamp, stampAt := first.Timestamp, parseISO(first.Timestamp)
 	for i, p := range ps {
-		if slices.ContainsFunc(kept, func(q *Payload) bool { return q == p || reflect.DeepEqual(q, p) }) {
+		if slices.ContainsFunc(kept, func(q *results.Payload) bool { return q == p || reflect.DeepEqual(q, p) }) {
 			continue // the same payload twice
 		}
 		kept = append(kept, p)
@@ -102,7 +104,7 @@ func MergePayloads(ps ...*Payload) (*Payload, error) {
 			stamp, stampAt = p.Timestamp, at
 		}
 	}
-	slices.SortStableFunc(records, func(a, b Record) int { return cmp.Compare(keyOf(a).shard, keyOf(b).shard) })
+	slices.SortStableFunc(records, func(a, b results.Record) int { return cmp.Compare(keyOf(a).shard, keyOf(b).shard) })
 	wl := first.Workload
 	for _, p := range kept {
 		wl.Repetitions = max(wl.Repetitions, p.Workload.Repetitions)
@@ -126,8 +128,8 @@ func MergePayloads(ps ...*Payload) (*Payload, error) {
 // in flight as an upper bound); the lag percentiles are the worst shard's
 // (the samples behind them are not in the payloads). nil when no payload
 // has a schedule.
-func mergeSchedules(runID string, ps []*Payload) (*Schedule, error) {
-	var out *Schedule
+func mergeSchedules(runID string, ps []*results.Payload) (*results.Schedule, error) {
+	var out *results.Schedule
 	count, seen := 0, map[int]bool{}
 	for _, p := range ps {
 		sc := p.Schedule
@@ -197,7 +199,7 @@ func mergeSchedules(runID string, ps []*Payload) (*Schedule, error) {
 // SLOThresholds returns the run-level thresholds the payloads were
 // checked against (Payload.SLO, as written), each once, in first-seen
 // order: what to evaluate again on a merged payload.
-func SLOThresholds(ps ...*Payload) []string {
+func SLOThresholds(ps ...*results.Payload) []string {
 	var out []string
 	for _, p := range ps {
 		if p == nil {

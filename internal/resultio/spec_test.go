@@ -1,4 +1,4 @@
-package results
+package resultio
 
 import (
 	"os"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/results"
 )
 
 // referenceSpec reads the reference bench_serve module text from
@@ -80,7 +82,7 @@ func TestSweepResultEqualsBenchServeResult(t *testing.T) {
 	require.NotNil(t, m, "reference spec has no BenchServeResult signature")
 	fieldRE := regexp.MustCompile(`(\w+): ([\w\[\]]+) = ('[^']*'|[^,]+)`)
 	var names []string
-	defaults := sweepRowMap(NewSweepResult())
+	defaults := sweepRowMap(results.NewSweepResult())
 	for _, f := range fieldRE.FindAllStringSubmatch(m[1], -1) {
 		name, typ, def := f[1], f[2], strings.TrimSpace(f[3])
 		names = append(names, name)
@@ -111,8 +113,8 @@ func TestSweepResultEqualsBenchServeResult(t *testing.T) {
 }
 
 // sweepRowMap maps ResultColumns to a sweep result's Row cells.
-func sweepRowMap(r SweepResult) map[string]any {
-	row := r.Row()
+func sweepRowMap(r results.SweepResult) map[string]any {
+	row := SweepRow(r)
 	m := make(map[string]any, len(row))
 	for i, c := range ResultColumns {
 		m[c] = row[i]
