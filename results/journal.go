@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -80,11 +81,18 @@ type JournalHeader struct {
 	// Expected is how many records the run was to make (cases ×
 	// repetitions), 0 when unknown (a load run bounded by time).
 	Expected int `json:"expected,omitempty"`
+	// Sweep marks a prompt sweep's journal: besides its records it holds
+	// one {"sweep_row": SweepResult} line per finished sweep point.
+	Sweep bool `json:"sweep,omitempty"`
 
 	// CacheEvents are the cache resets journaled after the header
 	// (AppendCacheEvent), in order. Filled by ReadJournal; not part of the
 	// header line.
 	CacheEvents []CacheEvent `json:"-"`
+	// SweepRows are the sweep rows journaled after the header
+	// (AppendSweepRow), in order. Filled by ReadJournal; not part of the
+	// header line.
+	SweepRows []SweepResult `json:"-"`
 	// TornBytes is the length of an incomplete last line ReadJournal
 	// dropped (the write a kill interrupted), 0 when the journal ended
 	// cleanly. Filled by ReadJournal.
@@ -243,8 +251,23 @@ func (j *Journal) AppendCacheEvent(ev CacheEvent) error {
 	return j.writeLine(line)
 }
 
+// AppendSweepRow writes row as one {"sweep_row": …} line: the row of a
+// finished sweep point, computed from the records journaled before it, so
+// that a sweep stopped before its output was written keeps its rows.
+func (j *Journal) AppendSweepRow(row SweepResult) error {
+	line, err := pyJSON(journalRow{SweepRow: &row}, jsonOpts{}) // NaN (no timed decode) as null
+	if err != nil {
+		return fmt.Errorf("results: journal %s: sweep row: %w", j.path, err)
+	}
+	return j.writeLine(line)
+}
+
 type journalEvent struct {
 	CacheEvent *CacheEvent `json:"cache_event"`
+}
+
+type journalRow struct {
+	SweepRow *SweepResult `json:"sweep_row"`
 }
 
 // writeLine writes line + "\n" with one Write call.
@@ -381,6 +404,16 @@ func readJournal(path string, r io.Reader) (JournalHeader, []Record, error) {
 				return h, recs, bad(n, "cache event: %v", err)
 			}
 			h.CacheEvents = append(h.CacheEvents, *ev.CacheEvent)
+			continue
+		}
+		if bytes.HasPrefix(line, []byte(`{"sweep_row"`)) {
+			// A null rate is NaN (no request's decode was timed), as written.
+			row := SweepResult{TPOTms: math.NaN(), GenTPS: math.NaN()}
+			jr := journalRow{SweepRow: &row}
+			if err := json.Unmarshal(line, &jr); err != nil || jr.SweepRow == nil {
+				return h, recs, bad(n, "sweep row: %v", err)
+			}
+			h.SweepRows = append(h.SweepRows, *jr.SweepRow)
 			continue
 		}
 		var rec Record

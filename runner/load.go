@@ -135,12 +135,7 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	}
 	s.mu.Unlock()
 	fn := func(ctx context.Context, i int) loadgen.Sample {
-		out := s.Execute(ctx, pick(i))
-		smp := loadgen.SampleOf(out.Result, out.Err)
-		if out.Err == nil && !out.Record.OK {
-			smp.Kind, smp.Err = stats.KindQuality, errors.New("quality check failed")
-		}
-		return smp
+		return SampleOf(s.Execute(ctx, pick(i)))
 	}
 	var run *loadgen.Run
 	var err error

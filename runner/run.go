@@ -44,12 +44,23 @@ type RunOptions struct {
 	// CacheReset, when set, is called after each cache reset the policy
 	// made, with its event (see CacheResetNote for what to tell a user).
 	CacheReset func(ev results.CacheEvent)
+	// Sweep marks the run as a prompt sweep's (its requests are sent by
+	// RunRound, its rows journaled with AppendSweepRow): the journal header
+	// says so, so benchserve recover rebuilds rows.
+	Sweep bool
+	// Expected is the number of records the run is to make, for the
+	// journal header, when they are not the session's jobs (a sweep); 0
+	// means one per job.
+	Expected int
 }
 
 // Job is one request of a run: case Case at repetition Rep (0-based).
 type Job struct {
 	Case workload.Case
 	Rep  int
+	// Workload, when set, is the workload Case belongs to, named in its
+	// record (a sweep's prompt set); nil means the session's.
+	Workload *workload.Workload
 }
 
 // Name is the job's stable subtest name: the case id, with "/rep=N" when
@@ -130,6 +141,10 @@ func (r *Runner) Start(ctx context.Context, w *workload.Workload, opts RunOption
 	if opts.Journal != "" {
 		h := results.JournalHeaderFor(s.payload)
 		h.Expected = len(s.jobs)
+		if opts.Expected > 0 {
+			h.Expected = opts.Expected
+		}
+		h.Sweep = opts.Sweep
 		j, err := results.CreateJournal(opts.Journal, h)
 		if err != nil {
 			return nil, fmt.Errorf("runner: %w", err)
@@ -203,6 +218,18 @@ func (s *Session) SLOs() []string { return s.slos }
 // so, then the case (RunCase); its record is added to the payload and
 // Progress is called. It never fails: failures are in the outcome.
 func (s *Session) Execute(ctx context.Context, j Job) Outcome {
+	s.mu.Lock()
+	side := !s.noSideRequests
+	s.mu.Unlock()
+	return s.execute(ctx, j, true, side)
+}
+
+// execute is the one place a request of a run is sent, judged (runCase)
+// and, with record, recorded: added to the payload and the journal and
+// reported to Progress. side says whether the per-request side requests
+// (scrapes, status) are made around it. A request cut by the end of ctx
+// is marked interrupted.
+func (s *Session) execute(ctx context.Context, j Job, record, side bool) Outcome {
 	var reset *results.CacheReset
 	if s.policy == "before-case" {
 		ev := s.r.ClearCache(ctx)
@@ -210,11 +237,18 @@ func (s *Session) Execute(ctx context.Context, j Job) Outcome {
 		id, rp := j.Case.ID, j.Rep
 		s.addCacheEvent(results.CacheEvent{Scope: "before-case", CaseID: &id, Repetition: &rp, Event: ev})
 	}
-	out := s.r.runCase(ctx, s.w, j.Case, j.Rep, reset, !s.noSideRequests)
+	w := s.w
+	if j.Workload != nil {
+		w = j.Workload
+	}
+	out := s.r.runCase(ctx, w, j.Case, j.Rep, reset, side)
 	if ctx.Err() != nil && (out.Err != nil || !out.Record.OK) {
 		// The run was stopped (Ctrl-C, the test's end) while this request
 		// was in flight: not a measurement of the server.
 		results.MarkInterrupted(&out.Record)
+	}
+	if !record {
+		return out
 	}
 	// Progress runs outside mu (it may call Payload) but serialized, in
 	// the order the records were added.

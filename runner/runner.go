@@ -62,6 +62,10 @@ type Config struct {
 	// MaxContentChars bounds the content kept per record with
 	// IncludeContent (code points); 0 means 1,000,000.
 	MaxContentChars int
+	// SideRequestTimeout bounds each side request (the /metrics scrapes
+	// and the /v1/status read around a case or a sweep round); 0 means
+	// SideRequestTimeout, the package default.
+	SideRequestTimeout time.Duration
 }
 
 // redactedError is an error whose text had secrets replaced; errors.Is
@@ -283,7 +287,7 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 // counters are null and the memory figures come from the runtime probe.
 func (r *Runner) runCase(ctx context.Context, w *workload.Workload, c workload.Case, rep int, cacheReset *results.CacheReset, sideRequests bool) Outcome {
 	req := CaseRequest(r.model, c)
-	side := SideRequestTimeout
+	side := r.sideTimeout()
 	if req.Timeout > 0 && req.Timeout < side {
 		side = req.Timeout
 	}
@@ -611,7 +615,18 @@ func truncateRunes(s string, n int) string {
 // hangs costs that case its cache counters (null), never the run.
 const SideRequestTimeout = 5 * time.Second
 
-// scrapeWithin is Scrape bounded by limit.
+// sideTimeout is Config.SideRequestTimeout or the package default.
+func (r *Runner) sideTimeout() time.Duration {
+	if r.cfg.SideRequestTimeout > 0 {
+		return r.cfg.SideRequestTimeout
+	}
+	return SideRequestTimeout
+}
+
+// scrapeWithin reads the server's prefix-cache counters (scrape.Fetch)
+// within limit; the zero Counters (every counter unavailable) when the
+// scrape fails, was given up on, or the runner was configured with
+// NoScrape.
 func (r *Runner) scrapeWithin(ctx context.Context, limit time.Duration) scrape.Counters {
 	if r.cfg.NoScrape || r.scrapeOff.Load() {
 		return scrape.Counters{}
@@ -651,17 +666,6 @@ func (r *Runner) warn(msg string) {
 	if r.cfg.Warn != nil {
 		r.cfg.Warn(msg)
 	}
-}
-
-// Scrape reads the server's prefix-cache counters from /metrics (see
-// scrape.Fetch); the zero Counters (every counter unavailable) when the
-// scrape fails or the runner was configured with NoScrape.
-func (r *Runner) Scrape(ctx context.Context) scrape.Counters {
-	if r.cfg.NoScrape {
-		return scrape.Counters{}
-	}
-	c, _ := scrape.Fetch(ctx, r.hc, r.cfg.URL, r.cfg.APIKey)
-	return c
 }
 
 // CountPromptTokens sends a non-streaming max_tokens=1 completion and

@@ -72,6 +72,9 @@ func runRecover(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
 		return ExitUsage
 	}
+	if h.Sweep {
+		return recoverSweep(e, journal, *output, h, len(recs))
+	}
 	p := h.Payload(recs)
 	of := ""
 	if h.Expected > 0 {
@@ -97,4 +100,17 @@ func runRecover(_ context.Context, e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stderr, "Workload results written to %s\n", *output)
 	return ExitOK
+}
+
+// recoverSweep writes the rows of a prompt sweep's journal (one per
+// sweep point that finished; the point in flight when the run stopped is
+// absent) in the format --output's extension names, the table on stdout
+// without --output, as the sweep itself does.
+func recoverSweep(e *env, journal, output string, h results.JournalHeader, records int) int {
+	fmt.Fprintf(e.stderr, "Recovered %d sweep rows (%d measured requests), run %s, from %s; sweep points that had not finished are absent\n",
+		len(h.SweepRows), records, h.RunID, journal)
+	if h.TornBytes > 0 {
+		fmt.Fprintf(e.stderr, "Dropped an incomplete last line of %d bytes (the write the interruption cut)\n", h.TornBytes)
+	}
+	return writeSweep(e, h.SweepRows, outputFormat("auto", output, "table"), output)
 }

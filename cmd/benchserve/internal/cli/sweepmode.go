@@ -181,10 +181,25 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 		return ExitUsage
 	}
 	defer r.Close()
-	outcomes, runErr := sweep.Run(ctx, r, cfg)
+	cfg.Journal = results.JournalFor(f.output)
+	sw, err := sweep.Start(ctx, r, cfg)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
+		return ExitUsage
+	}
+	sess := sw.Session()
+	if _, moved := sess.Journal(); moved != "" {
+		fmt.Fprintf(e.stderr, "benchserve: an earlier run's journal was moved to %s (benchserve recover turns it into rows)\n", moved)
+	}
+	outcomes, runErr := sw.Run(ctx)
+	journal, _ := sess.Journal()
 	if runErr != nil && len(outcomes) == 0 {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
+		if jerr := sess.FinishJournal(false); jerr != nil {
+			fmt.Fprintf(e.stderr, "benchserve: journal: %v\n", jerr)
+		}
 		if ctx.Err() != nil {
+			fmt.Fprintf(e.stderr, "benchserve: every measured request is in %s (benchserve recover %s --output FILE)\n", journal, journal)
 			return ExitFailed
 		}
 		return ExitUsage
@@ -197,7 +212,12 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 			failed++
 		}
 	}
-	if code := writeSweep(e, rows, format, f.output); code != ExitOK {
+	code := writeSweep(e, rows, format, f.output)
+	if jerr := sess.FinishJournal(code == ExitOK); jerr != nil {
+		fmt.Fprintf(e.stderr, "benchserve: journal: %v\n", jerr)
+	}
+	if code != ExitOK {
+		fmt.Fprintf(e.stderr, "benchserve: every finished row is also in %s (benchserve recover %s --output FILE)\n", journal, journal)
 		return code
 	}
 	if runErr != nil {
