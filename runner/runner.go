@@ -247,12 +247,6 @@ func (r *Runner) RunID() string { return r.runID }
 // Timestamp is the run's start time, ISO 8601 in UTC.
 func (r *Runner) Timestamp() string { return r.stamp }
 
-// Prober gives access to the metadata probes (cache reset, status).
-func (r *Runner) Prober() *serverinfo.Prober { return r.prober }
-
-// Client is the streaming client the runner uses.
-func (r *Runner) Client() *stream.Client { return r.client }
-
 // ClearCache resets the server's caches (DELETE /v1/cache) and returns the
 // event to record.
 func (r *Runner) ClearCache(ctx context.Context) results.CacheReset {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/benchserve/benchserve/capacity"
 	"github.com/benchserve/benchserve/loadgen"
-	"github.com/benchserve/benchserve/openai"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/serverinfo"
@@ -247,48 +246,11 @@ func (f *capacityFlags) mix(pr *problems) *workload.Workload {
 			pr.addInput("%v", err)
 			return nil
 		}
-		w, err := promptWorkload(f.prompts, prompts, f.maxTokens)
-		if err != nil {
-			pr.addInput("%v", err)
+		if f.maxTokens < 1 {
+			pr.addUsage("--max-tokens must be at least 1, got %d", f.maxTokens)
 		}
-		return w
+		return workload.FromPrompts(f.prompts, prompts, workload.PromptOptions{MaxTokens: f.maxTokens, AcceptLength: true})
 	}
 	pr.addUsage("give the request mix: --workload FILE or --prompts SET")
 	return nil
-}
-
-// promptWorkload turns a prompt set into a workload of one case per
-// prompt (ids <set>-0, <set>-1, …) with max_tokens and a finish_reason
-// check that accepts a capped answer, through the workload loader.
-func promptWorkload(name string, prompts [][]openai.Message, maxTokens int) (*workload.Workload, error) {
-	type caseJSON struct {
-		ID       string           `json:"id"`
-		Messages []openai.Message `json:"messages"`
-	}
-	doc := struct {
-		Name     string         `json:"name"`
-		Defaults map[string]any `json:"defaults"`
-		Cases    []caseJSON     `json:"cases"`
-	}{Name: name, Defaults: map[string]any{"max_tokens": maxTokens, "checks": map[string]any{"finish_reason": []string{"stop", "length"}}}}
-	for i, msgs := range prompts {
-		doc.Cases = append(doc.Cases, caseJSON{ID: fmt.Sprintf("%s-%d", promptSetLabel(name), i), Messages: msgs})
-	}
-	data, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	return workload.Parse(data, name)
-}
-
-// promptSetLabel names a prompt set in case ids: a builtin name as is, a
-// file by its base name without extension.
-func promptSetLabel(set string) string {
-	base := set
-	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
-		base = base[i+1:]
-	}
-	if i := strings.LastIndex(base, "."); i > 0 {
-		base = base[:i]
-	}
-	return base
 }
