@@ -133,7 +133,9 @@ func WithConcurrencyLevels(levels ...int) Option {
 }
 
 // WithRequestTimeout sets the transport timeout of one request: 0 keeps
-// runner.DefaultRequestTimeout (300 s), a negative value means none.
+// runner.DefaultRequestTimeout (300 s), a negative value means none. This
+// differs from the CLI's --request-timeout-s only at zero: there 0 means
+// none, as in the reference (a Go zero value here means "not set").
 func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.requestTimeout = d } }
 
 // WithoutScrape disables the /metrics scrapes around each case (cache

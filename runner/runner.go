@@ -219,7 +219,7 @@ func (r *Runner) modelError(ctx context.Context) error {
 	var st *serverinfo.StatusError
 	switch {
 	case errors.As(err, &reach):
-		return fmt.Errorf("runner: cannot reach a server at %s: %w", shown, reach.Err)
+		return &unreachableError{msg: fmt.Sprintf("runner: cannot reach a server at %s: %v", shown, reach.Err), err: reach.Err}
 	case errors.As(err, &st) && (st.StatusCode == 401 || st.StatusCode == 403):
 		return fmt.Errorf("runner: the server at %s refused the request: HTTP %d from GET /v1/models: %s; check the API key (--api-key or BENCHSERVE_API_KEY)", shown, st.StatusCode, orNone(st.Message))
 	case errors.As(err, &st):
@@ -227,6 +227,20 @@ func (r *Runner) modelError(ctx context.Context) error {
 	}
 	return fmt.Errorf("runner: could not determine the model id from %s/v1/models; pass one (--model or BENCHSERVE_MODEL)", shown)
 }
+
+// ErrUnreachable is wrapped by New's error when nothing answered at the
+// server's address (connection refused, no route, DNS): the doors add how
+// to start a server. Test with errors.Is.
+var ErrUnreachable = errors.New("server unreachable")
+
+// unreachableError is New's error for a server that did not answer.
+type unreachableError struct {
+	msg string
+	err error
+}
+
+func (e *unreachableError) Error() string   { return e.msg }
+func (e *unreachableError) Unwrap() []error { return []error{ErrUnreachable, e.err} }
 
 func orNone(s string) string {
 	if s == "" {

@@ -92,7 +92,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.Var(f.validate, "validate", "Validate responses: `true` or false")
 	fs.Var(f.scrapeMetrics, "scrape-metrics", "Scrape /metrics before and after each run: `true` or false")
 	fs.BoolVar(&f.includeContent, "include-content", false, "Include full generated content in workload JSON output")
-	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; 0 disables. Product policy timeouts\nbelong in the workload.")
+	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; <= 0 disables. Product policy timeouts\nbelong in the workload.")
 	fs.Var(f.cachePolicy, "cache-policy", "Workload cache handling: `preserve`, before-run or before-case\n(default: the workload's defaults.cache_policy, else preserve)")
 	fs.Var(&f.tag, "tag", "Optional tag `string` stored in every sweep result row")
 	fs.Var(&f.overrides, "override-field", "Override sweep result fields as `key=value` pairs (e.g. chip=M4Pro);\nrepeatable, and like the reference several pairs may follow one flag")
@@ -176,18 +176,17 @@ func (f *benchFlags) requestTimeout() time.Duration {
 const minTimeout = time.Millisecond
 
 // checkSeconds says what is wrong with a timeout in seconds given in a
-// flag, "" when it is usable: 0 (none) or a finite value from 1 ms up to
-// the largest time.Duration (about 292 years). NaN, infinities, negative
-// values, values too large for a time.Duration and positive values below
-// 1 ms used to mean "no timeout" silently.
+// flag, "" when it is usable: <= 0 (none, the reference's meaning) or a
+// finite value from 1 ms up to the largest time.Duration (about 292
+// years). NaN, infinities, values too large for a time.Duration and
+// positive values below 1 ms are refused: they would mean "no timeout"
+// silently.
 func checkSeconds(s float64) string {
 	switch {
 	case math.IsNaN(s) || math.IsInf(s, 0):
 		return fmt.Sprintf("want a finite number of seconds, got %v", s)
-	case s < 0:
-		return fmt.Sprintf("must not be negative, got %v (0 disables the timeout)", s)
-	case s == 0:
-		return ""
+	case s <= 0:
+		return "" // none, as the reference's `<= 0`
 	case s < minTimeout.Seconds():
 		return fmt.Sprintf("%v s is below the smallest timeout of 1 ms (0 disables the timeout)", s)
 	case s >= float64(math.MaxInt64)/float64(time.Second):

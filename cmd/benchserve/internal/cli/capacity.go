@@ -86,7 +86,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Uint64Var(&f.seed, "seed", 0, "`seed` of the arrival schedules")
 	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "at most `C` requests in flight in a rate probe (default: no cap)")
 	fs.Var(&f.goodput, "goodput", "per-request SLO for each probe's goodput, `KEY:MS` pairs (ttft:500 tpot:50 e2el:30000)")
-	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; 0 disables")
+	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; <= 0 disables")
 	fs.StringVar(&f.output, "output", "", "write capacity.json to this `path`")
 	fs.Float64Var(&f.floor, "floor", 0, "exit 1 when the capacity found is below this `load` (a CI gate: capacity >= floor)")
 	fs.Usage = func() { fmt.Fprint(e.stderr, capacityUsage); printFlags(e.stderr, fs) }
@@ -129,10 +129,11 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if cfg.By == capacity.ByConcurrency && cfg.Max > 0 {
 		conns = max(conns, int(cfg.Max))
 	}
-	r, err := runner.New(ctx, runner.Config{URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: timeout, NoScrape: true, Conns: conns})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
-		return ExitUsage
+	urlGiven := false
+	fs.Visit(func(fl *flag.Flag) { urlGiven = urlGiven || fl.Name == "url" })
+	r, code := connect(ctx, e, runner.Config{URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: timeout, NoScrape: true, Conns: conns}, urlGiven)
+	if r == nil {
+		return code
 	}
 	defer r.Close()
 	fmt.Fprintf(e.stderr, "Capacity search by %s on %s (model %s), %d cases in the mix, SLOs: %s, max error rate %g\n",

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/results"
@@ -206,32 +204,21 @@ func addSweepProblems(pr *problems, err error) {
 	walk(err)
 }
 
-// checkServer probes GET {url}/health. Any HTTP answer means the server is
-// reachable. When it is not, it prints why, and when --url was not given
-// how to start the embedded fixture, and returns ExitUsage.
-func checkServer(ctx context.Context, e *env, f *benchFlags) (int, bool) {
-	hc := runner.NewHTTPClient(5*time.Second, 1)
-	defer hc.CloseIdleConnections()
-	url := strings.TrimRight(f.url, "/")
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: --url %q: %v\n", f.url, err)
-		return ExitUsage, false
-	}
-	if f.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+f.apiKey)
-	}
-	resp, err := hc.Do(req)
+// connect is the one server probe of a run (runner.New: the runtime and
+// model detection). When nothing answers it prints why, and when --url was
+// not given (urlGiven false) how to start the embedded fixture; it
+// returns nil and the exit status (ExitUsage) when it cannot connect.
+func connect(ctx context.Context, e *env, cfg runner.Config, urlGiven bool) (*runner.Runner, int) {
+	r, err := runner.New(ctx, cfg)
 	if err == nil {
-		resp.Body.Close()
-		return ExitOK, true
+		return r, ExitOK
 	}
-	fmt.Fprintf(e.stderr, "benchserve: cannot reach a server at %s: %v\n", serverinfo.RedactURL(url), err)
-	if !f.given("url") {
+	fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
+	if errors.Is(err, runner.ErrUnreachable) && !urlGiven {
 		fmt.Fprintf(e.stderr, "No --url was given and nothing answers at the default %s.\n"+
 			"To try benchserve without a model server, start the embedded fixture in another terminal:\n"+
 			"    benchserve fixture --addr %s\n"+
 			"or point --url at your server.\n", defaultURL, defaultAddr)
 	}
-	return ExitUsage, false
+	return nil, ExitUsage
 }

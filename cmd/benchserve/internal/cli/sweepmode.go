@@ -164,21 +164,17 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	if !pr.empty() {
 		return pr.report(e)
 	}
-	if code, ok := checkServer(ctx, e, f); !ok {
-		return code
-	}
 	conns := 1
 	for _, n := range cfg.Concurrencies {
 		conns = max(conns, n)
 	}
-	r, err := runner.New(ctx, runner.Config{
+	r, code := connect(ctx, e, runner.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
 		NoScrape: cfg.NoScrape, Conns: conns,
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", msg) },
-	})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
-		return ExitUsage
+	}, f.given("url"))
+	if r == nil {
+		return code
 	}
 	defer r.Close()
 	cfg.Journal = results.JournalFor(f.output)
@@ -212,7 +208,7 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 			failed++
 		}
 	}
-	code := writeSweep(e, rows, format, f.output)
+	code = writeSweep(e, rows, format, f.output)
 	if jerr := sess.FinishJournal(code == ExitOK); jerr != nil {
 		fmt.Fprintf(e.stderr, "benchserve: journal: %v\n", jerr)
 	}

@@ -54,18 +54,13 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	for _, warning := range w.Warnings {
 		fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", warning)
 	}
-	if code, ok := checkServer(ctx, e, f); !ok {
-		return code
-	}
-
-	r, err := runner.New(ctx, runner.Config{
+	r, code := connect(ctx, e, runner.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
 		NoScrape: f.scrapeMetrics.val == "false", IncludeContent: f.includeContent, RunID: f.load.runID,
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", msg) },
-	})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
-		return ExitUsage
+	}, f.given("url"))
+	if r == nil {
+		return code
 	}
 	defer r.Close()
 	// In a terminal a live progress line (done/total, elapsed, ETA);
@@ -136,7 +131,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	p := sess.Payload()
 	fmt.Fprint(e.stderr, scheduleLine(p.Schedule))
 	sloFailed := printSLOs(e, sess.SLOs(), sess.Outcomes(p))
-	code := writeWorkload(e, p, format, f.output)
+	code = writeWorkload(e, p, format, f.output)
 	journal, _ := sess.Journal()
 	if jerr := sess.FinishJournal(code == ExitOK); jerr != nil {
 		fmt.Fprintf(e.stderr, "benchserve: journal: %v\n", jerr)
