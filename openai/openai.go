@@ -126,28 +126,3 @@ type FunctionCallDelta struct {
 	// Arguments is the next piece of the arguments' JSON text.
 	Arguments string `json:"arguments,omitempty"`
 }
-
-// ChatRequest is the subset of a chat completions request body that
-// benchserve builds itself. Extra keys from a workload's extra_body are
-// merged on top by the client, so this struct is never the whole story.
-type ChatRequest struct {
-	// Model is the model id to use.
-	Model string `json:"model"`
-	// Messages is the conversation, sent as is.
-	Messages []Message `json:"messages"`
-	// MaxTokens caps the completion, in tokens.
-	MaxTokens int `json:"max_tokens"`
-	// Stream asks for server-sent events.
-	Stream bool `json:"stream"`
-	// StreamOptions asks for a usage chunk; nil omits it.
-	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
-	// EnableThinking turns reasoning on or off on servers that support it; nil
-	// omits it.
-	EnableThinking *bool `json:"enable_thinking,omitempty"`
-}
-
-// StreamOptions asks the server to append a usage chunk to the stream.
-type StreamOptions struct {
-	// IncludeUsage asks for the usage chunk (choices empty) before [DONE].
-	IncludeUsage bool `json:"include_usage"`
-}

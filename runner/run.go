@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/benchserve/benchserve/loadgen"
+	"github.com/benchserve/benchserve/openai"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/workload"
@@ -456,26 +457,13 @@ func CacheResetNote(scope string, ev results.CacheReset) string {
 	return fmt.Sprintf("cache reset %s refused: %s; the server's cache was not cleared, so %q measured as \"preserve\"", scope, why, scope)
 }
 
-// cacheResetMessage is the server's message in a refused reset's answer:
-// error.message, error (a string), message or the text of a non-JSON
-// body, cut to 200 bytes.
+// cacheResetMessage is the server's message in a refused reset's answer
+// (openai.ErrorMessageOf, the one reader; the text of a non-JSON body),
+// at most 200 bytes, cut on a code point boundary.
 func cacheResetMessage(resp map[string]any) string {
-	var msg string
-	switch e := resp["error"].(type) {
-	case map[string]any:
-		msg, _ = e["message"].(string)
-	case string:
-		msg = e
-	}
-	if msg == "" {
-		msg, _ = resp["message"].(string)
-	}
+	msg := openai.ErrorMessageOf(resp)
 	if msg == "" {
 		msg, _ = resp["text"].(string)
 	}
-	msg = strings.TrimSpace(msg)
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	return msg
+	return openai.Truncate(strings.TrimSpace(msg), 200)
 }
