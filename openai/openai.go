@@ -1,11 +1,15 @@
 // Package openai holds the wire types of the OpenAI-compatible chat
 // completions API that benchserve sends and reads: requests, streamed
-// chunks, usage and tool calls. It has no behaviour beyond JSON shapes, so
+// chunks, usage and tool calls. Besides the JSON shapes it holds the few protocol rules every
+// request shares (DefaultMaxTokens, Authorize, ErrorMessage), so
 // the client (package stream), the fixture server (package fixtures) and the
 // quality checks (package checks) agree on one definition.
 package openai
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"net/http"
+)
 
 // Message is one chat message exactly as it travels on the wire. Messages
 // are kept as raw JSON objects so that multimodal content arrays, null
@@ -125,4 +129,18 @@ type FunctionCallDelta struct {
 	Name string `json:"name,omitempty"`
 	// Arguments is the next piece of the arguments' JSON text.
 	Arguments string `json:"arguments,omitempty"`
+}
+
+// DefaultMaxTokens is the max_tokens benchserve sends when nothing sets
+// one: 256, the reference's default (bench-serve's --max-tokens and
+// `defaults.get("max_tokens", 256)`). Every package uses this constant.
+const DefaultMaxTokens = 256
+
+// Authorize sets "Authorization: Bearer <apiKey>" on h when apiKey is not
+// empty: the one place benchserve sets the header, for chat, probes,
+// scrapes and cache resets alike.
+func Authorize(h http.Header, apiKey string) {
+	if apiKey != "" {
+		h.Set("Authorization", "Bearer "+apiKey)
+	}
 }

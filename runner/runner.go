@@ -1,13 +1,10 @@
 package runner
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -676,38 +673,12 @@ func (r *Runner) warn(msg string) {
 	}
 }
 
-// CountPromptTokens sends a non-streaming max_tokens=1 completion and
-// returns usage.prompt_tokens, 0 on any failure (reference:
-// count_prompt_tokens).
+// CountPromptTokens sends a non-streaming max_tokens=1 completion of msgs
+// (stream.Client.CountPromptTokens, the one request builder) and returns
+// usage.prompt_tokens, 0 on any failure (reference: count_prompt_tokens).
 func (r *Runner) CountPromptTokens(ctx context.Context, msgs []openai.Message) int {
-	body, err := json.Marshal(map[string]any{"model": r.model, "messages": msgs, "max_tokens": 1, "stream": false})
-	if err != nil {
-		return 0
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.cfg.URL+"/v1/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		return 0
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if r.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+r.cfg.APIKey)
-	}
-	resp, err := r.hc.Do(req)
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-		return 0
-	}
-	var data struct {
-		Usage *openai.Usage `json:"usage"`
-	}
-	if json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&data) != nil || data.Usage == nil {
-		return 0
-	}
-	return data.Usage.PromptTokens
+	n, _ := r.client.CountPromptTokens(ctx, stream.Request{Model: r.model, Messages: msgs})
+	return n
 }
 
 // itlStats summarizes every chunk gap of res, kept or not (nil without

@@ -28,7 +28,7 @@ var (
 
 const (
 	// DefaultMaxTokens is max_tokens per request when Config.MaxTokens is 0.
-	DefaultMaxTokens = 256
+	DefaultMaxTokens = workload.DefaultMaxTokens
 	// DefaultRepetitions is used when Config.Repetitions is 0.
 	DefaultRepetitions = 3
 )

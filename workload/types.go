@@ -11,7 +11,7 @@ import (
 
 // DefaultMaxTokens is the max_tokens sent when neither the case, its request
 // file nor the workload defaults set one (reference: _resolve_max_tokens).
-const DefaultMaxTokens = 256
+const DefaultMaxTokens = openai.DefaultMaxTokens
 
 // Workload is a loaded, validated workload file (reference: Workload).
 type Workload struct {

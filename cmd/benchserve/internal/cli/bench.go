@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchserve/benchserve/workload"
 )
 
 // defaultURL is --url's default (a variable so tests can point it at a
@@ -82,7 +84,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.StringVar(&f.systemPromptFile, "system-prompt-file", "", "`Path` to a text file whose contents are prepended as a system message to\nevery prompt (unless it starts with one). Implies --skip-preflight-token-count.")
 	fs.BoolVar(&f.skipPreflightTokenCount, "skip-preflight-token-count", false, "Skip the max_tokens=1 request that counts prompt tokens per prompt set\n(it warms the prefix cache, which defeats cold-vs-warm comparisons)")
 	fs.StringVar(&f.concurrency, "concurrency", defaultConcurrency, "Comma-separated concurrency `levels` to sweep")
-	fs.IntVar(&f.maxTokens, "max-tokens", 256, "Maximum `tokens` to generate per request (sweeps)")
+	fs.IntVar(&f.maxTokens, "max-tokens", workload.DefaultMaxTokens, "Maximum `tokens` to generate per request (sweeps)")
 	fs.IntVar(&f.repetitions, "repetitions", 3, "`Number` of repetitions per sweep configuration or workload case")
 	fs.IntVar(&f.warmup, "warmup", defaultWarmup, "Warmup `rounds` before the first measured repetition (sweeps)")
 	fs.Var(&f.enableThinking, "enable-thinking", "Enable thinking mode: \"true\", \"false\", or \"true,false\" to sweep `both`")
