@@ -136,9 +136,7 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	if len(env.levels) == 0 {
 		env.levels = []int{cfg.concurrency}
 	}
-	if env.thresholds, err = stats.ParseThresholds(cfg.slos...); err != nil {
-		b.Fatalf("benchtest: %v", err)
-	}
+	env.thresholds = cfg.thresholds
 	conns := slices.Max(env.levels)
 	if cfg.load != nil && cfg.load.MaxConcurrency > 0 {
 		conns = max(conns, cfg.load.MaxConcurrency)

@@ -76,6 +76,7 @@ type config struct {
 	fixture            *fixtures.Options
 	load               *runner.Load
 	slos               []string
+	thresholds         []stats.Threshold // slos, parsed once by resolve
 	goodput            *stats.RequestSLO
 }
 
@@ -221,6 +222,9 @@ func resolve(opts []Option) (config, error) {
 		if cfg.load.Shard.Sharded() && cfg.runID == "" {
 			return config{}, fmt.Errorf("benchtest: shard %s: set $%s to the run id every shard shares, so their outputs merge", cfg.load.Shard, EnvRunID)
 		}
+	}
+	if cfg.thresholds, err = stats.ParseThresholds(cfg.slos...); err != nil {
+		return config{}, fmt.Errorf("benchtest: WithSLO: %w", err)
 	}
 	cfg.repetitions = max(cfg.repetitions, 0)
 	if cfg.repetitions == 0 {

@@ -81,7 +81,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 		Concurrency: cfg.concurrency,
 		CachePolicy: cfg.cachePolicy,
 		Tags:        cfg.tags,
-		SLOs:        cfg.slos,
+		SLOs:        cfg.thresholds,
 		Include: func(j runner.Job) bool {
 			return cfg.concurrency == 1 || selectedByFlags(t.Name()+"/"+concName(cfg.concurrency), j.Name(max(cfg.repetitions, 1)))
 		},

@@ -163,6 +163,7 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	st := run.Stats(loadgen.StatsOptions{Goodput: l.Goodput})
 	s.mu.Lock()
 	s.payload.Schedule = scheduleOf(l, rate, run, st)
+	s.version++
 	s.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return run, fmt.Errorf("runner: load run stopped after %d requests: %w", len(run.Samples), err)

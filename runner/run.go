@@ -27,9 +27,10 @@ type RunOptions struct {
 	CachePolicy string
 	// Tags keeps only cases having any of these tags; nil keeps all.
 	Tags []string
-	// SLOs are run-level thresholds ("ttft_p95_ms <= 500", stats syntax)
-	// evaluated by Finish on top of the workload's defaults.slo.
-	SLOs []string
+	// SLOs are run-level thresholds, parsed at the door
+	// (stats.ParseThresholds), evaluated on the payload's records on top of
+	// the workload's defaults.slo.
+	SLOs []stats.Threshold
 	// Include, when set, is asked before a job of RunAll is sent; a job it
 	// refuses sends no request and has no record (go test's -run/-skip).
 	Include func(Job) bool
@@ -82,7 +83,7 @@ type Session struct {
 	opts   RunOptions
 	reps   int
 	policy string
-	slos   []string
+	slos   []stats.Threshold
 	jobs   []Job
 
 	mu      sync.Mutex
@@ -101,6 +102,11 @@ type Session struct {
 	// journalErr the first error appending to it.
 	journal    *results.Journal
 	journalErr error
+	// version counts the changes to payload; cached is the payload with
+	// its summary and verdicts at cachedVersion.
+	version       int
+	cachedVersion int
+	cached        *results.Payload
 }
 
 // Start resolves the run (repetitions, cache policy, the selected cases,
@@ -123,16 +129,13 @@ func (r *Runner) Start(ctx context.Context, w *workload.Workload, opts RunOption
 	if err != nil {
 		return nil, err
 	}
-	slos := append(append([]string(nil), w.SLO...), opts.SLOs...)
-	if _, err := stats.ParseThresholds(slos...); err != nil {
-		return nil, fmt.Errorf("runner: %s: %w", w.Path, err)
-	}
+	slos := append(append([]stats.Threshold(nil), w.SLO...), opts.SLOs...)
 	cases := w.Select(opts.Tags)
 	if len(cases) == 0 {
 		return nil, fmt.Errorf("runner: %s: no case has any of the tags %v", w.Path, opts.Tags)
 	}
 	s := &Session{r: r, w: w, opts: opts, reps: reps, policy: policy, slos: slos,
-		payload: r.NewPayload(w, reps, policy)}
+		payload: r.newPayload(w, reps, policy)}
 	// Repetition-major, as the reference: every case of repetition 0, then 1.
 	for rep := range reps {
 		for _, c := range cases {
@@ -163,6 +166,7 @@ func (s *Session) addCacheEvent(ev results.CacheEvent) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.payload.CachePolicy.Events = append(s.payload.CachePolicy.Events, ev)
+	s.version++
 	if s.journal != nil && s.journalErr == nil {
 		s.journalErr = s.journal.AppendCacheEvent(ev)
 	}
@@ -211,9 +215,9 @@ func (s *Session) Repetitions() int { return s.reps }
 // CachePolicy is the resolved cache policy.
 func (s *Session) CachePolicy() string { return s.policy }
 
-// SLOs are the run-level thresholds Finish evaluates (defaults.slo, then
+// SLOs are the run-level thresholds Payload evaluates (defaults.slo, then
 // RunOptions.SLOs).
-func (s *Session) SLOs() []string { return s.slos }
+func (s *Session) SLOs() []stats.Threshold { return s.slos }
 
 // Execute sends one job: a before-case cache reset when the policy says
 // so, then the case (RunCase); its record is added to the payload and
@@ -261,6 +265,7 @@ func (s *Session) execute(ctx context.Context, j Job, record, side bool) Outcome
 		out.Record.Shard = &idx
 	}
 	s.payload.Results = append(s.payload.Results, out.Record)
+	s.version++
 	if s.journal != nil && s.journalErr == nil {
 		s.journalErr = s.journal.Append(out.Record)
 	}
@@ -347,26 +352,41 @@ func (s *Session) Done() int {
 }
 
 // Payload returns a copy of the payload so far with its summary computed
-// and the run-level SLOs evaluated on its records (Evaluate). It can be
-// called at any time, e.g. to write what was measured before a stop.
+// and the run-level SLOs evaluated on its records. It can be called at any
+// time, e.g. to write what was measured before a stop; the summary and the
+// verdicts are computed once per change of the records, not per call.
 func (s *Session) Payload() *results.Payload {
-	s.mu.Lock()
-	p := *s.payload
-	p.CachePolicy.Events = append([]results.CacheEvent(nil), s.payload.CachePolicy.Events...)
-	p.Results = append([]results.Record(nil), s.payload.Results...)
-	s.mu.Unlock()
-	s.r.Finish(&p)
-	if len(s.slos) > 0 {
-		_, _ = loadgen.CheckPayload(&p, s.slos) // sets p.SLO; parsed in Start
-	}
-	return &p
+	return s.verdicts()
 }
 
-// Outcomes evaluates the run-level SLOs on p's records (the same samples
-// as the payload summary: see loadgen.PayloadStats) in the order of SLOs.
+// Outcomes are the run-level SLO outcomes on p's records (the same
+// samples as the payload summary: see loadgen.PayloadStats), in the order
+// of SLOs: the verdicts recorded in p.SLO by Payload.
 func (s *Session) Outcomes(p *results.Payload) []stats.Outcome {
-	ths, _ := stats.ParseThresholds(s.slos...) // parsed in Start
-	return stats.Evaluate(loadgen.PayloadStats(p), ths)
+	return stats.Evaluate(loadgen.PayloadStats(p), s.slos)
+}
+
+// verdicts returns a copy of the payload with its summary and SLO block,
+// recomputing them only when a record, a cache event or the schedule was
+// added since the last call.
+func (s *Session) verdicts() *results.Payload {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cached == nil || s.cachedVersion != s.version {
+		p := *s.payload
+		p.CachePolicy.Events = append([]results.CacheEvent(nil), s.payload.CachePolicy.Events...)
+		p.Results = append([]results.Record(nil), s.payload.Results...)
+		p.Summary = results.Summarize(p.Results)
+		if len(s.slos) > 0 {
+			loadgen.EvaluatePayload(&p, s.slos)
+		}
+		s.cached, s.cachedVersion = &p, s.version
+	}
+	p := *s.cached
+	p.CachePolicy.Events = append([]results.CacheEvent(nil), s.cached.CachePolicy.Events...)
+	p.Results = append([]results.Record(nil), s.cached.Results...)
+	p.SLO = append([]results.SLOResult(nil), s.cached.SLO...)
+	return &p
 }
 
 // Run runs every selected case of w (Start, RunAll, Payload) and returns
@@ -396,43 +416,29 @@ func ResolveCachePolicy(override string, w *workload.Workload) (string, error) {
 	return p, nil
 }
 
-// NewPayload returns an empty payload for a run of w with the reference's
-// fixed notes; fill Results and call Finish.
-func (r *Runner) NewPayload(w *workload.Workload, reps int, cachePolicy string) *results.Payload {
-	path := workload.PayloadPath(w.Path) // as given, ~ expanded (reference: str(Path(p).expanduser()))
-	defaults := w.Defaults
-	if defaults == nil {
-		defaults = map[string]any{}
-	}
+// newPayload returns the empty payload of a run of w (results.BuildPayload,
+// the one payload builder: the reference's fixed notes, the workload block,
+// the transport timeout); the session fills its records.
+func (r *Runner) newPayload(w *workload.Workload, reps int, cachePolicy string) *results.Payload {
 	var timeout *float64
 	if t := r.cfg.requestTimeout(); t > 0 {
 		s := t.Seconds()
 		timeout = &s
 	}
-	return &results.Payload{
+	return results.BuildPayload(results.PayloadInput{
 		RunID:     r.runID,
 		Timestamp: r.stamp,
 		Workload: results.WorkloadInfo{
 			Name:         w.Name,
 			Description:  w.Description,
-			Path:         path,
-			Defaults:     defaults,
+			Path:         workload.PayloadPath(w.Path), // as given, ~ expanded (reference: str(Path(p).expanduser()))
+			Defaults:     w.Defaults,
 			DefaultsJSON: w.DefaultsJSON,
 			Repetitions:  reps,
 		},
-		Transport: results.Transport{
-			RequestTimeoutS: timeout,
-			Note:            "transport safety only; product policy timeouts live in workload cases",
-		},
-		Policy:      results.PolicyNote{Note: "comparison-only unless your product contract explicitly requires it"},
-		CachePolicy: results.CachePolicy{Mode: cachePolicy, Events: []results.CacheEvent{}},
-		Results:     []results.Record{},
-	}
-}
-
-// Finish computes the payload's summary from its results.
-func (r *Runner) Finish(p *results.Payload) {
-	p.Summary = results.Summarize(p.Results)
+		RequestTimeoutS: timeout,
+		CacheMode:       cachePolicy,
+	})
 }
 
 // CacheResetNote is what to tell a user about a cache reset made under

@@ -279,11 +279,12 @@ func (p *parser) parse(data []byte) *Workload {
 				p.add(at{}, field, "want a threshold string like \"ttft_p95_ms <= 500\", got %s", describe(item))
 				continue
 			}
-			if _, err := stats.ParseThreshold(expr); err != nil {
+			th, err := stats.ParseThreshold(expr)
+			if err != nil {
 				p.add(at{}, field, "%v", err)
 				continue
 			}
-			w.SLO = append(w.SLO, expr)
+			w.SLO = append(w.SLO, th)
 		}
 	default:
 		p.add(at{}, "defaults.slo", "want a list of threshold strings, got %s", describe(v))

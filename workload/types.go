@@ -7,6 +7,7 @@ import (
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/openai"
+	"github.com/benchserve/benchserve/stats"
 )
 
 // DefaultMaxTokens is the max_tokens sent when neither the case, its request
@@ -30,10 +31,10 @@ type Workload struct {
 	// CachePolicy is defaults.cache_policy normalized (see
 	// NormalizeCachePolicy), or "" when the workload does not set one.
 	CachePolicy string
-	// SLO are run-level thresholds from defaults.slo (a benchserve
-	// addition the reference ignores), e.g. "ttft_p95_ms <= 500", each
-	// already checked with stats.ParseThreshold.
-	SLO []string
+	// SLO are the run-level thresholds of defaults.slo (a benchserve
+	// addition the reference ignores), e.g. "ttft_p95_ms <= 500", parsed
+	// at load (stats.ParseThreshold; Expr is the text as written).
+	SLO []stats.Threshold
 	// Cases are the cases in file order; never empty.
 	Cases []Case
 	// Warnings are the inputs accepted with the reference's meaning that

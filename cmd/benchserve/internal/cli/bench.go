@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/workload"
 )
 
@@ -53,6 +54,7 @@ type benchFlags struct {
 	tag                     optString
 	overrides               listValue
 	slo                     listValue
+	thresholds              []stats.Threshold // slo, parsed once by commonChecks
 	caseTags                listValue
 	envTags                 string
 	load                    loadFlags

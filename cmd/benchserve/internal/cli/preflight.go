@@ -63,7 +63,8 @@ func commonChecks(f *benchFlags, pr *problems) {
 	} else {
 		f.url = u
 	}
-	if _, err := stats.ParseThresholds(f.slo...); err != nil {
+	var err error
+	if f.thresholds, err = stats.ParseThresholds(f.slo...); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			pr.addUsage("--slo: %s", strings.TrimPrefix(line, "load: "))
 		}

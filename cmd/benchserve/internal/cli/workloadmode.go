@@ -75,7 +75,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		Repetitions: f.repetitions,
 		CachePolicy: f.cachePolicy.val,
 		Tags:        tags,
-		SLOs:        f.slo,
+		SLOs:        f.thresholds,
 		Journal:     results.JournalFor(f.output),
 		CacheReset:  cacheResetReporter(e.stderr),
 		Progress: func(out runner.Outcome, done, total int) {
@@ -130,7 +130,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	}
 	p := sess.Payload()
 	fmt.Fprint(e.stderr, scheduleLine(p.Schedule))
-	sloFailed := printSLOs(e, sess.SLOs(), sess.Outcomes(p))
+	sloFailed := printSLOs(e, sess.Outcomes(p))
 	code = writeWorkload(e, p, format, f.output)
 	journal, _ := sess.Journal()
 	if jerr := sess.FinishJournal(code == ExitOK); jerr != nil {
@@ -214,13 +214,10 @@ func failureReport(failed []results.Record, reps int) string {
 //	SLO ttft_p95_ms <= 500: FAIL (measured 612.4, want <= 500)
 //
 // and reports whether any failed.
-func printSLOs(e *env, thresholds []string, outcomes []stats.Outcome) bool {
+func printSLOs(e *env, outcomes []stats.Outcome) bool {
 	failed := false
-	for i, o := range outcomes {
-		expr := o.Name()
-		if i < len(thresholds) {
-			expr = thresholds[i]
-		}
+	for _, o := range outcomes {
+		expr := o.Expr
 		if o.Skipped > 0 {
 			fmt.Fprintf(e.stderr, "SLO %s: %d requests left out (decode span not observable, see decode_timing)\n", expr, o.Skipped)
 		}
