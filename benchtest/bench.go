@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/serverinfo"
@@ -43,7 +44,7 @@ import (
 func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	b.Helper()
 	env := newBenchEnv(b, opts)
-	w, err := workload.Load(path)
+	w, err := workload.Load(paths.ExpandHome(path))
 	if err != nil {
 		b.Fatalf("benchtest: %v", err)
 	}
@@ -94,7 +95,7 @@ func BenchSweep(b *testing.B, promptSets []string, concurrencies []int, opts ...
 		levels = env.levels
 	}
 	for _, set := range promptSets {
-		prompts, err := sweep.LoadPromptSetFrom(os.Getenv(EnvPromptsDir), set)
+		prompts, err := sweep.LoadPromptSetFrom(paths.ExpandHome(os.Getenv(EnvPromptsDir)), paths.ExpandHome(set))
 		if err != nil {
 			b.Fatalf("benchtest: %v", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/loadgen"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
@@ -215,6 +216,8 @@ func resolve(opts []Option) (config, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	// The one place the plugin expands "~" in paths it is given.
+	cfg.output, cfg.report = paths.ExpandHome(cfg.output), paths.ExpandHome(cfg.report)
 	if cfg.load != nil {
 		if err := cfg.load.Check(); err != nil {
 			return config{}, fmt.Errorf("benchtest: load: %w", err)
@@ -243,11 +246,6 @@ func resolve(opts []Option) (config, error) {
 	}
 	if cfg.report != "" && results.FormatForPath(cfg.report) != results.FormatHTML {
 		return config{}, fmt.Errorf("benchtest: report %s: want an .html path", cfg.report)
-	}
-	for _, out := range []string{cfg.output, cfg.report} {
-		if err := results.CheckWritable(out); out != "" && err != nil {
-			return config{}, fmt.Errorf("benchtest: %w (checked before any request is sent)", err)
-		}
 	}
 	return cfg, nil
 }

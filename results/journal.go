@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/benchserve/benchserve/internal/paths"
 )
 
 // JournalVersion is the journal format version written in every header
@@ -36,11 +34,11 @@ const MaxJournalLineBytes = 64 << 20
 // last).
 var ErrBadJournal = errors.New("results: bad journal")
 
-// JournalPath returns the journal path for an output path: output with
-// "~/" expanded, plus JournalSuffix. The rule is the same for every
+// JournalPath returns the journal path for an output path: output plus
+// JournalSuffix. The rule is the same for every
 // output format, so a user who sees out.db knows to look for
 // out.db.journal.jsonl.
-func JournalPath(output string) string { return paths.ExpandHome(output) + JournalSuffix }
+func JournalPath(output string) string { return output + JournalSuffix }
 
 // JournalFor is where a run writing output journals its records:
 // JournalPath(output) next to an ordinary file; for an output that is a
@@ -49,7 +47,7 @@ func JournalPath(output string) string { return paths.ExpandHome(output) + Journ
 // device in /dev; for "" (results to stdout) likewise a temp name.
 func JournalFor(output string) string {
 	if output != "" {
-		fi, err := os.Stat(paths.ExpandHome(output))
+		fi, err := os.Stat(output)
 		if err != nil || fi.Mode().IsRegular() {
 			return JournalPath(output)
 		}
@@ -168,7 +166,6 @@ type Journal struct {
 // WriteFile does for the output). h.Version is set to JournalVersion.
 // Errors name the path.
 func CreateJournal(path string, h JournalHeader) (*Journal, error) {
-	path = paths.ExpandHome(path)
 	j := &Journal{path: path}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("results: journal %s: %w", path, err)
@@ -350,7 +347,7 @@ func IsJournal(data []byte) bool {
 // ErrBadJournal that names the file and line. Lines over
 // MaxJournalLineBytes are an error too.
 func ReadJournal(path string) (JournalHeader, []Record, error) {
-	f, err := os.Open(paths.ExpandHome(path))
+	f, err := os.Open(path)
 	if err != nil {
 		return JournalHeader{}, nil, fmt.Errorf("results: journal: %w", err)
 	}

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
-	"github.com/benchserve/benchserve/internal/paths"
 )
 
 // Output formats beyond the text Formats. They are written by a writer
@@ -91,10 +89,8 @@ func CheckWritable(path string) error {
 // (FormatForPath; json for an unknown extension), creating missing parent
 // directories. Text formats are written atomically (WriteFileAtomic);
 // sqlite and html go through the writer registered for them, and when none
-// is linked into the binary the error says which import adds it. A leading
-// "~/" is expanded.
+// is linked into the binary the error says which import adds it.
 func WriteFile(p *Payload, path string) error {
-	path = paths.ExpandHome(path)
 	format := FormatForPath(path)
 	if format == "" {
 		format = "json"

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/openai"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
@@ -243,7 +242,7 @@ func prepare(cfg Config) (*plan, error) {
 	}
 
 	if cfg.SystemPromptFile != "" {
-		path := paths.ExpandHome(cfg.SystemPromptFile)
+		path := cfg.SystemPromptFile
 		data, err := readPromptFile(path)
 		if err != nil {
 			errs = append(errs, fileError{fmt.Errorf("sweep: --system-prompt-file not found: %s: %w", path, err)})

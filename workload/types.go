@@ -90,10 +90,11 @@ func (c Case) EffectiveMaxTokens() int {
 
 // InputFiles returns every file the workload was read from: the workload
 // file and each distinct request file of its cases, resolved as the loader
-// resolved them (a leading ~ expanded, relative to the workload file). An
+// resolved them (a request file's leading ~ expanded, relative to the
+// workload file). An
 // output must never be one of them.
 func (w *Workload) InputFiles() []string {
-	out := []string{paths.ExpandHome(w.Path)}
+	out := []string{w.Path}
 	seen := map[string]bool{out[0]: true}
 	for _, c := range w.Cases {
 		if c.RequestPath == "" {

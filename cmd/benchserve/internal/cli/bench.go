@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/stats"
 	"github.com/benchserve/benchserve/workload"
 )
@@ -145,10 +146,31 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	e = e.redacting(f.url, f.apiKey) // no password or token of --url, nor the API key a server echoes, in any output
+	expandHome(&f.output, &f.workload.val, &f.promptFile, &f.systemPromptFile, &f.promptsDir)
+	f.prompts = expandList(f.prompts)
 	if f.workload.set {
 		return runWorkloadMode(ctx, e, f)
 	}
 	return runSweepMode(ctx, e, f)
+}
+
+// expandHome expands a leading "~" in each path flag: the one place the
+// CLI does it (paths.ExpandHome); everything after the door uses the
+// paths as they are.
+func expandHome(ps ...*string) {
+	for _, p := range ps {
+		*p = paths.ExpandHome(*p)
+	}
+}
+
+// expandList is expandHome on each entry of a comma-separated list of
+// names or paths (a builtin prompt set name is left as it is).
+func expandList(s string) string {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		parts[i] = paths.ExpandHome(strings.TrimSpace(p))
+	}
+	return strings.Join(parts, ",")
 }
 
 // tags returns the --case-tag values split at commas, else

@@ -98,6 +98,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	}
 
 	e = e.redacting(f.url, f.apiKey) // no URL secret or echoed API key in any output
+	expandHome(&f.output, &f.workload, &f.prompts, &f.promptsDir)
 	var pr problems
 	cfg, l := f.searchConfig(&pr)
 	if fs.NArg() > 0 {

@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/serverinfo"
@@ -103,76 +98,15 @@ func checkOutputNotInput(f *benchFlags, pr *problems) {
 	}
 }
 
-// sqliteHeader starts every SQLite database file.
-const sqliteHeader = "SQLite format 3\x00"
-
-// checkOutput reports why output could not be written in format, before
-// anything runs: its directory must exist and take new files (the
-// atomic write creates a temporary file there), it must not be a
-// directory, and with sqlite an existing non-empty file must be a SQLite
-// database that can be opened for writing. "" (stdout) is always fine.
+// checkOutput is the one output pre-check (results.CheckOutput) with
+// the flag named: why output could not be written in format, before
+// anything runs. "" (stdout) is always fine.
 func checkOutput(output, format string) error {
 	if output == "" {
 		return nil
 	}
-	path := output
-	if format == "sqlite" {
-		path = paths.ExpandHome(path) // as results.WriteSQLite does
-	}
-	// Written through a symlink to its target (results.WriteFileAtomic).
-	if target, err := results.ResolveOutput(path); err == nil {
-		path = target
-	}
-	if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
-		// A device or FIFO is written through, never replaced.
-		if format == "sqlite" {
-			return fmt.Errorf("--output %s: not a regular file; a SQLite history must be one", output)
-		}
-		return nil
-	}
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("--output %s: directory %s does not exist", output, dir)
-	case err != nil:
-		return fmt.Errorf("--output %s: %w", output, err)
-	case !st.IsDir():
-		return fmt.Errorf("--output %s: %s is not a directory", output, dir)
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("--output %s: is a directory", output)
-	}
-	probe, err := os.CreateTemp(dir, ".benchserve-write-check-*")
-	if err != nil {
-		return fmt.Errorf("--output %s: directory %s is not writable: %w", output, dir, err)
-	}
-	_ = probe.Close()
-	_ = os.Remove(probe.Name())
-	if format == "sqlite" {
-		return checkSQLiteFile(output, path)
-	}
-	return nil
-}
-
-// checkSQLiteFile accepts a missing or empty file, or one starting with
-// the SQLite header that can be opened for writing.
-func checkSQLiteFile(output, path string) error {
-	fh, err := os.OpenFile(path, os.O_RDWR, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("--output %s: cannot open it to append: %w", output, err)
-	}
-	defer fh.Close()
-	hdr := make([]byte, len(sqliteHeader))
-	n, err := io.ReadFull(fh, hdr)
-	if n == 0 && (err == io.EOF || err == nil) {
-		return nil
-	}
-	if n < len(hdr) || string(hdr) != sqliteHeader {
-		return fmt.Errorf("--output %s: the file exists and is not a SQLite database (--format sqlite appends to it); choose another path or format", output)
+	if err := results.CheckOutput(output, format); err != nil {
+		return fmt.Errorf("--output %w", err)
 	}
 	return nil
 }

@@ -58,6 +58,7 @@ func runRecover(_ context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	journal := files[0]
+	expandHome(&journal, output)
 	if results.SameFile(journal, *output) {
 		fmt.Fprintf(e.stderr, "benchserve recover: --output %s is the journal itself: writing the results would destroy it; choose another --output\n", *output)
 		return ExitUsage
