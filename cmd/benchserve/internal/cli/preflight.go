@@ -48,11 +48,13 @@ func (p *problems) report(e *env) int {
 // place (serverinfo.NormalizeBaseURL), --slo expressions must parse,
 // --request-timeout-s must be a usable timeout (checkSeconds), and
 // --output must not name one of the run's input files.
-func commonChecks(f *benchFlags, pr *problems) {
+// w is the loaded workload in workload mode (nil when it did not load, and
+// in sweep mode).
+func commonChecks(f *benchFlags, pr *problems, w *workload.Workload) {
 	if msg := checkSeconds(f.requestTimeoutS); msg != "" {
 		pr.addUsage("--request-timeout-s: %s", msg)
 	}
-	checkOutputNotInput(f, pr)
+	checkOutputNotInput(f, pr, w)
 	if u, err := serverinfo.NormalizeBaseURL(f.url); err != nil {
 		pr.addUsage("--url: %s", strings.TrimPrefix(err.Error(), "serverinfo: "))
 	} else {
@@ -71,14 +73,14 @@ func commonChecks(f *benchFlags, pr *problems) {
 // cleaning and resolving symlinks): the workload in workload mode, the
 // prompt-set files, --prompt-file and --system-prompt-file in sweep mode.
 // Writing the results there would destroy the input.
-func checkOutputNotInput(f *benchFlags, pr *problems) {
+func checkOutputNotInput(f *benchFlags, pr *problems, w *workload.Workload) {
 	if f.output == "" {
 		return
 	}
 	var inputs [][2]string // flag, path
 	if f.workload.set {
 		inputs = append(inputs, [2]string{"--workload", f.workload.val})
-		if w, err := workload.Load(f.workload.val); err == nil {
+		if w != nil {
 			for _, in := range w.InputFiles()[1:] {
 				inputs = append(inputs, [2]string{"a request_path of --workload:", in})
 			}

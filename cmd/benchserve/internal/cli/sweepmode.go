@@ -130,7 +130,7 @@ func isSpace(b byte) bool {
 func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	format := outputFormat(f.format.val, f.output, "table")
 	var pr problems
-	commonChecks(f, &pr)
+	commonChecks(f, &pr, nil)
 	for _, name := range []string{"burstiness", "duration", "max-concurrency", "mix", "goodput", "shard"} {
 		if f.given(name) {
 			pr.addUsage("--%s applies to --workload runs; a prompt sweep takes --request-rate (a list), --num-prompts and --seed", name)

@@ -32,15 +32,16 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	if f.repetitions < 1 {
 		pr.addUsage("--repetitions must be at least 1, got %d", f.repetitions)
 	}
-	commonChecks(f, &pr)
 	tags := f.tags()
-	w, err := workload.Load(f.workload.val)
+	w, err := workload.Load(f.workload.val) // the one load of the run
 	var selected []workload.Case
 	if err != nil {
 		pr.addInput("%v", err)
+		w = nil
 	} else if selected = w.Select(tags); len(selected) == 0 {
 		pr.addUsage("--case-tag %s: no case of %s has any of these tags", strings.Join(tags, ","), f.workload.val)
 	}
+	commonChecks(f, &pr, w)
 	if err := checkOutput(f.output, format); err != nil {
 		pr.addInput("%v", err)
 	}
