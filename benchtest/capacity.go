@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/benchserve/benchserve/internal/capacity"
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -32,7 +33,7 @@ func SearchCapacity(t *testing.T, path string, cfg capacity.Config, floor float6
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("benchtest: %v", err)
 	}
-	w, err := workloads.Load(path)
+	w, err := workloads.Load(paths.ExpandHome(path))
 	if err != nil {
 		t.Fatalf("benchtest: workload did not load: %v", err)
 	}

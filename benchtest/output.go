@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/resultio"
 )
 
@@ -32,7 +31,7 @@ func outputPath(out, test string) string {
 		return ""
 	}
 	name := strings.NewReplacer("/", "_", string(os.PathSeparator), "_").Replace(test)
-	expanded := paths.ExpandHome(out)
+	expanded := out
 	if strings.HasSuffix(out, "/") || isDir(expanded) {
 		return filepath.Join(expanded, name+".json")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
@@ -48,6 +50,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	if len(cfg.concurrencyLevels) > 0 {
 		t.Fatalf("benchtest: WithConcurrencyLevels applies to BenchWorkload; RunWorkload runs at one concurrency (WithConcurrency)")
 	}
+	path = paths.ExpandHome(path)
 	w, err := workloads.Load(path)
 	if err != nil {
 		t.Fatalf("benchtest: workload did not load: %v", err)
@@ -55,7 +58,24 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	for _, warning := range w.Warnings {
 		t.Logf("benchtest: warning: %s", warning)
 	}
+	named := cfg.output
 	cfg.output = outputPath(cfg.output, t.Name())
+	if named != cfg.output && (strings.HasSuffix(named, "/") || isDir(named)) {
+		// An output naming a directory (BENCHSERVE_OUTPUT=out/) is the
+		// directory the user asked for: it is made here, and its files
+		// are then checked as any output.
+		if err := os.MkdirAll(named, 0o755); err != nil {
+			t.Fatalf("benchtest: output directory %s: %v", named, err)
+		}
+	}
+	for _, out := range []string{cfg.output, cfg.report} {
+		if out != "" {
+			// The one output pre-check, as the CLI's: before anything is sent.
+			if err := resultio.CheckOutput(out, ""); err != nil {
+				t.Fatalf("benchtest: output %v (checked before any request is sent)", err)
+			}
+		}
+	}
 	for _, out := range []string{cfg.output, cfg.report} {
 		for _, in := range w.InputFiles() {
 			if out != "" && resultio.SameFile(out, in) {
@@ -82,7 +102,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 		Concurrency: cfg.concurrency,
 		CachePolicy: cfg.cachePolicy,
 		Tags:        cfg.tags,
-		SLOs:        cfg.slos,
+		SLOs:        cfg.thresholds,
 		Include: func(j runner.Job) bool {
 			return cfg.concurrency == 1 || selectedByFlags(t.Name()+"/"+concName(cfg.concurrency), j.Name(max(cfg.repetitions, 1)))
 		},

@@ -10,7 +10,6 @@ import (
 
 	_ "modernc.org/sqlite" // pure-Go driver "sqlite"
 
-	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
@@ -29,7 +28,7 @@ func AppendPayload(p *results.Payload, path string) error {
 
 // WriteRows appends rows (cells in columns order) to table in the SQLite
 // database at path (reference: _write_sqlite_rows), through the pure-Go
-// modernc.org/sqlite driver. A leading "~/" in path is expanded. Table and
+// modernc.org/sqlite driver. Table and
 // column names are checked with ValidateIdentifier before the file is
 // touched. CREATE TABLE IF NOT EXISTS table (schema) and every INSERT run in
 // one transaction: when any statement fails the transaction is rolled
@@ -45,7 +44,6 @@ func WriteRows(ctx context.Context, path, table, schema string, columns []string
 			return err
 		}
 	}
-	path = paths.ExpandHome(path)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		return fmt.Errorf("history: sqlite %s: open: %w", path, err)
@@ -124,7 +122,6 @@ func ReadRows(ctx context.Context, path, table string) (_ []map[string]any, err 
 	if err := resultio.ValidateIdentifier(table, "table"); err != nil {
 		return nil, err
 	}
-	path = paths.ExpandHome(path)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("history: sqlite %s: %w", path, err)
 	}

@@ -67,7 +67,7 @@ func (p *parser) checkExtraBody(where at, field string, extra map[string]any) {
 // MaxFileSize (or an endless one such as /dev/zero) is refused; problems in
 // the content as a *LoadError (see Parse).
 func Load(path string) (*Workload, error) {
-	data, err := readLimited(paths.ExpandHome(path))
+	data, err := readLimited(path)
 	if err != nil {
 		return nil, fmt.Errorf("workload: load %s: %w", path, err)
 	}
@@ -279,11 +279,12 @@ func (p *parser) parse(data []byte) *Workload {
 				p.add(at{}, field, "want a threshold string like \"ttft_p95_ms <= 500\", got %s", describe(item))
 				continue
 			}
-			if _, err := stats.ParseThreshold(expr); err != nil {
+			th, err := stats.ParseThreshold(expr)
+			if err != nil {
 				p.add(at{}, field, "%v", err)
 				continue
 			}
-			w.SLO = append(w.SLO, expr)
+			w.SLO = append(w.SLO, th)
 		}
 	default:
 		p.add(at{}, "defaults.slo", "want a list of threshold strings, got %s", describe(v))
@@ -505,7 +506,7 @@ func (p *parser) scalarsFromRequest(where at, rp string, request map[string]any)
 func (p *parser) loadRequest(where at, rp string) (map[string]any, json.RawMessage) {
 	full := paths.ExpandHome(rp)
 	if !filepath.IsAbs(full) {
-		full = filepath.Join(filepath.Dir(paths.ExpandHome(p.file)), full)
+		full = filepath.Join(filepath.Dir(p.file), full)
 	}
 	if fi, err := os.Stat(full); err == nil && !fi.Mode().IsRegular() {
 		p.add(where, "request_path", "%s: not a regular file", full)

@@ -439,7 +439,9 @@ func TestRealData(t *testing.T) {
 
 func TestDefaultsSLO(t *testing.T) {
 	w := mustParse(t, `{"defaults": {"slo": ["ttft_p95_ms <= 500", "error_rate <= 0.01"]}, "cases": [{"messages": `+userMsg+`}]}`)
-	assert.Equal(t, []string{"ttft_p95_ms <= 500", "error_rate <= 0.01"}, w.SLO)
+	require.Len(t, w.SLO, 2, "both thresholds parsed at load")
+	assert.Equal(t, []string{"ttft_p95_ms <= 500", "error_rate <= 0.01"}, []string{w.SLO[0].Expr, w.SLO[1].Expr}, "as written")
+	assert.Equal(t, 500.0, w.SLO[0].Value, "typed")
 	assert.Nil(t, mustParse(t, `{"cases": [{"messages": `+userMsg+`}]}`).SLO, "no slo: nil")
 
 	_, err := Parse([]byte(`{"defaults": {"slo": ["ttft_p95 <= 500", 3]}, "cases": [{"messages": `+userMsg+`}]}`), "workloads/examples/chat.json")

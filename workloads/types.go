@@ -7,11 +7,12 @@ import (
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // DefaultMaxTokens is the max_tokens sent when neither the case, its request
 // file nor the workload defaults set one (reference: _resolve_max_tokens).
-const DefaultMaxTokens = 256
+const DefaultMaxTokens = openai.DefaultMaxTokens
 
 // Workload is a loaded, validated workload file (reference: Workload).
 type Workload struct {
@@ -30,10 +31,10 @@ type Workload struct {
 	// CachePolicy is defaults.cache_policy normalized (see
 	// NormalizeCachePolicy), or "" when the workload does not set one.
 	CachePolicy string
-	// SLO are run-level thresholds from defaults.slo (a benchserve
-	// addition the reference ignores), e.g. "ttft_p95_ms <= 500", each
-	// already checked with stats.ParseThreshold.
-	SLO []string
+	// SLO are the run-level thresholds of defaults.slo (a benchserve
+	// addition the reference ignores), e.g. "ttft_p95_ms <= 500", parsed
+	// at load (stats.ParseThreshold; Expr is the text as written).
+	SLO []stats.Threshold
 	// Cases are the cases in file order; never empty.
 	Cases []Case
 	// Warnings are the inputs accepted with the reference's meaning that
@@ -89,10 +90,11 @@ func (c Case) EffectiveMaxTokens() int {
 
 // InputFiles returns every file the workload was read from: the workload
 // file and each distinct request file of its cases, resolved as the loader
-// resolved them (a leading ~ expanded, relative to the workload file). An
+// resolved them (a request file's leading ~ expanded, relative to the
+// workload file). An
 // output must never be one of them.
 func (w *Workload) InputFiles() []string {
-	out := []string{paths.ExpandHome(w.Path)}
+	out := []string{w.Path}
 	seen := map[string]bool{out[0]: true}
 	for _, c := range w.Cases {
 		if c.RequestPath == "" {

@@ -11,7 +11,9 @@ import (
 
 // A search against a synthetic server whose TTFT p95 passes 500 ms above
 // 45 req/s (see server in search_test.go). With a real server, the probe
-// is capacity.LoadProbe(loadgen.StreamFunc(client, pick), opts).
+// is capacity.LoadProbe(fn, opts), fn a loadgen.Func sending request i;
+// benchtest.SearchCapacity and benchserve capacity use the engine's probes
+// (runner.Runner.CapacityProbe).
 func ExampleSearch() {
 	slo, _ := stats.ParseThreshold("ttft_p95_ms <= 500")
 	res, err := capacity.Search(context.Background(), server(37), capacity.Config{

@@ -1,6 +1,7 @@
 package capacity_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"testing"
@@ -28,7 +29,7 @@ func queueServer(t *testing.T, slots int, ttft, delay time.Duration) loadgen.Fun
 	t.Cleanup(tr.CloseIdleConnections)
 	c := &stream.Client{BaseURL: srv.URL, HTTP: &http.Client{Transport: tr}}
 	req := stream.Request{Model: srv.Model(), Messages: []map[string]any{{"role": "user", "content": "hi"}}, MaxTokens: 8}
-	return loadgen.StreamFunc(c, func(int) stream.Request { return req })
+	return func(ctx context.Context, _ int) loadgen.Sample { return loadgen.SampleOf(c.ChatStream(ctx, req)) }
 }
 
 // calibrate measures the fixture unloaded: the TTFT p95 and the mean

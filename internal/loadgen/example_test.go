@@ -21,7 +21,9 @@ func Example() {
 	client := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 	req := stream.Request{Model: "benchserve-fixture", Messages: []map[string]any{{"role": "user", "content": "hi"}}}
 
-	run, err := loadgen.RunOpen(context.Background(), loadgen.StreamFunc(client, func(int) stream.Request { return req }),
+	run, err := loadgen.RunOpen(context.Background(), func(ctx context.Context, _ int) loadgen.Sample {
+		return loadgen.SampleOf(client.ChatStream(ctx, req))
+	},
 		loadgen.Open{Rate: 50, Seed: 1, Requests: 10, MaxDuration: time.Minute})
 	if err != nil {
 		fmt.Println(err)

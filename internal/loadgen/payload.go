@@ -56,18 +56,30 @@ func PayloadStats(p *results.Payload) stats.Stats {
 	return Summarize(samples, last.Sub(first), StatsOptions{})
 }
 
-// CheckPayload evaluates run-level thresholds (stats.ParseThreshold syntax) on a
-// workload payload's records and records the outcomes in p.SLO, in the
-// order given. It returns the outcomes, or an error naming every
-// threshold that does not parse (then p is unchanged).
+// EvaluatePayload evaluates run-level thresholds (parsed once, at the
+// door) on a workload payload's records (PayloadStats) and records the
+// outcomes in p.SLO, each named by its threshold as written, in the order
+// given. It returns the outcomes.
+func EvaluatePayload(p *results.Payload, ths []stats.Threshold) []stats.Outcome {
+	outcomes := stats.Evaluate(PayloadStats(p), ths)
+	exprs := make([]string, len(ths))
+	for i, th := range ths {
+		exprs[i] = th.Expr
+	}
+	p.SLO = SLOResults(exprs, outcomes)
+	return outcomes
+}
+
+// CheckPayload is EvaluatePayload for thresholds as text, for a door
+// that has them as written (a merged payload's slo block): it parses them
+// and returns an error naming every one that does not parse (then p is
+// unchanged).
 func CheckPayload(p *results.Payload, thresholds []string) ([]stats.Outcome, error) {
 	ths, err := stats.ParseThresholds(thresholds...)
 	if err != nil {
 		return nil, err
 	}
-	outcomes := stats.Evaluate(PayloadStats(p), ths)
-	p.SLO = SLOResults(thresholds, outcomes)
-	return outcomes, nil
+	return EvaluatePayload(p, ths), nil
 }
 
 // SLOResults turns outcomes into the payload's slo entries, each named by

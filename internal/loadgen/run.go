@@ -10,23 +10,15 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/internal/stats"
-	"github.com/benchserve/benchserve/internal/stream"
 )
 
 // Func sends request i (0-based, in schedule order) of a run and returns
-// its measurement. It is called concurrently; ctx ends when the run's
+// its measurement. The load generator only schedules: the caller supplies
+// the sending (in benchserve, the engine's runner.Session, which judges
+// and records every request). It is called concurrently; ctx ends when the run's
 // duration cap passes or the caller's context ends. Index, Scheduled, Sent
 // and Lag are filled in by the runner.
 type Func func(ctx context.Context, i int) Sample
-
-// StreamFunc returns a Func that streams pick(i) with c and turns the
-// outcome into a Sample (see SampleOf). pick must be safe for concurrent
-// use; cycling over a fixed slice (reqs[i%len(reqs)]) is.
-func StreamFunc(c *stream.Client, pick func(i int) stream.Request) Func {
-	return func(ctx context.Context, i int) Sample {
-		return SampleOf(c.ChatStream(ctx, pick(i)))
-	}
-}
 
 // Closed configures a closed-loop run (the reference's mode): Concurrency
 // workers, each sending its next request as soon as its previous one ended.

@@ -29,7 +29,7 @@ func scripted(t *testing.T, tokens int, ttft, tokenDelay time.Duration) loadgen.
 	}})
 	c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 	req := stream.Request{Model: fixtures.DefaultModel, Messages: []map[string]any{{"role": "user", "content": "hi"}}, MaxTokens: 64}
-	return loadgen.StreamFunc(c, func(int) stream.Request { return req })
+	return streamFunc(c, func(int) stream.Request { return req })
 }
 
 func TestRunClosedCount(t *testing.T) {
@@ -154,7 +154,7 @@ func TestRunWithFixtureErrors(t *testing.T) {
 	}})
 	c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 	prompts := []string{"ok", "500", "stream", "trunc"}
-	fn := loadgen.StreamFunc(c, func(i int) stream.Request {
+	fn := streamFunc(c, func(i int) stream.Request {
 		return stream.Request{Model: fixtures.DefaultModel, Messages: []map[string]any{{"role": "user", "content": prompts[i%4]}}}
 	})
 	run, err := loadgen.RunClosed(t.Context(), fn, loadgen.Closed{Concurrency: 2, Requests: 8})
@@ -163,4 +163,12 @@ func TestRunWithFixtureErrors(t *testing.T) {
 	assert.Equal(t, map[stats.ErrorKind]int{stats.KindHTTP5xx: 2, stats.KindServerError: 2, stats.KindTruncated: 2}, st.Errors, "errors by kind")
 	assert.Equal(t, 2, st.Succeeded, "the plain requests succeeded")
 	assert.InDelta(t, 0.75, st.ErrorRate, 1e-9, "6 of 8 failed")
+}
+
+// streamFunc is a Func streaming pick(i) with c (what the engine's
+// session does, without judging or recording).
+func streamFunc(c *stream.Client, pick func(i int) stream.Request) loadgen.Func {
+	return func(ctx context.Context, i int) loadgen.Sample {
+		return loadgen.SampleOf(c.ChatStream(ctx, pick(i)))
+	}
 }

@@ -59,7 +59,7 @@ func TestShardedRunMerges(t *testing.T) {
 		sh := loadgen.Shard{Index: i, Count: shards}
 		cfg, err := sh.Open(loadgen.Open{Rate: rate, Seed: seed, Duration: dur})
 		require.NoError(t, err, "shard %s", sh)
-		fn := loadgen.StreamFunc(c, func(j int) stream.Request {
+		fn := streamFunc(c, func(j int) stream.Request {
 			// The global index travels in the prompt so the server's log
 			// shows which request of the run it got.
 			text := "request " + strconv.Itoa(sh.Global(j))

@@ -1,11 +1,15 @@
 // Package openai holds the wire types of the OpenAI-compatible chat
 // completions API that benchserve sends and reads: requests, streamed
-// chunks, usage and tool calls. It has no behaviour beyond JSON shapes, so
+// chunks, usage and tool calls. Besides the JSON shapes it holds the few protocol rules every
+// request shares (DefaultMaxTokens, Authorize, ErrorMessage), so
 // the client (package stream), the fixture server (package fixtures) and the
 // quality checks (package checks) agree on one definition.
 package openai
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"net/http"
+)
 
 // Message is one chat message exactly as it travels on the wire. Messages
 // are kept as raw JSON objects so that multimodal content arrays, null
@@ -127,27 +131,16 @@ type FunctionCallDelta struct {
 	Arguments string `json:"arguments,omitempty"`
 }
 
-// ChatRequest is the subset of a chat completions request body that
-// benchserve builds itself. Extra keys from a workload's extra_body are
-// merged on top by the client, so this struct is never the whole story.
-type ChatRequest struct {
-	// Model is the model id to use.
-	Model string `json:"model"`
-	// Messages is the conversation, sent as is.
-	Messages []Message `json:"messages"`
-	// MaxTokens caps the completion, in tokens.
-	MaxTokens int `json:"max_tokens"`
-	// Stream asks for server-sent events.
-	Stream bool `json:"stream"`
-	// StreamOptions asks for a usage chunk; nil omits it.
-	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
-	// EnableThinking turns reasoning on or off on servers that support it; nil
-	// omits it.
-	EnableThinking *bool `json:"enable_thinking,omitempty"`
-}
+// DefaultMaxTokens is the max_tokens benchserve sends when nothing sets
+// one: 256, the reference's default (bench-serve's --max-tokens and
+// `defaults.get("max_tokens", 256)`). Every package uses this constant.
+const DefaultMaxTokens = 256
 
-// StreamOptions asks the server to append a usage chunk to the stream.
-type StreamOptions struct {
-	// IncludeUsage asks for the usage chunk (choices empty) before [DONE].
-	IncludeUsage bool `json:"include_usage"`
+// Authorize sets "Authorization: Bearer <apiKey>" on h when apiKey is not
+// empty: the one place benchserve sets the header, for chat, probes,
+// scrapes and cache resets alike.
+func Authorize(h http.Header, apiKey string) {
+	if apiKey != "" {
+		h.Set("Authorization", "Bearer "+apiKey)
+	}
 }

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -36,11 +36,11 @@ const MaxJournalLineBytes = 64 << 20
 // last).
 var ErrBadJournal = errors.New("results: bad journal")
 
-// JournalPath returns the journal path for an output path: output with
-// "~/" expanded, plus JournalSuffix. The rule is the same for every
+// JournalPath returns the journal path for an output path: output plus
+// JournalSuffix. The rule is the same for every
 // output format, so a user who sees out.db knows to look for
 // out.db.journal.jsonl.
-func JournalPath(output string) string { return paths.ExpandHome(output) + JournalSuffix }
+func JournalPath(output string) string { return output + JournalSuffix }
 
 // JournalFor is where a run writing output journals its records:
 // JournalPath(output) next to an ordinary file; for an output that is a
@@ -49,7 +49,7 @@ func JournalPath(output string) string { return paths.ExpandHome(output) + Journ
 // device in /dev; for "" (results to stdout) likewise a temp name.
 func JournalFor(output string) string {
 	if output != "" {
-		fi, err := os.Stat(paths.ExpandHome(output))
+		fi, err := os.Stat(output)
 		if err != nil || fi.Mode().IsRegular() {
 			return JournalPath(output)
 		}
@@ -81,11 +81,18 @@ type JournalHeader struct {
 	// Expected is how many records the run was to make (cases ×
 	// repetitions), 0 when unknown (a load run bounded by time).
 	Expected int `json:"expected,omitempty"`
+	// Sweep marks a prompt sweep's journal: besides its records it holds
+	// one {"sweep_row": SweepResult} line per finished sweep point.
+	Sweep bool `json:"sweep,omitempty"`
 
 	// CacheEvents are the cache resets journaled after the header
 	// (AppendCacheEvent), in order. Filled by ReadJournal; not part of the
 	// header line.
 	CacheEvents []results.CacheEvent `json:"-"`
+	// SweepRows are the sweep rows journaled after the header
+	// (AppendSweepRow), in order. Filled by ReadJournal; not part of the
+	// header line.
+	SweepRows []results.SweepResult `json:"-"`
 	// TornBytes is the length of an incomplete last line ReadJournal
 	// dropped (the write a kill interrupted), 0 when the journal ended
 	// cleanly. Filled by ReadJournal.
@@ -161,7 +168,6 @@ type Journal struct {
 // WriteFile does for the output). h.Version is set to JournalVersion.
 // Errors name the path.
 func CreateJournal(path string, h JournalHeader) (*Journal, error) {
-	path = paths.ExpandHome(path)
 	j := &Journal{path: path}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("results: journal %s: %w", path, err)
@@ -244,8 +250,23 @@ func (j *Journal) AppendCacheEvent(ev results.CacheEvent) error {
 	return j.writeLine(line)
 }
 
+// AppendSweepRow writes row as one {"sweep_row": …} line: the row of a
+// finished sweep point, computed from the records journaled before it, so
+// that a sweep stopped before its output was written keeps its rows.
+func (j *Journal) AppendSweepRow(row results.SweepResult) error {
+	line, err := pyJSON(journalRow{SweepRow: &row}, jsonOpts{}) // NaN (no timed decode) as null
+	if err != nil {
+		return fmt.Errorf("results: journal %s: sweep row: %w", j.path, err)
+	}
+	return j.writeLine(line)
+}
+
 type journalEvent struct {
 	CacheEvent *results.CacheEvent `json:"cache_event"`
+}
+
+type journalRow struct {
+	SweepRow *results.SweepResult `json:"sweep_row"`
 }
 
 // writeLine writes line + "\n" with one Write call.
@@ -328,7 +349,7 @@ func IsJournal(data []byte) bool {
 // ErrBadJournal that names the file and line. Lines over
 // MaxJournalLineBytes are an error too.
 func ReadJournal(path string) (JournalHeader, []results.Record, error) {
-	f, err := os.Open(paths.ExpandHome(path))
+	f, err := os.Open(path)
 	if err != nil {
 		return JournalHeader{}, nil, fmt.Errorf("results: journal: %w", err)
 	}
@@ -382,6 +403,16 @@ func readJournal(path string, r io.Reader) (JournalHeader, []results.Record, err
 				return h, recs, bad(n, "cache event: %v", err)
 			}
 			h.CacheEvents = append(h.CacheEvents, *ev.CacheEvent)
+			continue
+		}
+		if bytes.HasPrefix(line, []byte(`{"sweep_row"`)) {
+			// A null rate is NaN (no request's decode was timed), as written.
+			row := results.SweepResult{TPOTms: math.NaN(), GenTPS: math.NaN()}
+			jr := journalRow{SweepRow: &row}
+			if err := json.Unmarshal(line, &jr); err != nil || jr.SweepRow == nil {
+				return h, recs, bad(n, "sweep row: %v", err)
+			}
+			h.SweepRows = append(h.SweepRows, *jr.SweepRow)
 			continue
 		}
 		var rec results.Record

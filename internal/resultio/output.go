@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -92,10 +91,8 @@ func CheckWritable(path string) error {
 // (FormatForPath; json for an unknown extension), creating missing parent
 // directories. Text formats are written atomically (WriteFileAtomic);
 // sqlite and html go through the writer registered for them, and when none
-// is linked into the binary the error says which import adds it. A leading
-// "~/" is expanded.
+// is linked into the binary the error says which import adds it.
 func WriteFile(p *results.Payload, path string) error {
-	path = paths.ExpandHome(path)
 	format := FormatForPath(path)
 	if format == "" {
 		format = "json"

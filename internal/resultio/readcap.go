@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/benchserve/benchserve/internal/paths"
 )
 
 // ErrInputTooLarge is wrapped by ReadFileLimit when a file holds more
@@ -18,7 +16,7 @@ var (
 	ErrNotAFile      = errors.New("not a file")
 )
 
-// ReadFileLimit reads the file at path (after "~/" expansion) whole,
+// ReadFileLimit reads the file at path whole,
 // refusing more than limit bytes: a regular file larger than limit fails
 // before anything is read; a pipe or FIFO (e.g. bash's <(…)) is read up
 // to limit+1 bytes and fails when there is more; a directory or a
@@ -26,7 +24,7 @@ var (
 // path and wrap the os error (errors.Is(err, fs.ErrNotExist) works),
 // ErrInputTooLarge or ErrNotAFile.
 func ReadFileLimit(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(paths.ExpandHome(path))
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err // *fs.PathError already names the path
 	}

@@ -3,13 +3,11 @@ package resultio
 import (
 	"os"
 	"path/filepath"
-
-	"github.com/benchserve/benchserve/internal/paths"
 )
 
 // SameFile reports whether paths a and b name the same file, so that a
 // caller can refuse to write an output over one of its inputs before
-// anything runs. A leading "~/" is expanded in both. When both exist it
+// anything runs. When both exist it
 // is os.SameFile (same device and inode: hard links, symlinks and
 // different spellings all match); otherwise the paths are compared after
 // making them absolute, cleaning them and resolving symlinks in the
@@ -20,7 +18,6 @@ func SameFile(a, b string) bool {
 	if a == "" || b == "" {
 		return false
 	}
-	a, b = paths.ExpandHome(a), paths.ExpandHome(b)
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)
 	if errA == nil && errB == nil {

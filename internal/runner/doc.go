@@ -13,7 +13,11 @@
 //     one job (a go test subtest does this), Session.RunAll sends them all,
 //     N in flight. RunCase is one request: the /metrics scrapes around it
 //     (bounded by SideRequestTimeout), the stream, the quality checks.
-//     Prompt sweeps (package sweep) run over the same Runner.
+//     Session.RunRound sends a round of jobs measured as a whole (a prompt
+//     sweep's point, a benchmark iteration: N at once, or an open loop at a
+//     rate) with one bounded scrape before and after it; Session.RunLoad
+//     sends the cases as load. The load generator (package loadgen) only
+//     schedules: the function it calls is the session's.
 //   - Recorded: each job becomes a results.Record with the reference's keys
 //     (reference: run_workload_case, _build_workload_record,
 //     run_bench_serve_workload); Session.Payload is the payload with its

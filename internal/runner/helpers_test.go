@@ -1,8 +1,12 @@
 package runner_test
 
 import (
-	dto "github.com/prometheus/client_model/go"
+	"testing"
 
+	dto "github.com/prometheus/client_model/go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -31,4 +35,12 @@ func histCount(f *dto.MetricFamily) float64 {
 		total += float64(m.GetHistogram().GetSampleCount())
 	}
 	return total
+}
+
+// mustThresholds parses thresholds as a door does.
+func mustThresholds(t *testing.T, exprs ...string) []stats.Threshold {
+	t.Helper()
+	ths, err := stats.ParseThresholds(exprs...)
+	require.NoError(t, err)
+	return ths
 }

@@ -135,12 +135,7 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	}
 	s.mu.Unlock()
 	fn := func(ctx context.Context, i int) loadgen.Sample {
-		out := s.Execute(ctx, pick(i))
-		smp := loadgen.SampleOf(out.Result, out.Err)
-		if out.Err == nil && !out.Record.OK {
-			smp.Kind, smp.Err = stats.KindQuality, errors.New("quality check failed")
-		}
-		return smp
+		return SampleOf(s.Execute(ctx, pick(i)))
 	}
 	var run *loadgen.Run
 	var err error
@@ -168,6 +163,7 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	st := run.Stats(loadgen.StatsOptions{Goodput: l.Goodput})
 	s.mu.Lock()
 	s.payload.Schedule = scheduleOf(l, rate, run, st)
+	s.version++
 	s.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return run, fmt.Errorf("runner: load run stopped after %d requests: %w", len(run.Samples), err)

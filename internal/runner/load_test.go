@@ -24,7 +24,7 @@ func TestRunLoadOpenLoop(t *testing.T) {
 		{"id": "short", "messages": [{"role": "user", "content": "Say hello."}], "checks": {"min_chars": 100000}}]}`)
 	var calls int
 	s, err := r.Start(context.Background(), w, runner.RunOptions{
-		SLOs: []string{"error_rate <= 0.6"},
+		SLOs: mustThresholds(t, "error_rate <= 0.6"),
 		Progress: func(_ runner.Outcome, done, total int) {
 			calls++
 			assert.Equal(t, 20, total, "progress total is the request count")

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
@@ -27,9 +28,10 @@ type RunOptions struct {
 	CachePolicy string
 	// Tags keeps only cases having any of these tags; nil keeps all.
 	Tags []string
-	// SLOs are run-level thresholds ("ttft_p95_ms <= 500", stats syntax)
-	// evaluated by Finish on top of the workload's defaults.slo.
-	SLOs []string
+	// SLOs are run-level thresholds, parsed at the door
+	// (stats.ParseThresholds), evaluated on the payload's records on top of
+	// the workload's defaults.slo.
+	SLOs []stats.Threshold
 	// Include, when set, is asked before a job of RunAll is sent; a job it
 	// refuses sends no request and has no record (go test's -run/-skip).
 	Include func(Job) bool
@@ -45,12 +47,23 @@ type RunOptions struct {
 	// CacheReset, when set, is called after each cache reset the policy
 	// made, with its event (see CacheResetNote for what to tell a user).
 	CacheReset func(ev results.CacheEvent)
+	// Sweep marks the run as a prompt sweep's (its requests are sent by
+	// RunRound, its rows journaled with AppendSweepRow): the journal header
+	// says so, so benchserve recover rebuilds rows.
+	Sweep bool
+	// Expected is the number of records the run is to make, for the
+	// journal header, when they are not the session's jobs (a sweep); 0
+	// means one per job.
+	Expected int
 }
 
 // Job is one request of a run: case Case at repetition Rep (0-based).
 type Job struct {
 	Case workloads.Case
 	Rep  int
+	// Workload, when set, is the workload Case belongs to, named in its
+	// record (a sweep's prompt set); nil means the session's.
+	Workload *workloads.Workload
 }
 
 // Name is the job's stable subtest name: the case id, with "/rep=N" when
@@ -71,7 +84,7 @@ type Session struct {
 	opts   RunOptions
 	reps   int
 	policy string
-	slos   []string
+	slos   []stats.Threshold
 	jobs   []Job
 
 	mu      sync.Mutex
@@ -90,6 +103,11 @@ type Session struct {
 	// journalErr the first error appending to it.
 	journal    *resultio.Journal
 	journalErr error
+	// version counts the changes to payload; cached is the payload with
+	// its summary and verdicts at cachedVersion.
+	version       int
+	cachedVersion int
+	cached        *results.Payload
 }
 
 // Start resolves the run (repetitions, cache policy, the selected cases,
@@ -112,16 +130,13 @@ func (r *Runner) Start(ctx context.Context, w *workloads.Workload, opts RunOptio
 	if err != nil {
 		return nil, err
 	}
-	slos := append(append([]string(nil), w.SLO...), opts.SLOs...)
-	if _, err := stats.ParseThresholds(slos...); err != nil {
-		return nil, fmt.Errorf("runner: %s: %w", w.Path, err)
-	}
+	slos := append(append([]stats.Threshold(nil), w.SLO...), opts.SLOs...)
 	cases := w.Select(opts.Tags)
 	if len(cases) == 0 {
 		return nil, fmt.Errorf("runner: %s: no case has any of the tags %v", w.Path, opts.Tags)
 	}
 	s := &Session{r: r, w: w, opts: opts, reps: reps, policy: policy, slos: slos,
-		payload: r.NewPayload(w, reps, policy)}
+		payload: r.newPayload(w, reps, policy)}
 	// Repetition-major, as the reference: every case of repetition 0, then 1.
 	for rep := range reps {
 		for _, c := range cases {
@@ -131,6 +146,10 @@ func (r *Runner) Start(ctx context.Context, w *workloads.Workload, opts RunOptio
 	if opts.Journal != "" {
 		h := resultio.JournalHeaderFor(s.payload)
 		h.Expected = len(s.jobs)
+		if opts.Expected > 0 {
+			h.Expected = opts.Expected
+		}
+		h.Sweep = opts.Sweep
 		j, err := resultio.CreateJournal(opts.Journal, h)
 		if err != nil {
 			return nil, fmt.Errorf("runner: %w", err)
@@ -148,6 +167,7 @@ func (s *Session) addCacheEvent(ev results.CacheEvent) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.payload.CachePolicy.Events = append(s.payload.CachePolicy.Events, ev)
+	s.version++
 	if s.journal != nil && s.journalErr == nil {
 		s.journalErr = s.journal.AppendCacheEvent(ev)
 	}
@@ -196,14 +216,26 @@ func (s *Session) Repetitions() int { return s.reps }
 // CachePolicy is the resolved cache policy.
 func (s *Session) CachePolicy() string { return s.policy }
 
-// SLOs are the run-level thresholds Finish evaluates (defaults.slo, then
+// SLOs are the run-level thresholds Payload evaluates (defaults.slo, then
 // RunOptions.SLOs).
-func (s *Session) SLOs() []string { return s.slos }
+func (s *Session) SLOs() []stats.Threshold { return s.slos }
 
 // Execute sends one job: a before-case cache reset when the policy says
 // so, then the case (RunCase); its record is added to the payload and
 // Progress is called. It never fails: failures are in the outcome.
 func (s *Session) Execute(ctx context.Context, j Job) Outcome {
+	s.mu.Lock()
+	side := !s.noSideRequests
+	s.mu.Unlock()
+	return s.execute(ctx, j, true, side)
+}
+
+// execute is the one place a request of a run is sent, judged (runCase)
+// and, with record, recorded: added to the payload and the journal and
+// reported to Progress. side says whether the per-request side requests
+// (scrapes, status) are made around it. A request cut by the end of ctx
+// is marked interrupted.
+func (s *Session) execute(ctx context.Context, j Job, record, side bool) Outcome {
 	var reset *results.CacheReset
 	if s.policy == "before-case" {
 		ev := s.r.ClearCache(ctx)
@@ -211,11 +243,18 @@ func (s *Session) Execute(ctx context.Context, j Job) Outcome {
 		id, rp := j.Case.ID, j.Rep
 		s.addCacheEvent(results.CacheEvent{Scope: "before-case", CaseID: &id, Repetition: &rp, Event: ev})
 	}
-	out := s.r.runCase(ctx, s.w, j.Case, j.Rep, reset, !s.noSideRequests)
+	w := s.w
+	if j.Workload != nil {
+		w = j.Workload
+	}
+	out := s.r.runCase(ctx, w, j.Case, j.Rep, reset, side)
 	if ctx.Err() != nil && (out.Err != nil || !out.Record.OK) {
 		// The run was stopped (Ctrl-C, the test's end) while this request
 		// was in flight: not a measurement of the server.
 		results.MarkInterrupted(&out.Record)
+	}
+	if !record {
+		return out
 	}
 	// Progress runs outside mu (it may call Payload) but serialized, in
 	// the order the records were added.
@@ -227,6 +266,7 @@ func (s *Session) Execute(ctx context.Context, j Job) Outcome {
 		out.Record.Shard = &idx
 	}
 	s.payload.Results = append(s.payload.Results, out.Record)
+	s.version++
 	if s.journal != nil && s.journalErr == nil {
 		s.journalErr = s.journal.Append(out.Record)
 	}
@@ -313,26 +353,41 @@ func (s *Session) Done() int {
 }
 
 // Payload returns a copy of the payload so far with its summary computed
-// and the run-level SLOs evaluated on its records (Evaluate). It can be
-// called at any time, e.g. to write what was measured before a stop.
+// and the run-level SLOs evaluated on its records. It can be called at any
+// time, e.g. to write what was measured before a stop; the summary and the
+// verdicts are computed once per change of the records, not per call.
 func (s *Session) Payload() *results.Payload {
-	s.mu.Lock()
-	p := *s.payload
-	p.CachePolicy.Events = append([]results.CacheEvent(nil), s.payload.CachePolicy.Events...)
-	p.Results = append([]results.Record(nil), s.payload.Results...)
-	s.mu.Unlock()
-	s.r.Finish(&p)
-	if len(s.slos) > 0 {
-		_, _ = loadgen.CheckPayload(&p, s.slos) // sets p.SLO; parsed in Start
-	}
-	return &p
+	return s.verdicts()
 }
 
-// Outcomes evaluates the run-level SLOs on p's records (the same samples
-// as the payload summary: see loadgen.PayloadStats) in the order of SLOs.
+// Outcomes are the run-level SLO outcomes on p's records (the same
+// samples as the payload summary: see loadgen.PayloadStats), in the order
+// of SLOs: the verdicts recorded in p.SLO by Payload.
 func (s *Session) Outcomes(p *results.Payload) []stats.Outcome {
-	ths, _ := stats.ParseThresholds(s.slos...) // parsed in Start
-	return stats.Evaluate(loadgen.PayloadStats(p), ths)
+	return stats.Evaluate(loadgen.PayloadStats(p), s.slos)
+}
+
+// verdicts returns a copy of the payload with its summary and SLO block,
+// recomputing them only when a record, a cache event or the schedule was
+// added since the last call.
+func (s *Session) verdicts() *results.Payload {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cached == nil || s.cachedVersion != s.version {
+		p := *s.payload
+		p.CachePolicy.Events = append([]results.CacheEvent(nil), s.payload.CachePolicy.Events...)
+		p.Results = append([]results.Record(nil), s.payload.Results...)
+		p.Summary = results.Summarize(p.Results)
+		if len(s.slos) > 0 {
+			loadgen.EvaluatePayload(&p, s.slos)
+		}
+		s.cached, s.cachedVersion = &p, s.version
+	}
+	p := *s.cached
+	p.CachePolicy.Events = append([]results.CacheEvent(nil), s.cached.CachePolicy.Events...)
+	p.Results = append([]results.Record(nil), s.cached.Results...)
+	p.SLO = append([]results.SLOResult(nil), s.cached.SLO...)
+	return &p
 }
 
 // Run runs every selected case of w (Start, RunAll, Payload) and returns
@@ -362,43 +417,29 @@ func ResolveCachePolicy(override string, w *workloads.Workload) (string, error) 
 	return p, nil
 }
 
-// NewPayload returns an empty payload for a run of w with the reference's
-// fixed notes; fill Results and call Finish.
-func (r *Runner) NewPayload(w *workloads.Workload, reps int, cachePolicy string) *results.Payload {
-	path := workloads.PayloadPath(w.Path) // as given, ~ expanded (reference: str(Path(p).expanduser()))
-	defaults := w.Defaults
-	if defaults == nil {
-		defaults = map[string]any{}
-	}
+// newPayload returns the empty payload of a run of w (resultio.BuildPayload,
+// the one payload builder: the reference's fixed notes, the workload block,
+// the transport timeout); the session fills its records.
+func (r *Runner) newPayload(w *workloads.Workload, reps int, cachePolicy string) *results.Payload {
 	var timeout *float64
 	if t := r.cfg.requestTimeout(); t > 0 {
 		s := t.Seconds()
 		timeout = &s
 	}
-	return &results.Payload{
+	return resultio.BuildPayload(resultio.PayloadInput{
 		RunID:     r.runID,
 		Timestamp: r.stamp,
 		Workload: results.WorkloadInfo{
 			Name:         w.Name,
 			Description:  w.Description,
-			Path:         path,
-			Defaults:     defaults,
+			Path:         workloads.PayloadPath(w.Path), // as given, ~ expanded (reference: str(Path(p).expanduser()))
+			Defaults:     w.Defaults,
 			DefaultsJSON: w.DefaultsJSON,
 			Repetitions:  reps,
 		},
-		Transport: results.Transport{
-			RequestTimeoutS: timeout,
-			Note:            "transport safety only; product policy timeouts live in workload cases",
-		},
-		Policy:      results.PolicyNote{Note: "comparison-only unless your product contract explicitly requires it"},
-		CachePolicy: results.CachePolicy{Mode: cachePolicy, Events: []results.CacheEvent{}},
-		Results:     []results.Record{},
-	}
-}
-
-// Finish computes the payload's summary from its results.
-func (r *Runner) Finish(p *results.Payload) {
-	p.Summary = results.Summarize(p.Results)
+		RequestTimeoutS: timeout,
+		CacheMode:       cachePolicy,
+	})
 }
 
 // CacheResetNote is what to tell a user about a cache reset made under
@@ -423,26 +464,13 @@ func CacheResetNote(scope string, ev results.CacheReset) string {
 	return fmt.Sprintf("cache reset %s refused: %s; the server's cache was not cleared, so %q measured as \"preserve\"", scope, why, scope)
 }
 
-// cacheResetMessage is the server's message in a refused reset's answer:
-// error.message, error (a string), message or the text of a non-JSON
-// body, cut to 200 bytes.
+// cacheResetMessage is the server's message in a refused reset's answer
+// (openai.ErrorMessageOf, the one reader; the text of a non-JSON body),
+// at most 200 bytes, cut on a code point boundary.
 func cacheResetMessage(resp map[string]any) string {
-	var msg string
-	switch e := resp["error"].(type) {
-	case map[string]any:
-		msg, _ = e["message"].(string)
-	case string:
-		msg = e
-	}
-	if msg == "" {
-		msg, _ = resp["message"].(string)
-	}
+	msg := openai.ErrorMessageOf(resp)
 	if msg == "" {
 		msg, _ = resp["text"].(string)
 	}
-	msg = strings.TrimSpace(msg)
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	return msg
+	return openai.Truncate(strings.TrimSpace(msg), 200)
 }

@@ -1,13 +1,10 @@
 package runner
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -63,6 +60,10 @@ type Config struct {
 	// MaxContentChars bounds the content kept per record with
 	// IncludeContent (code points); 0 means 1,000,000.
 	MaxContentChars int
+	// SideRequestTimeout bounds each side request (the /metrics scrapes
+	// and the /v1/status read around a case or a sweep round); 0 means
+	// SideRequestTimeout, the package default.
+	SideRequestTimeout time.Duration
 }
 
 // redactedError is an error whose text had secrets replaced; errors.Is
@@ -216,7 +217,7 @@ func (r *Runner) modelError(ctx context.Context) error {
 	var st *serverinfo.StatusError
 	switch {
 	case errors.As(err, &reach):
-		return fmt.Errorf("runner: cannot reach a server at %s: %w", shown, reach.Err)
+		return &unreachableError{msg: fmt.Sprintf("runner: cannot reach a server at %s: %v", shown, reach.Err), err: reach.Err}
 	case errors.As(err, &st) && (st.StatusCode == 401 || st.StatusCode == 403):
 		return fmt.Errorf("runner: the server at %s refused the request: HTTP %d from GET /v1/models: %s; check the API key (--api-key or BENCHSERVE_API_KEY)", shown, st.StatusCode, orNone(st.Message))
 	case errors.As(err, &st):
@@ -224,6 +225,20 @@ func (r *Runner) modelError(ctx context.Context) error {
 	}
 	return fmt.Errorf("runner: could not determine the model id from %s/v1/models; pass one (--model or BENCHSERVE_MODEL)", shown)
 }
+
+// ErrUnreachable is wrapped by New's error when nothing answered at the
+// server's address (connection refused, no route, DNS): the doors add how
+// to start a server. Test with errors.Is.
+var ErrUnreachable = errors.New("server unreachable")
+
+// unreachableError is New's error for a server that did not answer.
+type unreachableError struct {
+	msg string
+	err error
+}
+
+func (e *unreachableError) Error() string   { return e.msg }
+func (e *unreachableError) Unwrap() []error { return []error{ErrUnreachable, e.err} }
 
 func orNone(s string) string {
 	if s == "" {
@@ -243,12 +258,6 @@ func (r *Runner) RunID() string { return r.runID }
 
 // Timestamp is the run's start time, ISO 8601 in UTC.
 func (r *Runner) Timestamp() string { return r.stamp }
-
-// Prober gives access to the metadata probes (cache reset, status).
-func (r *Runner) Prober() *serverinfo.Prober { return r.prober }
-
-// Client is the streaming client the runner uses.
-func (r *Runner) Client() *stream.Client { return r.client }
 
 // ClearCache resets the server's caches (DELETE /v1/cache) and returns the
 // event to record.
@@ -284,7 +293,7 @@ func (r *Runner) RunCase(ctx context.Context, w *workloads.Workload, c workloads
 // counters are null and the memory figures come from the runtime probe.
 func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads.Case, rep int, cacheReset *results.CacheReset, sideRequests bool) Outcome {
 	req := CaseRequest(r.model, c)
-	side := SideRequestTimeout
+	side := r.sideTimeout()
 	if req.Timeout > 0 && req.Timeout < side {
 		side = req.Timeout
 	}
@@ -612,7 +621,18 @@ func truncateRunes(s string, n int) string {
 // hangs costs that case its cache counters (null), never the run.
 const SideRequestTimeout = 5 * time.Second
 
-// scrapeWithin is Scrape bounded by limit.
+// sideTimeout is Config.SideRequestTimeout or the package default.
+func (r *Runner) sideTimeout() time.Duration {
+	if r.cfg.SideRequestTimeout > 0 {
+		return r.cfg.SideRequestTimeout
+	}
+	return SideRequestTimeout
+}
+
+// scrapeWithin reads the server's prefix-cache counters (scrape.Fetch)
+// within limit; the zero Counters (every counter unavailable) when the
+// scrape fails, was given up on, or the runner was configured with
+// NoScrape.
 func (r *Runner) scrapeWithin(ctx context.Context, limit time.Duration) scrape.Counters {
 	if r.cfg.NoScrape || r.scrapeOff.Load() {
 		return scrape.Counters{}
@@ -654,49 +674,12 @@ func (r *Runner) warn(msg string) {
 	}
 }
 
-// Scrape reads the server's prefix-cache counters from /metrics (see
-// scrape.Fetch); the zero Counters (every counter unavailable) when the
-// scrape fails or the runner was configured with NoScrape.
-func (r *Runner) Scrape(ctx context.Context) scrape.Counters {
-	if r.cfg.NoScrape {
-		return scrape.Counters{}
-	}
-	c, _ := scrape.Fetch(ctx, r.hc, r.cfg.URL, r.cfg.APIKey)
-	return c
-}
-
-// CountPromptTokens sends a non-streaming max_tokens=1 completion and
-// returns usage.prompt_tokens, 0 on any failure (reference:
-// count_prompt_tokens).
+// CountPromptTokens sends a non-streaming max_tokens=1 completion of msgs
+// (stream.Client.CountPromptTokens, the one request builder) and returns
+// usage.prompt_tokens, 0 on any failure (reference: count_prompt_tokens).
 func (r *Runner) CountPromptTokens(ctx context.Context, msgs []openai.Message) int {
-	body, err := json.Marshal(map[string]any{"model": r.model, "messages": msgs, "max_tokens": 1, "stream": false})
-	if err != nil {
-		return 0
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.cfg.URL+"/v1/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		return 0
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if r.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+r.cfg.APIKey)
-	}
-	resp, err := r.hc.Do(req)
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-		return 0
-	}
-	var data struct {
-		Usage *openai.Usage `json:"usage"`
-	}
-	if json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&data) != nil || data.Usage == nil {
-		return 0
-	}
-	return data.Usage.PromptTokens
+	n, _ := r.client.CountPromptTokens(ctx, stream.Request{Model: r.model, Messages: msgs})
+	return n
 }
 
 // itlStats summarizes every chunk gap of res, kept or not (nil without

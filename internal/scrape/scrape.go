@@ -12,6 +12,8 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/benchserve/benchserve/internal/openai"
 )
 
 // Dialect names reported in Counters.Dialect, in the order Parse tries
@@ -260,9 +262,7 @@ func Fetch(ctx context.Context, hc *http.Client, baseURL, apiKey string) (Counte
 		return Counters{}, fmt.Errorf("scrape: fetch: %w", err)
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,application/openmetrics-text;version=1.0.0;q=0.5,*/*;q=0.1")
-	if apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
-	}
+	openai.Authorize(req.Header, apiKey)
 	resp, err := hc.Do(req)
 	if err != nil {
 		return Counters{}, fmt.Errorf("scrape: fetch: %w", err)

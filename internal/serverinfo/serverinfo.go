@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -50,9 +51,7 @@ func (p *Prober) do(ctx context.Context, method, path string) (int, []byte, http
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("serverinfo: %s %s: %w", method, path, err)
 	}
-	if p.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+p.APIKey)
-	}
+	openai.Authorize(req.Header, p.APIKey)
 	resp, err := p.client().Do(req)
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("serverinfo: %s %s: %w", method, path, err)

@@ -1,9 +1,9 @@
 package serverinfo
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
+
+	"github.com/benchserve/benchserve/internal/openai"
 )
 
 // StatusError is returned by Models when the server answered with an HTTP
@@ -16,7 +16,7 @@ type StatusError struct {
 	// StatusCode is the HTTP status, e.g. 401.
 	StatusCode int
 	// Message is the server's error message (the JSON error's "message",
-	// or the first 200 characters of a text body); "" when none.
+	// or the start of a text body, at most 200 bytes cut on a code point); "" when none.
 	Message string
 }
 
@@ -29,26 +29,6 @@ func (e *StatusError) Error() string {
 	return msg
 }
 
-// serverMessage extracts the message of an error body: OpenAI's
-// {"error": {"message": …}}, {"error": "…"}, {"message": …} or {"detail":
-// …}, else the trimmed text (at most 200 characters).
-func serverMessage(body []byte) string {
-	var data map[string]any
-	if json.Unmarshal(body, &data) == nil {
-		if e, ok := data["error"].(map[string]any); ok {
-			if m, ok := e["message"].(string); ok {
-				return m
-			}
-		}
-		for _, k := range []string{"error", "message", "detail"} {
-			if m, ok := data[k].(string); ok {
-				return m
-			}
-		}
-	}
-	s := strings.TrimSpace(string(body))
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:200]) + "…"
-	}
-	return s
-}
+// serverMessage is the server's message in an error body
+// (openai.ErrorMessage, the one reader), at most 200 bytes.
+func serverMessage(body []byte) string { return openai.ErrorMessage(body, 200) }

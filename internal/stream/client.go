@@ -38,7 +38,7 @@ var (
 )
 
 const (
-	defaultMaxTokens = 256
+	defaultMaxTokens = openai.DefaultMaxTokens
 	// errorBodyLimit caps the message taken from an error body.
 	errorBodyLimit = 2 << 10
 	// errorBodyRead caps how much of an error body is read to find it.
@@ -159,7 +159,11 @@ func (c *Client) url(path string) string {
 // {include_usage: true}, enable_thinking when non-nil, then req.ExtraBody
 // keys merged over it (extra wins, as the reference's body.update). Errors
 // come from encoding/json (e.g. a message holding a channel).
-func BuildBody(req Request) ([]byte, error) {
+func BuildBody(req Request) ([]byte, error) { return buildBody(req, true) }
+
+// buildBody is the one request builder: BuildBody's body, streamed or
+// not (a non-streamed body has "stream": false and no stream_options).
+func buildBody(req Request, streamed bool) ([]byte, error) {
 	maxTokens := req.MaxTokens
 	if maxTokens == 0 {
 		maxTokens = defaultMaxTokens
@@ -172,8 +176,11 @@ func BuildBody(req Request) ([]byte, error) {
 		"model":          req.Model,
 		"messages":       msgs,
 		"max_tokens":     maxTokens,
-		"stream":         true,
+		"stream":         streamed,
 		"stream_options": map[string]any{"include_usage": true},
+	}
+	if !streamed {
+		delete(body, "stream_options")
 	}
 	if req.EnableThinking != nil {
 		body["enable_thinking"] = *req.EnableThinking
@@ -184,11 +191,7 @@ func BuildBody(req Request) ([]byte, error) {
 	return json.Marshal(body)
 }
 
-func (c *Client) setHeaders(h http.Header) {
-	if c.APIKey != "" {
-		h.Set("Authorization", "Bearer "+c.APIKey)
-	}
-}
+func (c *Client) setHeaders(h http.Header) { openai.Authorize(h, c.APIKey) }
 
 // ChatStream sends one streamed chat completion and measures it. It ports
 // the reference's stream_chat_completion: POST {BaseURL}/v1/chat/completions
@@ -649,4 +652,37 @@ func appendBounded(b *strings.Builder, p []byte, limit int) bool {
 	}
 	b.Write(p[:cut])
 	return true
+}
+
+// CountPromptTokens sends req without streaming, with max_tokens 1, and
+// returns usage.prompt_tokens (reference: count_prompt_tokens). Errors:
+// the request could not be sent, an HTTP error (*HTTPError), a body
+// without usage.
+func (c *Client) CountPromptTokens(ctx context.Context, req Request) (int, error) {
+	req.MaxTokens = 1
+	body, err := buildBody(req, false)
+	if err != nil {
+		return 0, fmt.Errorf("stream: count prompt tokens: %w", err)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url("/v1/chat/completions"), bytes.NewReader(body))
+	if err != nil {
+		return 0, fmt.Errorf("stream: count prompt tokens: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	c.setHeaders(hreq.Header)
+	resp, err := c.httpClient().Do(hreq)
+	if err != nil {
+		return 0, fmt.Errorf("stream: count prompt tokens: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return 0, readHTTPError(resp)
+	}
+	var data struct {
+		Usage *openai.Usage `json:"usage"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&data); err != nil || data.Usage == nil {
+		return 0, fmt.Errorf("stream: count prompt tokens: no usage in the answer")
+	}
+	return data.Usage.PromptTokens, nil
 }

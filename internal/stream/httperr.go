@@ -11,7 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/benchserve/benchserve/internal/openai"
 )
 
 // readHTTPError builds the *HTTPError for a non-2xx response, reading at
@@ -101,47 +102,9 @@ func htmlMessage(b []byte) string {
 
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// errorBodyMessage extracts the server's message from an error body:
-// {"error":{"message":…}}, {"error":"…"}, {"detail":…} (FastAPI; non-string
-// details are shown as JSON), {"message":…}; else the trimmed text.
-func errorBodyMessage(b []byte) string {
-	b = bytes.TrimSpace(b)
-	var v map[string]any
-	if json.Unmarshal(b, &v) == nil {
-		if m, ok := messageFrom(v["error"]); ok {
-			return m
-		}
-		if m, ok := messageFrom(v["detail"]); ok {
-			return m
-		}
-		if m, ok := v["message"].(string); ok && m != "" {
-			return m
-		}
-	}
-	return truncateUTF8(string(b), errorBodyLimit)
-}
-
-// messageFrom reads a message out of an "error" or "detail" value.
-func messageFrom(v any) (string, bool) {
-	switch e := v.(type) {
-	case nil:
-		return "", false
-	case string:
-		return e, e != ""
-	case map[string]any:
-		if m, ok := e["message"].(string); ok && m != "" {
-			return m, true
-		}
-		if m, ok := messageFrom(e["error"]); ok {
-			return m, true
-		}
-	}
-	j, err := json.Marshal(v)
-	if err != nil {
-		return "", false
-	}
-	return string(j), true
-}
+// errorBodyMessage is the server's message in an error body
+// (openai.ErrorMessage, the one reader), at most errorBodyLimit bytes.
+func errorBodyMessage(b []byte) string { return openai.ErrorMessage(b, errorBodyLimit) }
 
 // serverError builds a *ServerError from the value of an in-stream error:
 // a JSON string, an object with message/code/type (or a nested "error"), or
@@ -195,14 +158,6 @@ func scalarString(v any) string {
 	return ""
 }
 
-// truncateUTF8 cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strings.ToValidUTF8(s[:cut], "") + "…"
-}
+// truncateUTF8 cuts s to at most n bytes on a rune boundary, marking the
+// cut (openai.Truncate).
+func truncateUTF8(s string, n int) string { return openai.Truncate(s, n) }

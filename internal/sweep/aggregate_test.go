@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,30 +12,35 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/runner"
-	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
-// ok is a request that finished without error.
-func ok(ttft, tpot, e2e, gen, prompt float64, completion int, validated bool) reqResult {
-	return reqResult{
-		res: &stream.Result{
+// ok is the record of a request that finished without error; not
+// validated, it failed the basic validation.
+func ok(ttft, tpot, e2e, gen, prompt float64, completion int, validated bool) *results.Record {
+	rec := &results.Record{
+		Metrics: results.Metrics{
 			TTFTms: ttft, TPOTms: tpot, E2ELms: e2e, GenTPS: gen, PromptTPS: prompt,
 			CompletionTokens: completion,
 		},
-		validated: validated,
-		why:       map[bool]string{false: "Empty response content"}[validated],
+		Quality: results.Quality{OK: validated},
 	}
+	if !validated {
+		rec.Quality.Issues = []string{"Empty response content"}
+	}
+	return rec
 }
 
 // failed is an errored request whose partial result has large values, so
 // that counting it anywhere would move every expected figure.
-func failed() reqResult {
-	return reqResult{
-		res: &stream.Result{
+func failed() *results.Record {
+	return &results.Record{
+		Metrics: results.Metrics{
 			TTFTms: 9000, TPOTms: 900, E2ELms: 64000, GenTPS: 999, PromptTPS: 9999,
 			CompletionTokens: 5000,
 		},
-		err: errors.New("stream: read: connection reset"),
+		Error:   "stream: read: connection reset",
+		Quality: results.Quality{Issues: []string{"request error: stream: read: connection reset"}},
 	}
 }
 
@@ -49,13 +53,13 @@ func failed() reqResult {
 func TestAggregate(t *testing.T) {
 	tests := []struct {
 		name        string
-		reqs        []reqResult
+		reqs        []*results.Record
 		concurrency int
 		want        aggregation
 	}{
 		{
 			name: "two_ok_one_errored",
-			reqs: []reqResult{
+			reqs: []*results.Record{
 				ok(100, 20, 1000, 50, 400, 40, true),
 				failed(),
 				ok(300, 30, 2000, 30, 200, 60, true),
@@ -71,7 +75,7 @@ func TestAggregate(t *testing.T) {
 		},
 		{
 			name: "four_ok_uneven",
-			reqs: []reqResult{
+			reqs: []*results.Record{
 				ok(50, 10, 500, 80, 1000, 10, true),
 				ok(150, 12, 4000, 60, 600, 90, true),
 				ok(250, 14, 1500, 40, 400, 50, true),
@@ -86,7 +90,7 @@ func TestAggregate(t *testing.T) {
 		},
 		{
 			name: "one_not_validated",
-			reqs: []reqResult{
+			reqs: []*results.Record{
 				ok(100, 20, 1000, 50, 400, 40, true),
 				ok(100, 20, 500, 50, 400, 40, false),
 			},
@@ -99,7 +103,7 @@ func TestAggregate(t *testing.T) {
 		},
 		{
 			name: "errored_not_validated_does_not_count",
-			reqs: []reqResult{
+			reqs: []*results.Record{
 				ok(100, 20, 250, 50, 400, 10, true),
 				failed(),
 			},
@@ -112,7 +116,7 @@ func TestAggregate(t *testing.T) {
 		},
 		{
 			name: "zero_e2e_leaves_rates_zero",
-			reqs: []reqResult{
+			reqs: []*results.Record{
 				ok(0, 0, 0, 0, 0, 0, true),
 			},
 			concurrency: 1,
@@ -120,14 +124,19 @@ func TestAggregate(t *testing.T) {
 		},
 		{
 			name:        "all_errored",
-			reqs:        []reqResult{failed(), failed()},
+			reqs:        []*results.Record{failed(), failed()},
 			concurrency: 2,
 			want:        aggregation{failed: 2, reasons: []string{"stream: read: connection reset"}},
 		},
 		{
 			name: "capped_by_max_tokens",
-			reqs: []reqResult{
-				func() reqResult { r := ok(100, 20, 1000, 50, 400, 40, false); r.res.FinishReason = "length"; return r }(),
+			reqs: []*results.Record{
+				func() *results.Record {
+					r := ok(100, 20, 1000, 50, 400, 40, false)
+					fr := "length"
+					r.Quality.FinishReason, r.Quality.Issues = &fr, []string{"Truncated (finish_reason=length)"}
+					return r
+				}(),
 			},
 			concurrency: 1,
 			// Not validated (the reference's rule), but counted as capped,
@@ -146,7 +155,7 @@ func TestAggregate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := aggregate(tc.reqs, tc.concurrency)
+			got := aggregate(tc.reqs, tc.concurrency, true)
 			assert.Equal(t, tc.want.valid, got.valid, "number of non-errored requests")
 			assert.Equal(t, tc.want.ttft, got.ttft, "mean ttft (ms) over non-errored requests")
 			assert.Equal(t, tc.want.tpot, got.tpot, "mean tpot (ms) over non-errored requests")

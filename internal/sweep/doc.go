@@ -4,8 +4,11 @@
 // closed loop of Concurrency simultaneous streaming requests, aggregated
 // into one results.SweepResult row (reference: run_bench_serve,
 // expand_sweep, load_prompt_set, run_concurrent_requests,
-// count_prompt_tokens). Run sends its requests over a *runner.Runner,
-// the one description of the server (URL, key, client, timeouts, model).
+// count_prompt_tokens). Run sends its requests through the one engine: a
+// runner.Session on a *runner.Runner (the one description of the server:
+// URL, key, client, timeouts, model), one Session.RunRound per point, so
+// every request is judged, recorded, journaled and bounded as in a
+// workload run, and a row is a view of its round's records (Row).
 //
 // Builtin prompt sets (short, medium, long, thinking) are embedded; any
 // other name is a file path in the flat or multi-message format (see

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/internal/openai"
-	"github.com/benchserve/benchserve/internal/paths"
 )
 
 //go:embed prompts/*.json
@@ -38,7 +37,8 @@ var BuiltinNames = []string{"long", "medium", "short", "thinking"}
 var ErrPromptSetNotFound = errors.New("prompt set not found")
 
 // LoadPromptSet loads a prompt set by builtin name (see BuiltinNames) or
-// file path (reference: load_prompt_set). A leading "~/" is expanded.
+// file path (reference: load_prompt_set), used as given (a leading "~" is
+// the door's to expand).
 //
 // Two file formats are accepted, chosen by the first entry:
 //
@@ -58,8 +58,7 @@ func LoadPromptSet(nameOrPath string) ([][]openai.Message, error) {
 }
 
 // LoadPromptSetFrom is LoadPromptSet with builtin names resolved from dir
-// first: with dir set, a builtin name loads dir/<name>.json (a leading ~
-// in dir is expanded), so an installed vllm-mlx's bench_serve_prompts/
+// first: with dir set, a builtin name loads dir/<name>.json, so an installed vllm-mlx's bench_serve_prompts/
 // directory reproduces the reference's prompts under the same labels. A
 // builtin name missing from dir is an error wrapping ErrPromptSetNotFound
 // (never a silent fallback to the embedded texts, which would mix two
@@ -71,7 +70,7 @@ func LoadPromptSetFrom(dir, nameOrPath string) ([][]openai.Message, error) {
 		err  error
 	)
 	if dir != "" && slices.Contains(BuiltinNames, nameOrPath) {
-		target := filepath.Join(paths.ExpandHome(dir), nameOrPath+".json")
+		target := filepath.Join(dir, nameOrPath+".json")
 		data, err = os.ReadFile(target)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("sweep: builtin prompt set '%s' not found at %s (prompts dir): %w", nameOrPath, target, ErrPromptSetNotFound)
@@ -87,7 +86,7 @@ func LoadPromptSetFrom(dir, nameOrPath string) ([][]openai.Message, error) {
 			return nil, fmt.Errorf("sweep: builtin prompt set '%s' not found: %w", nameOrPath, ErrPromptSetNotFound)
 		}
 	} else {
-		path := paths.ExpandHome(nameOrPath)
+		path := nameOrPath
 		data, err = readPromptFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("sweep: unknown prompt set name or missing file: '%s'. Builtin names are: %s: %w",

@@ -10,18 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
-	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/openai"
-	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/runner"
-	"github.com/benchserve/benchserve/internal/scrape"
 	"github.com/benchserve/benchserve/internal/serverinfo"
-	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // Defaults of the reference's run_bench_serve, used for zero Config fields.
@@ -32,7 +27,7 @@ var (
 
 const (
 	// DefaultMaxTokens is max_tokens per request when Config.MaxTokens is 0.
-	DefaultMaxTokens = 256
+	DefaultMaxTokens = workloads.DefaultMaxTokens
 	// DefaultRepetitions is used when Config.Repetitions is 0.
 	DefaultRepetitions = 3
 )
@@ -120,6 +115,13 @@ type Config struct {
 
 	// Progress receives the reference's progress lines; nil discards them.
 	Progress io.Writer
+	// Journal, when set, is the path of the sweep's journal (see
+	// runner.RunOptions.Journal): every measured request's record and every
+	// finished row is appended to it as it happens, so `benchserve
+	// recover` rebuilds the rows of a sweep stopped before its output was
+	// written. The caller ends it (Sweep.Session().FinishJournal) after
+	// writing the output; the package function Run does that itself.
+	Journal string
 }
 
 // promptSet is one loaded prompt set.
@@ -240,7 +242,7 @@ func prepare(cfg Config) (*plan, error) {
 	}
 
 	if cfg.SystemPromptFile != "" {
-		path := paths.ExpandHome(cfg.SystemPromptFile)
+		path := cfg.SystemPromptFile
 		data, err := readPromptFile(path)
 		if err != nil {
 			errs = append(errs, fileError{fmt.Errorf("sweep: --system-prompt-file not found: %s: %w", path, err)})
@@ -286,10 +288,10 @@ func Validate(cfg Config) error {
 	return err
 }
 
-// Run runs the sweep on the server r is connected to and returns one
+// Run runs the sweep on the server eng is connected to and returns one
 // outcome per point of Expand, in its order (reference: run_bench_serve
 // without the output step, which is the caller's: see resultio.FormatSweep
-// and history.AppendSweep).
+// and history.AppendSweep). It is Start followed by Sweep.Run.
 //
 // Input problems are reported before any request, joined, wrapping
 // ErrInput. Request failures are not errors: they are counted in each
@@ -298,30 +300,145 @@ func Validate(cfg Config) error {
 // false and zero measurements, as in the reference. When ctx is cancelled
 // Run returns the outcomes finished so far together with ctx's error.
 //
-// For each point, Run: warms up (Warmup rounds, first repetition only),
-// scrapes /metrics, sends Concurrency streaming requests at once with the
-// prompts chosen round-robin from the set's start (a closed loop: the run
-// ends when the last request does), scrapes /metrics again, reads
-// /v1/status for memory, and aggregates: means of ttft/tpot/e2e/gen_tps/
-// prompt_tps over the requests that did not error; throughput_tps = total
-// completion tokens / slowest e2e (s); requests_per_s = concurrency /
-// slowest e2e (s); cache_hits/misses/tokens_saved = counter deltas, 0 when
-// the server exposes no such counter (the columns are INTEGER, so the
-// null that workload records use cannot be stored); cache_hit_rate =
+// Every request goes through the one engine (runner.Session.RunRound):
+// it is sent, judged by the one judge (basic validation: the reference's
+// validate_response, tool calls counting as an answer), recorded,
+// journaled (Config.Journal) and marked interrupted when the run is
+// stopped mid-request. For each point: warm up (Warmup unmeasured rounds,
+// first repetition only), scrape /metrics, send Concurrency streaming
+// requests at once with the prompts chosen round-robin from the set's
+// start (a closed loop: the round ends when the last request does), scrape
+// /metrics again and read /v1/status for memory (each side request within
+// runner.SideRequestTimeout: a server whose /metrics hangs costs the
+// counters, never the sweep). The row is a view of the round's records
+// (Row): means of ttft/tpot/e2e/gen_tps/prompt_tps over the requests that
+// did not error; throughput_tps = total completion tokens / slowest e2e
+// (s); requests_per_s = concurrency / slowest e2e (s);
+// cache_hits/misses/tokens_saved = counter deltas, 0 when the server
+// exposes no such counter (the columns are INTEGER, so the null that
+// workload records use cannot be stored); cache_hit_rate =
 // hits/(hits+misses), 0 without events; validated = no request failed and
-// every response passed validation (the reference's validate_response).
+// every response passed validation. A departure from the reference: a row
+// with some requests failed is validated false (the reference's is true
+// when at least one request succeeded and passed).
 func Run(ctx context.Context, eng *runner.Runner, cfg Config) ([]Outcome, error) {
+	sw, err := Start(ctx, eng, cfg)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := sw.Run(ctx)
+	if jerr := sw.Session().FinishJournal(err == nil); jerr != nil && err == nil {
+		err = jerr
+	}
+	return outs, err
+}
+
+// Sweep is a prepared sweep on one runner: its inputs validated, its
+// session (runner.Session, with its journal) started. Create it with
+// Start, run it once with Run.
+type Sweep struct {
+	p    *plan
+	eng  *runner.Runner
+	sess *runner.Session
+	// sets are the prompt sets' case lists, one workload per (set,
+	// thinking, extra body), keyed by variantKey.
+	sets map[variantKey]*workloads.Workload
+}
+
+type variantKey struct {
+	set, extra string
+	thinking   string
+}
+
+func keyOf(set string, thinking *bool, extra string) variantKey {
+	k := variantKey{set: set, extra: extra, thinking: "unset"}
+	if thinking != nil {
+		k.thinking = pyBool(*thinking)
+	}
+	return k
+}
+
+// Start validates cfg (as Validate) and starts the sweep's session on eng:
+// its journal, when Config.Journal is set, is created. Errors: the input
+// problems (ErrInput), a journal that cannot be created.
+func Start(ctx context.Context, eng *runner.Runner, cfg Config) (*Sweep, error) {
 	p, err := prepare(cfg)
 	if err != nil {
 		return nil, err
 	}
+	sw := &Sweep{p: p, eng: eng, sets: map[variantKey]*workloads.Workload{}}
+	all := &workloads.Workload{Name: "sweep", Path: "sweep", Defaults: map[string]any{"max_tokens": p.maxTokens}}
+	expected := 0
+	points := sw.points()
+	for _, pt := range points {
+		n := sw.requests(pt)
+		expected += n
+	}
+	for _, set := range p.sets {
+		for _, th := range p.thinking {
+			for _, eb := range p.bodies {
+				w := workloads.FromPrompts(set.name, set.prompts, workloads.PromptOptions{
+					MaxTokens: p.maxTokens, EnableThinking: th, ExtraBody: p.extra[eb]})
+				sw.sets[keyOf(set.name, th, eb)] = w
+				if len(all.Cases) == 0 {
+					all.Cases = w.Cases
+				}
+			}
+		}
+	}
+	sw.sess, err = eng.Start(ctx, all, runner.RunOptions{Journal: cfg.Journal, Sweep: true, Expected: expected})
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	return sw, nil
+}
+
+// Session is the sweep's session: its payload holds every measured
+// request's record, its journal every record and row.
+func (sw *Sweep) Session() *runner.Session { return sw.sess }
+
+// points are the sweep's points in the reference's order.
+func (sw *Sweep) points() []Point {
+	names := make([]string, len(sw.p.sets))
+	for i, s := range sw.p.sets {
+		names[i] = s.name
+	}
+	return WithRates(Expand(names, sw.p.conc, sw.p.thinking, sw.p.bodies, sw.p.reps), sw.p.cfg.Rates)
+}
+
+// requests is how many measured requests point pt sends.
+func (sw *Sweep) requests(pt Point) int {
+	if pt.Rate <= 0 {
+		return pt.Concurrency
+	}
+	if n := sw.p.cfg.RateRequests; n > 0 {
+		return n
+	}
+	for _, s := range sw.p.sets {
+		if s.name == pt.PromptSet {
+			return max(4*pt.Concurrency, len(s.prompts))
+		}
+	}
+	return 4 * pt.Concurrency
+}
+
+// jobs are n jobs of point pt: prompts round-robin from the set's start.
+func (sw *Sweep) jobs(pt Point, n int) []runner.Job {
+	w := sw.sets[keyOf(pt.PromptSet, pt.Thinking, pt.ExtraBody)]
+	jobs := make([]runner.Job, n)
+	for i := range jobs {
+		jobs[i] = runner.Job{Case: w.Cases[i%len(w.Cases)], Rep: pt.Repetition, Workload: w}
+	}
+	return jobs
+}
+
+// Run runs every point of the sweep (see the package function Run).
+func (sw *Sweep) Run(ctx context.Context) ([]Outcome, error) {
+	p, eng, cfg := sw.p, sw.eng, sw.p.cfg
 	out := cfg.Progress
 	if out == nil {
 		out = io.Discard
 	}
-	client, prober := eng.Client(), eng.Prober()
-	runID, stamp := eng.RunID(), eng.Timestamp()
-
 	fmt.Fprintf(out, "Connecting to %s...\n", serverinfo.RedactURL(eng.URL()))
 	rt, hw, model := eng.Runtime(), eng.Hardware(), eng.Model()
 	fmt.Fprintf(out, "Hardware: %s / %.0fGB / %s\n", orDefault(hw.Chip, "unknown"), hw.MemoryGB, hw.OSVersion)
@@ -333,22 +450,13 @@ func Run(ctx context.Context, eng *runner.Runner, cfg Config) ([]Outcome, error)
 		fmt.Fprintln(out, p.sysNote)
 	}
 
-	r := &sweeper{p: p, client: client, model: model}
-
 	promptTokens := map[string]int{}
 	if !cfg.SkipPreflightTokenCount {
 		for _, s := range p.sets {
 			promptTokens[s.name] = eng.CountPromptTokens(ctx, s.prompts[0])
 		}
 	}
-
-	names := make([]string, len(p.sets))
-	byName := map[string][][]openai.Message{}
-	for i, s := range p.sets {
-		names[i] = s.name
-		byName[s.name] = s.prompts
-	}
-	points := WithRates(Expand(names, p.conc, p.thinking, p.bodies, p.reps), cfg.Rates)
+	points := sw.points()
 	note := ""
 	if cfg.Warmup > 0 {
 		note = fmt.Sprintf(" (+ %d warmup per config)", cfg.Warmup)
@@ -357,90 +465,112 @@ func Run(ctx context.Context, eng *runner.Runner, cfg Config) ([]Outcome, error)
 
 	rows := make([]Outcome, 0, len(points))
 	counted := map[string]bool{}
+	stopped := func() error {
+		return fmt.Errorf("sweep: stopped after %d of %d runs: %w", len(rows), len(points), ctx.Err())
+	}
 	for _, pt := range points {
-		if err := ctx.Err(); err != nil {
-			return rows, fmt.Errorf("sweep: stopped after %d of %d runs: %w", len(rows), len(points), err)
+		if ctx.Err() != nil {
+			return rows, stopped()
 		}
-		prompts := byName[pt.PromptSet]
-		extra := p.extra[pt.ExtraBody]
-
 		if pt.Repetition == 0 {
 			for range cfg.Warmup {
-				r.concurrent(ctx, prompts, pt.Concurrency, pt.Thinking, extra, false)
+				if _, err := sw.sess.RunRound(ctx, runner.Round{Jobs: sw.jobs(pt, pt.Concurrency), Warmup: true}); err != nil {
+					return rows, fmt.Errorf("sweep: %w", err)
+				}
 			}
 		}
-		var before, after scrape.Counters
-		if !cfg.NoScrape {
-			before = eng.Scrape(ctx)
-		}
-		var reqs []reqResult
-		var wall float64
+		rd := runner.Round{Jobs: sw.jobs(pt, sw.requests(pt)), Concurrency: pt.Concurrency, NoScrape: cfg.NoScrape}
 		if pt.Rate > 0 {
-			n := cfg.RateRequests
-			if n == 0 {
-				n = max(4*pt.Concurrency, len(prompts))
-			}
-			reqs, wall = r.openLoop(ctx, prompts, pt, n, cfg.Seed, extra, !cfg.NoValidate)
-		} else {
-			reqs = r.concurrent(ctx, prompts, pt.Concurrency, pt.Thinking, extra, !cfg.NoValidate)
+			rd.Rate, rd.Seed = pt.Rate, cfg.Seed
 		}
-		if !cfg.NoScrape {
-			after = eng.Scrape(ctx)
+		rr, err := sw.sess.RunRound(ctx, rd)
+		if err != nil {
+			return rows, fmt.Errorf("sweep: %w", err)
 		}
 		if ctx.Err() != nil {
-			return rows, fmt.Errorf("sweep: stopped after %d of %d runs: %w", len(rows), len(points), ctx.Err())
+			return rows, stopped()
 		}
-		metal := results.Metal{MetalActiveGB: rt.MetalActiveGB, MetalPeakGB: rt.MetalPeakGB, MetalCacheGB: rt.MetalCacheGB}
-		if st := prober.Status(ctx); len(st) > 0 {
-			metal = serverinfo.ParseStatus(st)
-		}
-		if cfg.SkipPreflightTokenCount && !counted[pt.PromptSet] && len(reqs) > 0 && reqs[0].err == nil && reqs[0].res.Usage != nil {
-			counted[pt.PromptSet] = true
-			promptTokens[pt.PromptSet] = reqs[0].res.PromptTokens
-		}
-
-		row := results.NewSweepResult()
-		row.RunID, row.Timestamp, row.Tag = runID, stamp, cfg.Tag
-		row.Chip, row.GPUCores, row.MemoryGB, row.BandwidthGBs, row.OSVersion = hw.Chip, hw.GPUCores, hw.MemoryGB, hw.BandwidthGBs, hw.OSVersion
-		row.ModelID, row.ModelType, row.EngineType = model, rt.ModelType, rt.EngineType
-		row.MTPEnabled, row.SpecPrefill, row.KVQuant, row.CacheType = rt.MTPEnabled, rt.SpecPrefill, rt.KVQuant, rt.CacheType
-		row.PromptSet, row.Concurrency, row.MaxTokens = pt.PromptSet, pt.Concurrency, p.maxTokens
-		row.EnableThinking, row.ExtraBody, row.Repetition = pt.Thinking, pt.ExtraBody, pt.Repetition
-		row.PromptTokens = promptTokens[pt.PromptSet]
-
-		label := Label(pt)
-		agg := aggregate(reqs, pt.Concurrency)
-		if pt.Rate > 0 {
-			rate := pt.Rate
-			row.RequestRate = &rate
-			agg.overWall(wall)
-		}
-		o := Outcome{Requests: len(reqs), Failed: agg.failed, Invalid: agg.invalid, Capped: agg.capped, Reasons: agg.reasons}
-		if agg.valid == 0 {
-			row.Validated = false
-			fmt.Fprintf(out, "  %s: FAIL (all %d requests failed: %s)\n", label, len(reqs), strings.Join(agg.reasons, "; "))
-		} else {
-			row.TTFTms, row.TPOTms, row.E2ELms = agg.ttft, agg.tpot, agg.e2e
-			row.GenTPS, row.PromptTPS = agg.genTPS, agg.promptTPS
-			row.ThroughputTPS, row.RequestsPerS = agg.throughput, agg.rps
-			row.MetalActiveGB, row.MetalPeakGB, row.MetalCacheGB = metal.MetalActiveGB, metal.MetalPeakGB, metal.MetalCacheGB
-			hits := deltaInt(before.Hits, after.Hits)
-			misses := deltaInt(before.Misses, after.Misses)
-			row.CacheHits, row.CacheMisses = hits, misses
-			row.TokensSaved = deltaInt(before.TokensSaved, after.TokensSaved)
-			if hits+misses > 0 {
-				row.CacheHitRate = float64(hits) / float64(hits+misses)
+		if cfg.SkipPreflightTokenCount && !counted[pt.PromptSet] && rr.Sent[0] {
+			if rec := rr.Outcomes[0].Record; rec.Error == "" && rec.Metrics.UsagePresent {
+				counted[pt.PromptSet] = true
+				promptTokens[pt.PromptSet] = rec.Metrics.PromptTokens
 			}
-			row.Validated = agg.validated && agg.failed == 0
-			fmt.Fprintf(out, "  %s: TTFT=%.0fms  TPS=%s  %s\n", label, agg.ttft, tpsText(agg.genTPS), o.verdict())
 		}
-		if err := ApplyOverrides(&row, cfg.Overrides); err != nil {
+		o := Row(pt, rr, RowInfo{RunID: eng.RunID(), Timestamp: eng.Timestamp(), Tag: cfg.Tag, Model: model,
+			Runtime: rt, Hardware: hw, MaxTokens: p.maxTokens, PromptTokens: promptTokens[pt.PromptSet], NoValidate: cfg.NoValidate})
+		label := Label(pt)
+		if o.Requests-o.Failed == 0 {
+			fmt.Fprintf(out, "  %s: FAIL (all %d requests failed: %s)\n", label, o.Requests, strings.Join(o.Reasons, "; "))
+		} else {
+			fmt.Fprintf(out, "  %s: TTFT=%.0fms  TPS=%s  %s\n", label, o.Row.TTFTms, tpsText(o.Row.GenTPS), o.verdict())
+		}
+		if err := ApplyOverrides(&o.Row, cfg.Overrides); err != nil {
 			return rows, err // unreachable: checked by prepare
 		}
-		o.Row = row
+		sw.sess.AppendSweepRow(o.Row)
 		rows = append(rows, o)
 	}
 	return rows, nil
+}
+
+// RowInfo is what a sweep row holds besides its round's measurements.
+type RowInfo struct {
+	RunID, Timestamp, Tag, Model string
+	Runtime                      results.Runtime
+	Hardware                     results.Hardware
+	MaxTokens, PromptTokens      int
+	// NoValidate counts only failed requests against the row, not
+	// answers that failed validation (--validate false).
+	NoValidate bool
+}
+
+// Row is the sweep row of point pt: a view of its round's records (the
+// engine's verdicts) and side measurements, with the counts of what went
+// wrong (see Run for the columns' definitions).
+func Row(pt Point, rr runner.RoundResult, info RowInfo) Outcome {
+	row := results.NewSweepResult()
+	row.RunID, row.Timestamp, row.Tag = info.RunID, info.Timestamp, info.Tag
+	hw, rt := info.Hardware, info.Runtime
+	row.Chip, row.GPUCores, row.MemoryGB, row.BandwidthGBs, row.OSVersion = hw.Chip, hw.GPUCores, hw.MemoryGB, hw.BandwidthGBs, hw.OSVersion
+	row.ModelID, row.ModelType, row.EngineType = info.Model, rt.ModelType, rt.EngineType
+	row.MTPEnabled, row.SpecPrefill, row.KVQuant, row.CacheType = rt.MTPEnabled, rt.SpecPrefill, rt.KVQuant, rt.CacheType
+	row.PromptSet, row.Concurrency, row.MaxTokens = pt.PromptSet, pt.Concurrency, info.MaxTokens
+	row.EnableThinking, row.ExtraBody, row.Repetition = pt.Thinking, pt.ExtraBody, pt.Repetition
+	row.PromptTokens = info.PromptTokens
+
+	recs := make([]*results.Record, len(rr.Outcomes))
+	for i := range rr.Outcomes {
+		if rr.Sent[i] {
+			recs[i] = &rr.Outcomes[i].Record
+		}
+	}
+	agg := aggregate(recs, pt.Concurrency, !info.NoValidate)
+	if pt.Rate > 0 {
+		rate := pt.Rate
+		row.RequestRate = &rate
+		if rr.Run != nil {
+			agg.overWall(rr.Run.Duration.Seconds())
+		}
+	}
+	o := Outcome{Requests: len(recs), Failed: agg.failed, Invalid: agg.invalid, Capped: agg.capped, Reasons: agg.reasons}
+	if agg.valid == 0 {
+		row.Validated = false
+		o.Row = row
+		return o
+	}
+	row.TTFTms, row.TPOTms, row.E2ELms = agg.ttft, agg.tpot, agg.e2e
+	row.GenTPS, row.PromptTPS = agg.genTPS, agg.promptTPS
+	row.ThroughputTPS, row.RequestsPerS = agg.throughput, agg.rps
+	row.MetalActiveGB, row.MetalPeakGB, row.MetalCacheGB = rr.Metal.MetalActiveGB, rr.Metal.MetalPeakGB, rr.Metal.MetalCacheGB
+	hits, misses := deltaInt(rr.CacheHits), deltaInt(rr.CacheMisses)
+	row.CacheHits, row.CacheMisses = hits, misses
+	row.TokensSaved = deltaInt(rr.TokensSaved)
+	if hits+misses > 0 {
+		row.CacheHitRate = float64(hits) / float64(hits+misses)
+	}
+	row.Validated = agg.validated && agg.failed == 0
+	o.Row = row
+	return o
 }
 
 // Outcome is one sweep row together with what its requests did, so a
@@ -502,59 +632,12 @@ func Label(pt Point) string {
 	return strings.Join(parts, " ")
 }
 
-// deltaInt is scrape.Delta with an unavailable counter as 0.
-func deltaInt(before, after *float64) int {
-	if d := scrape.Delta(before, after); d != nil {
+// deltaInt is a counter delta with an unavailable counter as 0.
+func deltaInt(d *int64) int {
+	if d != nil {
 		return int(*d)
 	}
 	return 0
-}
-
-// reqResult is one request of a concurrent run; why is the validation
-// message of an answer that did not pass.
-type reqResult struct {
-	res       *stream.Result
-	err       error
-	validated bool
-	why       string
-}
-
-// sweeper sends a sweep's requests through the runner's client.
-type sweeper struct {
-	p      *plan
-	client *stream.Client
-	model  string
-}
-
-// concurrent sends n streaming requests at once, prompts chosen
-// round-robin from the first, and waits for all (reference:
-// run_concurrent_requests). Results are in prompt-selection order.
-func (r *sweeper) concurrent(ctx context.Context, prompts [][]openai.Message, n int, thinking *bool, extra map[string]any, validate bool) []reqResult {
-	out := make([]reqResult, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		msgs := prompts[i%len(prompts)]
-		wg.Go(func() { out[i] = r.one(ctx, msgs, thinking, extra, validate) })
-	}
-	wg.Wait()
-	return out
-}
-
-// one sends one streaming request of msgs and validates its answer like
-// the reference's validate_response when validate is set.
-func (r *sweeper) one(ctx context.Context, msgs []openai.Message, thinking *bool, extra map[string]any, validate bool) reqResult {
-	res, err := r.client.ChatStream(ctx, stream.Request{
-		Model: r.model, Messages: msgs, MaxTokens: r.p.maxTokens,
-		EnableThinking: thinking, ExtraBody: extra,
-	})
-	if res == nil {
-		res = &stream.Result{}
-	}
-	rr := reqResult{res: res, err: err, validated: err == nil}
-	if err == nil && validate {
-		rr.validated, rr.why = checks.Validate(checks.Response{StatusCode: 200, FinishReason: res.FinishReason, Content: res.Content})
-	}
-	return rr
 }
 
 // aggregation is the sweep row's measured part.
@@ -568,9 +651,12 @@ type aggregation struct {
 	reasons                            []string
 }
 
-// aggregate combines the non-errored requests of one run (reference: step
-// i of run_bench_serve) and counts what went wrong.
-func aggregate(reqs []reqResult, concurrency int) aggregation {
+// aggregate combines the records of one round that did not error
+// (reference: step i of run_bench_serve) and counts what went wrong; a
+// nil record is a request never sent. With validate, an answer the
+// engine judged failed makes the row not validated: capped when it ended
+// by max_tokens, else invalid.
+func aggregate(recs []*results.Record, concurrency int, validate bool) aggregation {
 	var a aggregation
 	a.validated = true
 	var maxE2E float64
@@ -580,34 +666,43 @@ func aggregate(reqs []reqResult, concurrency int) aggregation {
 			a.reasons = append(a.reasons, s)
 		}
 	}
-	for _, q := range reqs {
-		if q.err != nil {
+	for _, rec := range recs {
+		if rec == nil {
 			a.failed++
-			reason(q.err.Error())
+			reason("not sent: the run was stopped")
 			continue
 		}
-		if !q.validated {
-			if q.res.FinishReason == "length" {
+		if rec.Error != "" {
+			a.failed++
+			reason(rec.Error)
+			continue
+		}
+		ok := rec.Quality.OK || !validate
+		if !ok {
+			if fr := rec.Quality.FinishReason; fr != nil && *fr == "length" {
 				a.capped++
 			} else {
 				a.invalid++
-				reason(q.why)
+				if len(rec.Quality.Issues) > 0 {
+					reason(rec.Quality.Issues[0])
+				}
 			}
 		}
+		m := rec.Metrics
 		a.valid++
-		a.ttft += q.res.TTFTms
-		if !math.IsNaN(q.res.TPOTms) && !math.IsNaN(q.res.GenTPS) {
+		a.ttft += m.TTFTms
+		if !math.IsNaN(m.TPOTms) && !math.IsNaN(m.GenTPS) {
 			// Only requests whose decode span was observable
 			// (stream.DecodeObservable): a burst has no rate.
 			timed++
-			a.tpot += q.res.TPOTms
-			a.genTPS += q.res.GenTPS
+			a.tpot += m.TPOTms
+			a.genTPS += m.GenTPS
 		}
-		a.e2e += q.res.E2ELms
-		a.promptTPS += q.res.PromptTPS
-		total += q.res.CompletionTokens
-		maxE2E = max(maxE2E, q.res.E2ELms)
-		a.validated = a.validated && q.validated
+		a.e2e += m.E2ELms
+		a.promptTPS += m.PromptTPS
+		total += m.CompletionTokens
+		maxE2E = max(maxE2E, m.E2ELms)
+		a.validated = a.validated && ok
 	}
 	if a.valid == 0 {
 		return aggregation{failed: a.failed, reasons: a.reasons}
@@ -622,31 +717,6 @@ func aggregate(reqs []reqResult, concurrency int) aggregation {
 		a.rps = float64(concurrency) / secs
 	}
 	return a
-}
-
-// openLoop sends n requests of prompts (round-robin) as an open loop at
-// pt.Rate requests per second (Poisson arrivals from seed), at most
-// pt.Concurrency in flight (a request due beyond it waits), and returns
-// them in index order with the wall time of the whole loop in seconds.
-func (r *sweeper) openLoop(ctx context.Context, prompts [][]openai.Message, pt Point, n int, seed uint64, extra map[string]any, validate bool) ([]reqResult, float64) {
-	out := make([]reqResult, n)
-	fn := func(ctx context.Context, i int) loadgen.Sample {
-		out[i] = r.one(ctx, prompts[i%len(prompts)], pt.Thinking, extra, validate)
-		return loadgen.SampleOf(out[i].res, out[i].err)
-	}
-	run, err := loadgen.RunOpen(ctx, fn, loadgen.Open{Rate: pt.Rate, Seed: seed, Requests: n, MaxInFlight: pt.Concurrency})
-	if err != nil {
-		for i := range out {
-			out[i] = reqResult{res: &stream.Result{}, err: err}
-		}
-		return out, 0
-	}
-	for i := range out {
-		if out[i].res == nil { // never sent (the run was stopped)
-			out[i] = reqResult{res: &stream.Result{}, err: fmt.Errorf("sweep: not sent: %w", context.Cause(ctx))}
-		}
-	}
-	return out, run.Duration.Seconds()
 }
 
 // overWall restates the throughputs of an open-loop point over its wall

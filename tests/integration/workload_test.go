@@ -136,7 +136,8 @@ func TestPolicyTimeoutFiresMidStream(t *testing.T) {
 	assert.GreaterOrEqual(t, rec.Metrics.E2ELms, limit, "the request ran at least until the limit")
 
 	// The server drops the abandoned generation and keeps serving.
-	after, err := r.Client().ChatStream(t.Context(), stream.Request{
+	client := &stream.Client{BaseURL: r.URL(), HTTP: r.HTTP()}
+	after, err := client.ChatStream(t.Context(), stream.Request{
 		Model: model, Messages: userMsg("are you still there?"), MaxTokens: 16,
 		ExtraBody: map[string]any{"seed": 1},
 	})

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/history"
-	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
@@ -100,7 +99,7 @@ func keepResults(e *env, output string, writeErr error, asJSON func() ([]byte, e
 func writeFallback(output string, data []byte) (string, error) {
 	var errs []error
 	if output != "" {
-		path, err := writeNew(paths.ExpandHome(output), ".partial", ".json", data)
+		path, err := writeNew(output, ".partial", ".json", data)
 		if err == nil {
 			return path, nil
 		}

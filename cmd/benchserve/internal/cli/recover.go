@@ -58,6 +58,7 @@ func runRecover(_ context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	journal := files[0]
+	expandHome(&journal, output)
 	if resultio.SameFile(journal, *output) {
 		fmt.Fprintf(e.stderr, "benchserve recover: --output %s is the journal itself: writing the results would destroy it; choose another --output\n", *output)
 		return ExitUsage
@@ -71,6 +72,9 @@ func runRecover(_ context.Context, e *env, args []string) int {
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
 		return ExitUsage
+	}
+	if h.Sweep {
+		return recoverSweep(e, journal, *output, h, len(recs))
 	}
 	p := h.Payload(recs)
 	of := ""
@@ -97,4 +101,17 @@ func runRecover(_ context.Context, e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stderr, "Workload results written to %s\n", *output)
 	return ExitOK
+}
+
+// recoverSweep writes the rows of a prompt sweep's journal (one per
+// sweep point that finished; the point in flight when the run stopped is
+// absent) in the format --output's extension names, the table on stdout
+// without --output, as the sweep itself does.
+func recoverSweep(e *env, journal, output string, h resultio.JournalHeader, records int) int {
+	fmt.Fprintf(e.stderr, "Recovered %d sweep rows (%d measured requests), run %s, from %s; sweep points that had not finished are absent\n",
+		len(h.SweepRows), records, h.RunID, journal)
+	if h.TornBytes > 0 {
+		fmt.Fprintf(e.stderr, "Dropped an incomplete last line of %d bytes (the write the interruption cut)\n", h.TornBytes)
+	}
+	return writeSweep(e, h.SweepRows, outputFormat("auto", output, "table"), output)
 }

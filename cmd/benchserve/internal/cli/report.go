@@ -60,6 +60,10 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	expandHome(output)
+	for i := range files {
+		expandHome(&files[i])
+	}
 	for _, f := range files {
 		if resultio.SameFile(f, *output) {
 			fmt.Fprintf(stderr, "benchserve report: --output %s is the same file as the input %s: writing the report would destroy it; choose another --output\n", *output, f)

@@ -71,7 +71,6 @@ func TestOutOfRangeTimeoutsAreRefused(t *testing.T) {
 	for _, tc := range []struct{ value, want string }{
 		{"NaN", "want a finite number of seconds, got NaN"},
 		{"Inf", "want a finite number of seconds, got +Inf"},
-		{"-1", "must not be negative"},
 		{"1e300", "1e+300 s is too large (at most 9223372036 s"},
 		{"1e-7", "1e-07 s is below the smallest timeout of 1 ms"},
 	} {
@@ -85,7 +84,7 @@ func TestOutOfRangeTimeoutsAreRefused(t *testing.T) {
 			}
 		})
 	}
-	for _, ok := range []string{"0", "0.001", "300"} {
+	for _, ok := range []string{"0", "-5", "0.001", "300"} {
 		res := invoke(t, "--url", freeURL(t), "--request-timeout-s", ok, "--workload", smoke)
 		assert.NotContains(t, res.stderr, "--request-timeout-s", "%s is accepted", ok)
 	}
