@@ -220,6 +220,9 @@ func (s *Session) Execute(ctx context.Context, j Job) Outcome {
 	// the order the records were added.
 	s.progressMu.Lock()
 	defer s.progressMu.Unlock()
+	if s.noSideRequests {
+		stampLoad(ctx, &out)
+	}
 	s.mu.Lock()
 	if s.shard != nil {
 		idx := *s.shard
@@ -384,6 +387,7 @@ func (r *Runner) NewPayload(w *workload.Workload, reps int, cachePolicy string) 
 			Defaults:     defaults,
 			DefaultsJSON: w.DefaultsJSON,
 			Repetitions:  reps,
+			Digest:       w.Digest(),
 		},
 		Transport: results.Transport{
 			RequestTimeoutS: timeout,
