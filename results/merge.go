@@ -1,7 +1,9 @@
 package results
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -346,4 +348,45 @@ func parseISO(s string) time.Time {
 		return time.Time{}
 	}
 	return t
+}
+
+// DecodeMergeInput decodes data, the JSON workload payload called name
+// (a file path), for MergeNamed, refusing what decoding alone would turn
+// into measurements: a record without a metrics object, or whose
+// ttft_ms or e2e_latency_ms is null or not a number, would otherwise
+// count as 0 ms. The error names the input and the record.
+func DecodeMergeInput(name string, data []byte) (*Payload, error) {
+	var p Payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("%s: not a results payload: %w", name, err)
+	}
+	var raw struct {
+		Results []struct {
+			CaseID     string                     `json:"case_id"`
+			Repetition int                        `json:"repetition"`
+			Metrics    map[string]json.RawMessage `json:"metrics"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("%s: not a results payload: %w", name, err)
+	}
+	for j, r := range raw.Results {
+		if r.Metrics == nil {
+			return nil, fmt.Errorf("%s: record %d (case %q repetition %d): no metrics: the record is damaged (a missing latency is not 0 ms)", name, j, r.CaseID, r.Repetition)
+		}
+		for _, key := range []string{"ttft_ms", "e2e_latency_ms"} {
+			var v float64
+			if err := json.Unmarshal(r.Metrics[key], &v); err != nil || bytes.Equal(bytes.TrimSpace(r.Metrics[key]), []byte("null")) || r.Metrics[key] == nil {
+				return nil, fmt.Errorf("%s: record %d (case %q repetition %d): metrics.%s is %s, not a number: the record is damaged (a missing latency is not 0 ms)", name, j, r.CaseID, r.Repetition, key, orMissing(r.Metrics[key]))
+			}
+		}
+	}
+	return &p, nil
+}
+
+func orMissing(v json.RawMessage) string {
+	if v == nil {
+		return "missing"
+	}
+	return string(v)
 }
