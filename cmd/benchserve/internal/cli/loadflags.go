@@ -71,6 +71,15 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 	if len(f.load.requestRate) != 1 {
 		pr.addUsage("--request-rate: one rate in a workload run (a prompt sweep takes a list), got %s", f.load.requestRate.String())
 	}
+	unlimited := len(f.load.requestRate) == 1 && math.IsInf(f.load.requestRate[0], 1)
+	if f.given("burstiness") && f.load.burstiness == 0 {
+		pr.addUsage("--burstiness 0: want a gamma shape > 0 (1 = Poisson, < 1 burstier, > 1 steadier)")
+	} else if f.given("burstiness") && unlimited {
+		pr.addUsage("--burstiness %g has no effect without a --request-rate: an unlimited rate has no arrival schedule to shape", f.load.burstiness)
+	}
+	if f.given("seed") && unlimited && f.load.mix.val != "sample" {
+		pr.addUsage("--seed %d has no effect without a --request-rate or --mix sample: nothing is drawn", f.load.seed)
+	}
 	if f.load.shard != "" {
 		sh, err := loadgen.ParseShard(f.load.shard)
 		if err != nil {
