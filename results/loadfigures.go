@@ -107,7 +107,10 @@ func ScheduleFromRecords(settings *Schedule, recs []Record) (*Schedule, error) {
 			}
 		}
 		rate, ok, reason = stats.SendRate(n, end.Sub(hi))
-		if !ok {
+		switch {
+		case end.Before(hi):
+			reason = fmt.Sprintf("no window in which every shard was sending: a shard stopped %.3g s before the last one started", hi.Sub(end).Seconds())
+		case !ok:
 			reason = "over the window in which every shard was sending: " + reason
 		}
 		if sc.SendingWindowS > 0 && skew > sc.SendingWindowS/10 {

@@ -170,6 +170,16 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 		s.loadTotal = shard.Requests(n)
 		s.shard = &shard.Index
 	}
+	if s.journal != nil && s.journalErr == nil {
+		// The settings go to the journal before anything is sent, so a
+		// killed run's records recover into a payload merge accepts.
+		var idx *int
+		if shard.Sharded() {
+			i := shard.Index
+			idx = &i
+		}
+		s.journalErr = s.journal.AppendLoad(l.settings(rate, n), idx, shard.Requests(n))
+	}
 	s.mu.Unlock()
 	fn := func(ctx context.Context, i int) loadgen.Sample {
 		out := s.Execute(ctx, pick(i))
@@ -203,7 +213,7 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	}
 	st := run.Stats(loadgen.StatsOptions{Goodput: l.Goodput})
 	s.mu.Lock()
-	s.payload.Schedule = scheduleOf(l, rate, run, st)
+	s.payload.Schedule = scheduleOf(l, rate, n, run, st)
 	s.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return run, fmt.Errorf("runner: load run stopped after %d requests: %w", len(run.Samples), err)
@@ -211,19 +221,24 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	return run, nil
 }
 
-// scheduleOf builds the payload's schedule block.
-func scheduleOf(l Load, rate float64, run *loadgen.Run, st stats.Stats) *results.Schedule {
+// settings is the schedule block of l at rate before anything is sent:
+// the settings only (what a journal records and merge compares); n is
+// the run's request count (0 for a duration).
+func (l Load) settings(rate float64, n int) *results.Schedule {
 	sc := &results.Schedule{
-		Mode: run.Mode, Burstiness: l.Burstiness, Seed: l.Seed, MaxConcurrency: l.MaxConcurrency,
-		Requests: len(run.Samples) + run.Unsent, DurationS: l.Duration.Seconds(), RunRequests: l.Requests,
-		InFlightCap: run.InFlightCap, Sent: run.Sent, SendingWindowS: (run.LastSent - run.FirstSent).Seconds(),
-		Late: run.Late, Dropped: st.Dropped, Unsent: run.Unsent, UnsentEstimated: run.UnsentEstimated,
-		PeakInFlight: run.PeakInFlight,
+		Mode: "open", Burstiness: l.Burstiness, Seed: l.Seed, MaxConcurrency: l.MaxConcurrency,
+		DurationS: l.Duration.Seconds(), RunRequests: l.Requests,
+		InFlightCap: l.MaxConcurrency,
+	}
+	if sc.InFlightCap == 0 {
+		sc.InFlightCap = loadgen.DefaultMaxInFlight
 	}
 	if sc.Burstiness == 0 {
 		sc.Burstiness = 1 // Poisson
 	}
-	if !math.IsInf(rate, 1) {
+	if math.IsInf(rate, 1) {
+		sc.Mode, sc.InFlightCap = "closed", l.closedStreams(l.Shard.Requests(n))
+	} else {
 		r := rate
 		if l.Shard.Sharded() {
 			r = l.Shard.Rate(rate) // this shard's part of the run's rate
@@ -233,14 +248,6 @@ func scheduleOf(l Load, rate float64, run *loadgen.Run, st stats.Stats) *results
 	}
 	if l.Shard.Sharded() {
 		sc.Shard = l.Shard.String()
-	}
-	if r, ok, reason := run.AchievedRate(); ok {
-		sc.AchievedRate = &r
-	} else {
-		sc.AchievedRateReason = reason
-	}
-	if st.Lag.Count > 0 {
-		sc.LagMS = &results.LagStats{P50: st.Lag.P50, P95: st.Lag.P95, P99: st.Lag.P99, Max: st.Lag.Max}
 	}
 	if l.Goodput != nil {
 		sc.GoodputSLO = map[string]float64{}
@@ -253,6 +260,26 @@ func scheduleOf(l Load, rate float64, run *loadgen.Run, st stats.Stats) *results
 		if l.Goodput.E2ELms > 0 {
 			sc.GoodputSLO["e2el_ms"] = l.Goodput.E2ELms
 		}
+	}
+	return sc
+}
+
+// scheduleOf builds the payload's schedule block.
+func scheduleOf(l Load, rate float64, n int, run *loadgen.Run, st stats.Stats) *results.Schedule {
+	sc := l.settings(rate, n)
+	sc.Mode, sc.Requests, sc.InFlightCap = run.Mode, len(run.Samples)+run.Unsent, run.InFlightCap
+	sc.Sent, sc.SendingWindowS = run.Sent, (run.LastSent - run.FirstSent).Seconds()
+	sc.Late, sc.Dropped, sc.Unsent, sc.UnsentEstimated = run.Late, st.Dropped, run.Unsent, run.UnsentEstimated
+	sc.PeakInFlight = run.PeakInFlight
+	if r, ok, reason := run.AchievedRate(); ok {
+		sc.AchievedRate = &r
+	} else {
+		sc.AchievedRateReason = reason
+	}
+	if st.Lag.Count > 0 {
+		sc.LagMS = &results.LagStats{P50: st.Lag.P50, P95: st.Lag.P95, P99: st.Lag.P99, Max: st.Lag.Max}
+	}
+	if l.Goodput != nil {
 		if g, ok := run.Goodput(*l.Goodput); ok {
 			sc.Goodput = &g
 		} else {
