@@ -215,7 +215,7 @@ func checkServer(ctx context.Context, e *env, f *benchFlags) (int, bool) {
 	url := strings.TrimRight(f.url, "/")
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: --url %q: %v\n", f.url, err)
+		fmt.Fprintf(e.stderr, "benchserve: --url %q: %v\n", serverinfo.RedactURL(f.url), err)
 		return ExitUsage, false
 	}
 	if f.apiKey != "" {
