@@ -411,7 +411,6 @@ func workloadRecord(c *cells) results.Record {
 	return rec
 }
 
-
 func sweepRow(c *cells) results.SweepResult {
 	return results.SweepResult{
 		RunID: c.str("run_id"), Timestamp: c.str("timestamp"), Tag: c.str("tag"), Chip: c.str("chip"),
