@@ -49,8 +49,10 @@ func spansOf(recs []Record) ([]sendSpan, error) {
 // When recs come from several shards, StartSkewS is the spread of the
 // shards' first sends and AchievedRate is measured over the window in
 // which every shard was sending (the latest first send to the earliest
-// last send); a skew over a tenth of the run's sending window adds a
-// note. The error names a record whose started_at does not parse.
+// last send), or, when that window holds too few requests for a rate,
+// over the whole sending window with a note saying so; a skew over a
+// tenth of the run's sending window adds a note. The error names a
+// record whose started_at does not parse.
 func ScheduleFromRecords(settings *Schedule, recs []Record) (*Schedule, error) {
 	sc := *settings
 	sc.Notes = slices.Clone(settings.Notes)
@@ -106,16 +108,22 @@ func ScheduleFromRecords(settings *Schedule, recs []Record) (*Schedule, error) {
 				n++
 			}
 		}
-		rate, ok, reason = stats.SendRate(n, end.Sub(hi))
-		switch {
-		case end.Before(hi):
-			reason = fmt.Sprintf("no window in which every shard was sending: a shard stopped %.3g s before the last one started", hi.Sub(end).Seconds())
-		case !ok:
-			reason = "over the window in which every shard was sending: " + reason
+		over := ""
+		if r, ok2, why := stats.SendRate(n, end.Sub(hi)); ok2 {
+			rate, ok, reason = r, true, ""
+			over = fmt.Sprintf(": the achieved rate is measured over the %.3g s in which every shard was sending", end.Sub(hi).Seconds())
+		} else if ok {
+			// No common window to speak of (shards of one request or
+			// two, or shards that did not overlap): the whole window's
+			// rate, said so.
+			if end.Before(hi) {
+				why = fmt.Sprintf("a shard stopped %.3g s before the last one started", hi.Sub(end).Seconds())
+			}
+			sc.Notes = append(sc.Notes, fmt.Sprintf("no window in which every shard was sending holds a rate (%s): the achieved rate is over the whole %.3g s sending window", why, sc.SendingWindowS))
 		}
 		if sc.SendingWindowS > 0 && skew > sc.SendingWindowS/10 {
-			sc.Notes = append(sc.Notes, fmt.Sprintf("the shards started %.3g s apart, %.0f%% of the %.3g s sending window: the achieved rate is measured over the %.3g s in which every shard was sending (start the shards together, e.g. with --start-at)",
-				skew, 100*skew/sc.SendingWindowS, sc.SendingWindowS, max(end.Sub(hi).Seconds(), 0)))
+			sc.Notes = append(sc.Notes, fmt.Sprintf("the shards started %.3g s apart, %.0f%% of the %.3g s sending window%s (start the shards together, e.g. with --start-at)",
+				skew, 100*skew/sc.SendingWindowS, sc.SendingWindowS, over))
 		}
 	}
 	if ok {

@@ -86,6 +86,26 @@ func TestMergeWithoutSkewHasNoNote(t *testing.T) {
 	assert.Equal(t, 2, sc.PeakInFlight, "two requests overlapped at t=4")
 }
 
+// Shards of one request each have no window in which all were sending:
+// the rate is over the whole sending window, and a note says so.
+func TestMergeOfOneRequestShardsUsesTheWholeWindow(t *testing.T) {
+	var ps []*Payload
+	var names []string
+	for i := range 4 {
+		ps = append(ps, loadShard(i, 4, []float64{float64(i)}, []float64{100}, nil, nil))
+		names = append(names, fmt.Sprintf("s%d.json", i))
+	}
+	m, err := MergeNamed(names, ps)
+	require.NoError(t, err)
+	sc := m.Schedule
+	require.NotNil(t, sc.AchievedRate, "measured: %s", sc.AchievedRateReason)
+	assert.InDelta(t, 1.0, *sc.AchievedRate, 1e-9, "4 sends, one a second: 1 req/s, not the sum of the shards' figures")
+	assert.Equal(t, 1, sc.PeakInFlight, "one at a time")
+	require.Len(t, sc.Notes, 3, "the whole-window note, the skew note and the lag note")
+	assert.Contains(t, sc.Notes[0], "no window in which every shard was sending holds a rate (a shard stopped 3 s before the last one started): the achieved rate is over the whole 3 s sending window")
+	assert.Contains(t, sc.Notes[1], "the shards started 3 s apart, 100% of the 3 s sending window (start the shards together")
+}
+
 func TestMergeRefusesOtherSettings(t *testing.T) {
 	for _, tc := range []struct {
 		name string

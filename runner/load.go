@@ -276,7 +276,7 @@ func scheduleOf(l Load, rate float64, n int, run *loadgen.Run, st stats.Stats) *
 	} else {
 		sc.AchievedRateReason = reason
 	}
-	if st.Lag.Count > 0 {
+	if st.Lag.Count > 0 && run.Mode == "open" { // a closed loop has no schedule to lag behind
 		sc.LagMS = &results.LagStats{P50: st.Lag.P50, P95: st.Lag.P95, P99: st.Lag.P99, Max: st.Lag.Max}
 	}
 	if l.Goodput != nil {

@@ -112,32 +112,35 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 // scheduleLine summarizes a load run's schedule for stderr, saying when
 // the client could not keep up:
 //
-//	Load: target 8 req/s (burstiness 1, seed 0), achieved 7.93 req/s; lag p50 0.1 ms p99 1.2 ms; 0 late, 0 dropped, 0 unsent; goodput 7.50 req/s
+//	Load: target 8 req/s (burstiness 1, seed 0), achieved 7.93 req/s over 9.87 s of sending; lag p50 0.1 ms p99 1.2 ms; 0 late, 0 dropped, 0 unsent; goodput 7.50 req/s
 func scheduleLine(sc *results.Schedule) string {
 	if sc == nil {
 		return ""
-	}
-	target := fmt.Sprintf("inf (no schedule: a closed loop of %d streams", sc.InFlightCap)
-	if sc.InFlightCap == 1 {
-		target = "inf (no schedule: a closed loop of 1 stream"
-	}
-	target += ", each sending its next request when its last one ended)"
-	if sc.TargetRate != nil {
-		target = strconv.FormatFloat(*sc.TargetRate, 'g', 4, 64) + " req/s"
-		if sc.Shard != "" && sc.RunRate != nil {
-			target += fmt.Sprintf(" (shard %s of %g req/s)", sc.Shard, *sc.RunRate)
-		}
-	} else if sc.Shard != "" {
-		target += fmt.Sprintf(" in shard %s", sc.Shard)
 	}
 	achieved := "achieved rate null (" + sc.AchievedRateReason + ")"
 	if sc.AchievedRate != nil {
 		achieved = fmt.Sprintf("achieved %.2f req/s over %.3g s of sending", *sc.AchievedRate, sc.SendingWindowS)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Load: target %s (burstiness %g, seed %d), %s", target, sc.Burstiness, sc.Seed, achieved)
-	if sc.TargetRate != nil && sc.MaxConcurrency == 0 && sc.InFlightCap > 0 {
-		fmt.Fprintf(&b, "; at most %d in flight (the default bound; --max-concurrency sets it)", sc.InFlightCap)
+	if sc.TargetRate == nil {
+		streams := fmt.Sprintf("%d streams", sc.InFlightCap)
+		if sc.InFlightCap == 1 {
+			streams = "1 stream"
+		}
+		fmt.Fprintf(&b, "Load: no schedule (no --request-rate): a closed loop of %s, each sending its next request when its last one ended", streams)
+		if sc.Shard != "" {
+			fmt.Fprintf(&b, ", in shard %s", sc.Shard)
+		}
+		fmt.Fprintf(&b, "; %s", achieved)
+	} else {
+		target := strconv.FormatFloat(*sc.TargetRate, 'g', 4, 64) + " req/s"
+		if sc.Shard != "" && sc.RunRate != nil {
+			target += fmt.Sprintf(" (shard %s of %g req/s)", sc.Shard, *sc.RunRate)
+		}
+		fmt.Fprintf(&b, "Load: target %s (burstiness %g, seed %d), %s", target, sc.Burstiness, sc.Seed, achieved)
+		if sc.MaxConcurrency == 0 && sc.InFlightCap > 0 {
+			fmt.Fprintf(&b, "; at most %d in flight (the default bound; --max-concurrency sets it)", sc.InFlightCap)
+		}
 	}
 	if sc.LagMS != nil {
 		fmt.Fprintf(&b, "; lag p50 %.1f ms p99 %.1f ms", sc.LagMS.P50, sc.LagMS.P99)
