@@ -47,13 +47,21 @@ func spansOf(recs []Record) ([]sendSpan, error) {
 // when a record lacks it) and Goodput (against GoodputSLO).
 //
 // When recs come from several shards, StartSkewS is the spread of the
-// shards' first sends and AchievedRate is measured over the window in
-// which every shard was sending (the latest first send to the earliest
-// last send), or, when that window holds too few requests for a rate,
-// over the whole sending window with a note saying so; a skew over a
-// tenth of the run's sending window adds a note. The error names a
+// shards' starts (their first sends: MergeNamed passes the shards'
+// schedules, whose StartedAt is the real start) and AchievedRate is
+// measured over the window in which every shard was sending (the latest
+// start to the earliest end), or, when that window holds too few
+// requests for a rate, over the whole sending window with a note saying
+// so; a skew over a tenth of the run adds a note. The error names a
 // record whose started_at does not parse.
 func ScheduleFromRecords(settings *Schedule, recs []Record) (*Schedule, error) {
+	return scheduleFromRecords(settings, recs, nil)
+}
+
+// scheduleFromRecords is ScheduleFromRecords with the shards' own
+// schedules by shard index (their StartedAt, duration and counts), nil
+// when there are none.
+func scheduleFromRecords(settings *Schedule, recs []Record, shards map[int]*Schedule) (*Schedule, error) {
 	sc := *settings
 	sc.Notes = slices.Clone(settings.Notes)
 	sc.StartSkewS, sc.LagMS, sc.AchievedRate, sc.AchievedRateReason = nil, nil, nil, ""
@@ -76,32 +84,49 @@ func ScheduleFromRecords(settings *Schedule, recs []Record) (*Schedule, error) {
 	sc.SendingWindowS = last.Sub(first).Seconds()
 	rate, ok, reason := stats.SendRate(len(spans), last.Sub(first))
 
-	// Shards: their first and last sends, the skew and the common window.
-	type bounds struct{ first, last time.Time }
+	// Shards: their starts and last sends, the skew and the common window.
+	type bounds struct{ first, last, origin, end time.Time }
 	byShard := map[int]*bounds{}
 	for _, s := range spans {
 		b := byShard[s.shard]
 		if b == nil {
-			byShard[s.shard] = &bounds{s.start, s.start}
+			byShard[s.shard] = &bounds{first: s.start, last: s.start}
 			continue
 		}
 		b.last = s.start
 	}
+	origins := 0
+	for shard, b := range byShard {
+		b.origin, b.end = b.first, b.last
+		if st := shards[shard]; st != nil {
+			if at := parseISO(st.StartedAt); !at.IsZero() && !at.After(b.first) {
+				b.origin = at
+				origins++
+				if st.DurationS > 0 && st.Unsent == 0 && st.RunRequests == 0 {
+					// Ran its whole duration: it was sending until then.
+					b.end = at.Add(time.Duration(st.DurationS * float64(time.Second)))
+				}
+			}
+		}
+	}
 	if len(byShard) > 1 {
 		var lo, hi, end time.Time
 		for _, b := range byShard {
-			if lo.IsZero() || b.first.Before(lo) {
-				lo = b.first
+			if lo.IsZero() || b.origin.Before(lo) {
+				lo = b.origin
 			}
-			if hi.IsZero() || b.first.After(hi) {
-				hi = b.first
+			if hi.IsZero() || b.origin.After(hi) {
+				hi = b.origin
 			}
-			if end.IsZero() || b.last.Before(end) {
-				end = b.last
+			if end.IsZero() || b.end.Before(end) {
+				end = b.end
 			}
 		}
 		skew := hi.Sub(lo).Seconds()
 		sc.StartSkewS = &skew
+		if origins < len(byShard) {
+			sc.Notes = append(sc.Notes, fmt.Sprintf("%d of %d shards do not say when their schedule started: their first sends stand in for it, so the start skew includes their first gaps", len(byShard)-origins, len(byShard)))
+		}
 		n := 0
 		for _, s := range spans {
 			if !s.start.Before(hi) && !s.start.After(end) {
@@ -109,7 +134,7 @@ func ScheduleFromRecords(settings *Schedule, recs []Record) (*Schedule, error) {
 			}
 		}
 		over := ""
-		if r, ok2, why := stats.SendRate(n, end.Sub(hi)); ok2 {
+		if r, ok2, why := stats.WindowRate(n, end.Sub(hi)); ok2 {
 			rate, ok, reason = r, true, ""
 			over = fmt.Sprintf(": the achieved rate is measured over the %.3g s in which every shard was sending", end.Sub(hi).Seconds())
 		} else if ok {
@@ -121,9 +146,9 @@ func ScheduleFromRecords(settings *Schedule, recs []Record) (*Schedule, error) {
 			}
 			sc.Notes = append(sc.Notes, fmt.Sprintf("no window in which every shard was sending holds a rate (%s): the achieved rate is over the whole %.3g s sending window", why, sc.SendingWindowS))
 		}
-		if sc.SendingWindowS > 0 && skew > sc.SendingWindowS/10 {
-			sc.Notes = append(sc.Notes, fmt.Sprintf("the shards started %.3g s apart, %.0f%% of the %.3g s sending window%s (start the shards together, e.g. with --start-at)",
-				skew, 100*skew/sc.SendingWindowS, sc.SendingWindowS, over))
+		if run := end.Sub(lo).Seconds(); run > 0 && skew > run/10 {
+			sc.Notes = append(sc.Notes, fmt.Sprintf("the shards started %.3g s apart, %.0f%% of the %.3g s run%s (start the shards together, e.g. with --start-at)",
+				skew, 100*skew/run, run, over))
 		}
 	}
 	if ok {

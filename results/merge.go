@@ -167,7 +167,13 @@ func MergeNamed(names []string, ps []*Payload) (*Payload, error) {
 		return nil, err
 	}
 	if sched != nil {
-		if sched, err = ScheduleFromRecords(sched, records); err != nil {
+		shards := map[int]*Schedule{}
+		for _, p := range kept {
+			if i, _, ok := shardOf(p.Schedule); ok {
+				shards[i] = p.Schedule
+			}
+		}
+		if sched, err = scheduleFromRecords(sched, records, shards); err != nil {
 			return nil, fmt.Errorf("results: merge: run %q: %w", first.RunID, err)
 		}
 	}
@@ -276,8 +282,8 @@ func checkRecords(name string, p *Payload) error {
 // mergeSchedules joins the shards' schedule blocks into the run's
 // settings: it refuses a set that lacks a shard of the run (each schedule
 // says "I/N"), takes the run's rate as the target, and sums the counts
-// (requests scheduled, late, dropped, unsent, the in-flight bounds of
-// the processes). The figures that depend on when requests ran are left
+// (requests scheduled, late, dropped, unsent); the in-flight bound is
+// per process. The figures that depend on when requests ran are left
 // to ScheduleFromRecords. nil when no payload has a schedule.
 func mergeSchedules(runID string, ps []*Payload) (*Schedule, error) {
 	var out *Schedule
@@ -300,7 +306,7 @@ func mergeSchedules(runID string, ps []*Payload) (*Schedule, error) {
 				r := *sc.RunRate
 				c.TargetRate, c.RunRate = &r, nil
 			}
-			c.Notes = nil
+			c.Notes, c.StartedAt = nil, ""
 			out = &c
 			continue
 		}
@@ -309,7 +315,6 @@ func mergeSchedules(runID string, ps []*Payload) (*Schedule, error) {
 		out.Dropped += sc.Dropped
 		out.Unsent += sc.Unsent
 		out.UnsentEstimated = out.UnsentEstimated || sc.UnsentEstimated
-		out.InFlightCap += sc.InFlightCap
 	}
 	if count > 1 && len(seen) < count {
 		var missing []string

@@ -40,13 +40,21 @@ func loadShard(i, n int, at []float64, e2e []float64, lags []float64, mod func(*
 	return p
 }
 
-// Two shards alternating one request a second, each request 0.3 s or
-// 0.5 s long: the server never had two in flight, the run sent 8
-// requests over 7 s, half of them within the 400 ms goodput limit. The
-// merged figures come from the records, not from the shards' sums.
+// startedAt sets a shard schedule's start, in seconds from loadShard's
+// fixed start.
+func startedAt(secs float64) func(*Schedule) {
+	return func(s *Schedule) {
+		s.StartedAt = ISOTimestamp(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(secs * float64(time.Second))))
+	}
+}
+
+// Two shards of an 8 s run, the second started 1 s late, alternating one
+// request a second, each request 0.3 s or 0.5 s long: the server never
+// had two in flight, and half the requests met the 400 ms goodput limit.
+// The merged figures come from the records, not from the shards' sums.
 func TestMergeRecomputesRunFiguresFromRecords(t *testing.T) {
-	s0 := loadShard(0, 2, []float64{0, 2, 4, 6}, []float64{300, 500, 300, 500}, []float64{1, 2, 3, 4}, nil)
-	s1 := loadShard(1, 2, []float64{1, 3, 5, 7}, []float64{300, 500, 300, 500}, []float64{5, 6, 7, 8}, nil)
+	s0 := loadShard(0, 2, []float64{0, 2, 4, 6}, []float64{300, 500, 300, 500}, []float64{1, 2, 3, 4}, startedAt(0))
+	s1 := loadShard(1, 2, []float64{1, 3, 5, 7}, []float64{300, 500, 300, 500}, []float64{5, 6, 7, 8}, startedAt(1))
 	m, err := MergeNamed([]string{"s0.json", "s1.json"}, []*Payload{s0, s1})
 	require.NoError(t, err, "merge")
 	sc := m.Schedule
@@ -54,13 +62,13 @@ func TestMergeRecomputesRunFiguresFromRecords(t *testing.T) {
 	assert.Equal(t, 8, sc.Sent, "every record is a send")
 	assert.InDelta(t, 7.0, sc.SendingWindowS, 1e-9, "first to last send")
 	require.NotNil(t, sc.AchievedRate, "achieved rate measured")
-	// Every shard was sending from t=1 (shard 1's first) to t=6 (shard
-	// 0's last): 6 sends, 5 gaps over 5 s.
+	// Every shard was sending from t=1 (shard 1's start) to t=8 (shard
+	// 0's end): 7 sends in 7 s.
 	assert.InDelta(t, 1.0, *sc.AchievedRate, 1e-9, "achieved rate over the window in which both shards sent")
 	require.NotNil(t, sc.StartSkewS, "start skew reported")
-	assert.InDelta(t, 1.0, *sc.StartSkewS, 1e-9, "the shards' first sends 1 s apart")
-	require.Len(t, sc.Notes, 1, "a 1 s skew in a 7 s run is worth a warning")
-	assert.Contains(t, sc.Notes[0], "the shards started 1 s apart, 14% of the 7 s sending window", "the note gives the skew")
+	assert.InDelta(t, 1.0, *sc.StartSkewS, 1e-9, "the shards' starts 1 s apart")
+	require.Len(t, sc.Notes, 1, "a 1 s skew in an 8 s run is worth a warning")
+	assert.Contains(t, sc.Notes[0], "the shards started 1 s apart, 12% of the 8 s run: the achieved rate is measured over the 7 s in which every shard was sending", "the note gives the skew")
 	assert.Equal(t, 1, sc.PeakInFlight, "one request at a time, from the records' intervals")
 	require.NotNil(t, sc.Goodput, "goodput")
 	assert.InDelta(t, 0.5, *sc.Goodput, 1e-9, "half the requests met 400 ms, at 1 req/s")
@@ -70,16 +78,20 @@ func TestMergeRecomputesRunFiguresFromRecords(t *testing.T) {
 	assert.Equal(t, 2.0, *sc.TargetRate, "target: the run's rate")
 }
 
-// Shards started together (10 ms apart) get no skew note; the rate is
-// still over the window in which both sent (t=0.01 to t=4).
+// Shards started together (10 ms apart) get no skew note, however late
+// their first arrivals come; the rate is over the window in which both
+// ran their 4.5 s schedule (t=0.01 to t=4.5).
 func TestMergeWithoutSkewHasNoNote(t *testing.T) {
-	s0 := loadShard(0, 2, []float64{0, 1, 2, 3, 4}, []float64{100, 100, 100, 100, 100}, nil, nil)
-	s1 := loadShard(1, 2, []float64{0.01, 1.5, 2.5, 3.5, 4}, []float64{100, 100, 100, 100, 100}, nil, nil)
+	dur := func(s *Schedule) { s.DurationS = 4.5 }
+	s0 := loadShard(0, 2, []float64{0.7, 1, 2, 3, 4}, []float64{100, 100, 100, 100, 100}, nil, func(s *Schedule) { startedAt(0)(s); dur(s) })
+	s1 := loadShard(1, 2, []float64{1.2, 1.5, 2.5, 3.5, 4}, []float64{100, 100, 100, 100, 100}, nil, func(s *Schedule) { startedAt(0.01)(s); dur(s) })
 	m, err := MergePayloads(s0, s1)
 	require.NoError(t, err)
 	sc := m.Schedule
 	require.NotNil(t, sc.AchievedRate)
-	assert.InDelta(t, 8/3.99, *sc.AchievedRate, 1e-9, "9 sends from t=0.01 to t=4")
+	assert.InDelta(t, 10/4.49, *sc.AchievedRate, 1e-9, "10 sends from t=0.01 to t=4.5")
+	require.NotNil(t, sc.StartSkewS)
+	assert.InDelta(t, 0.01, *sc.StartSkewS, 1e-9, "the skew is the schedules' starts, not the first arrivals (0.5 s apart)")
 	assert.Len(t, sc.Notes, 1, "only the lag note: these records carry no lag_ms")
 	assert.Contains(t, sc.Notes[0], "lag not recomputed: 10 of 10 records carry no lag_ms")
 	assert.Nil(t, sc.LagMS, "no lag without per-request lags, rather than a shard's figure")
@@ -92,7 +104,10 @@ func TestMergeOfOneRequestShardsUsesTheWholeWindow(t *testing.T) {
 	var ps []*Payload
 	var names []string
 	for i := range 4 {
-		ps = append(ps, loadShard(i, 4, []float64{float64(i)}, []float64{100}, nil, nil))
+		ps = append(ps, loadShard(i, 4, []float64{float64(i)}, []float64{100}, nil, func(s *Schedule) {
+			startedAt(0)(s)
+			s.DurationS, s.RunRequests = 0, 4
+		}))
 		names = append(names, fmt.Sprintf("s%d.json", i))
 	}
 	m, err := MergeNamed(names, ps)
@@ -101,9 +116,9 @@ func TestMergeOfOneRequestShardsUsesTheWholeWindow(t *testing.T) {
 	require.NotNil(t, sc.AchievedRate, "measured: %s", sc.AchievedRateReason)
 	assert.InDelta(t, 1.0, *sc.AchievedRate, 1e-9, "4 sends, one a second: 1 req/s, not the sum of the shards' figures")
 	assert.Equal(t, 1, sc.PeakInFlight, "one at a time")
-	require.Len(t, sc.Notes, 3, "the whole-window note, the skew note and the lag note")
-	assert.Contains(t, sc.Notes[0], "no window in which every shard was sending holds a rate (a shard stopped 3 s before the last one started): the achieved rate is over the whole 3 s sending window")
-	assert.Contains(t, sc.Notes[1], "the shards started 3 s apart, 100% of the 3 s sending window (start the shards together")
+	assert.InDelta(t, 0, *sc.StartSkewS, 1e-9, "started together")
+	require.Len(t, sc.Notes, 2, "the whole-window note and the lag note")
+	assert.Contains(t, sc.Notes[0], "no window in which every shard was sending holds a rate (only 1 sent: a rate needs at least 3 requests): the achieved rate is over the whole 3 s sending window")
 }
 
 func TestMergeRefusesOtherSettings(t *testing.T) {

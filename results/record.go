@@ -475,10 +475,14 @@ type Schedule struct {
 	// sharded run split it, 0 when the duration bounds the run; omitted
 	// when 0.
 	RunRequests int `json:"run_requests,omitempty"`
-	// InFlightCap is the bound on requests in flight the run applied:
-	// MaxConcurrency, else the default bound (loadgen.DefaultMaxInFlight),
-	// or a closed loop's number of streams.
+	// InFlightCap is the bound on requests in flight the run applied, per
+	// process: MaxConcurrency, else the default bound
+	// (loadgen.DefaultMaxInFlight), or a closed loop's number of streams.
 	InFlightCap int `json:"in_flight_cap,omitempty"`
+	// StartedAt is the instant the schedule started (its offset 0; ISO
+	// 8601 as Record.StartedAt): what the shards of a run compare for
+	// their start skew. Omitted when unknown.
+	StartedAt string `json:"started_at,omitempty"`
 	// Sent is how many requests were sent, and SendingWindowS the
 	// seconds from the first send to the last.
 	Sent           int     `json:"sent"`
@@ -512,9 +516,10 @@ type Schedule struct {
 	GoodputReason string             `json:"goodput_reason,omitempty"`
 	GoodputSLO    map[string]float64 `json:"goodput_slo,omitempty"`
 	// StartSkewS is, in a merged sharded run, the seconds between the
-	// first shard's first send and the last shard's first send; the
-	// merged AchievedRate is measured over the window in which every
-	// shard was sending. Omitted otherwise.
+	// first shard's start and the last shard's (their schedules'
+	// StartedAt, else their first sends); the merged AchievedRate is
+	// measured over the window in which every shard was sending.
+	// Omitted otherwise.
 	StartSkewS *float64 `json:"start_skew_s,omitempty"`
 	// Notes are warnings about the figures above (a large start skew, lag
 	// not recorded per request); omitted when none.

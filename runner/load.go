@@ -178,7 +178,9 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 			i := shard.Index
 			idx = &i
 		}
-		s.journalErr = s.journal.AppendLoad(l.settings(rate, n), idx, shard.Requests(n))
+		sc := l.settings(rate, n)
+		sc.StartedAt = results.ISOTimestamp(time.Now()) // within microseconds of the schedule's start
+		s.journalErr = s.journal.AppendLoad(sc, idx, shard.Requests(n))
 	}
 	s.mu.Unlock()
 	fn := func(ctx context.Context, i int) loadgen.Sample {
@@ -271,6 +273,7 @@ func scheduleOf(l Load, rate float64, n int, run *loadgen.Run, st stats.Stats) *
 	sc.Sent, sc.SendingWindowS = run.Sent, (run.LastSent - run.FirstSent).Seconds()
 	sc.Late, sc.Dropped, sc.Unsent, sc.UnsentEstimated = run.Late, st.Dropped, run.Unsent, run.UnsentEstimated
 	sc.PeakInFlight = run.PeakInFlight
+	sc.StartedAt = results.ISOTimestamp(run.Started)
 	if r, ok, reason := run.AchievedRate(); ok {
 		sc.AchievedRate = &r
 	} else {

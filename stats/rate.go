@@ -31,3 +31,17 @@ func SendRate(n int, window time.Duration) (rate float64, ok bool, reason string
 	}
 	return float64(n-1) / window.Seconds(), true, ""
 }
+
+// WindowRate is the rate, in requests per second, of n requests sent
+// within a window that its sends do not bound (a window cut out of a
+// longer run): n / window. Like SendRate it returns ok false and the
+// reason below MinRateRequests requests or a MinRateWindow window.
+func WindowRate(n int, window time.Duration) (rate float64, ok bool, reason string) {
+	switch {
+	case n < MinRateRequests:
+		return 0, false, fmt.Sprintf("only %d sent: a rate needs at least %d requests", n, MinRateRequests)
+	case window < MinRateWindow:
+		return 0, false, fmt.Sprintf("%d sent within %v: a window under %v measures the clock, not the load", n, window, MinRateWindow)
+	}
+	return float64(n) / window.Seconds(), true, ""
+}

@@ -92,7 +92,7 @@ func runMerge(_ context.Context, e *env, args []string) int {
 	if sc := merged.Schedule; sc != nil {
 		fmt.Fprint(e.stdout, scheduleLine(sc))
 		if sc.StartSkewS != nil {
-			fmt.Fprintf(e.stdout, "Start skew: the shards' first sends were %.3g s apart\n", *sc.StartSkewS)
+			fmt.Fprintf(e.stdout, "Start skew: the shards' schedules started %.3g s apart\n", *sc.StartSkewS)
 		}
 		for _, n := range sc.Notes {
 			fmt.Fprintf(e.stderr, "benchserve merge: warning: %s\n", n)
