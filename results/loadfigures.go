@@ -110,8 +110,11 @@ func scheduleFromRecords(settings *Schedule, recs []Record, shards map[int]*Sche
 		}
 	}
 	if len(byShard) > 1 {
-		var lo, hi, end time.Time
+		var lo, hi, end, last time.Time
 		for _, b := range byShard {
+			if b.end.After(last) {
+				last = b.end
+			}
 			if lo.IsZero() || b.origin.Before(lo) {
 				lo = b.origin
 			}
@@ -146,7 +149,7 @@ func scheduleFromRecords(settings *Schedule, recs []Record, shards map[int]*Sche
 			}
 			sc.Notes = append(sc.Notes, fmt.Sprintf("no window in which every shard was sending holds a rate (%s): the achieved rate is over the whole %.3g s sending window", why, sc.SendingWindowS))
 		}
-		if run := end.Sub(lo).Seconds(); run > 0 && skew > run/10 {
+		if run := last.Sub(lo).Seconds(); run > 0 && skew > run/10 {
 			sc.Notes = append(sc.Notes, fmt.Sprintf("the shards started %.3g s apart, %.0f%% of the %.3g s run%s (start the shards together, e.g. with --start-at)",
 				skew, 100*skew/run, run, over))
 		}
