@@ -408,5 +408,9 @@ func remaining(cfg Open, i int, at time.Duration) (n int, estimated bool) {
 	if at >= cfg.Duration {
 		return 0, false
 	}
-	return 1 + int(math.Round(cfg.Rate*(cfg.Duration-at).Seconds())), true
+	left := math.Round(cfg.Rate * (cfg.Duration - at).Seconds())
+	if left >= math.MaxInt32*float64(math.MaxInt32) { // past any count a run could mean; int conversion would overflow
+		left = math.MaxInt32 * float64(math.MaxInt32)
+	}
+	return 1 + int(left), true
 }
