@@ -61,13 +61,13 @@ func TestRunOpenRefusesUnlimitedRateWithOnlyADuration(t *testing.T) {
 }
 
 // The duration ends the sending on the wall clock too: a client held
-// back by its in-flight cap stops at the duration, whatever is still due,
-// and counts the rest as unsent.
+// back by its in-flight cap stops soon after the duration (DurationGrace),
+// whatever is still due, and counts the rest as unsent.
 func TestRunOpenDurationEndsABlockedSchedule(t *testing.T) {
 	var calls atomic.Int64
 	fn := func(ctx context.Context, _ int) loadgen.Sample {
 		calls.Add(1)
-		time.Sleep(300 * time.Millisecond) // longer than the duration
+		time.Sleep(300 * time.Millisecond) // longer than the duration and its grace
 		return loadgen.Sample{}
 	}
 	run, err := loadgen.RunOpen(t.Context(), fn, loadgen.Open{Rate: 1000, Seed: 1, Duration: 100 * time.Millisecond, MaxInFlight: 1})

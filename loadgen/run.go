@@ -73,8 +73,9 @@ type Open struct {
 	// Requests is how many requests the schedule holds; 0 means as many as
 	// fit in Duration (Duration must then be set).
 	Requests int
-	// Duration stops the schedule, and the sending, at that offset; 0
-	// means no limit (Requests must then be set).
+	// Duration stops the schedule at that offset, and the sending on the
+	// wall clock DurationGrace after it; 0 means no limit (Requests must
+	// then be set).
 	Duration time.Duration
 	// FirstGap draws the first arrival after a gap like every other one
 	// instead of sending it at 0 (the reference's first request): what a
@@ -270,10 +271,11 @@ func RunClosed(ctx context.Context, fn Func, cfg Closed) (*Run, error) {
 // up shows in stats.Stats.Lag and Run.Late instead of silently lowering
 // the rate; fn finds the instant its request was due with Due(ctx).
 //
-// Duration ends the sending at that offset of the wall clock as well as
-// of the schedule, so a client behind schedule stops on time too; the
-// arrivals left are counted in Run.Unsent without being drawn (exactly
-// for a count, as an expected value for a duration: Run.UnsentEstimated).
+// Duration ends the schedule at that offset, and the sending on the wall
+// clock DurationGrace later, so a client held back by its cap or behind
+// schedule stops on time too; the arrivals left are counted in
+// Run.Unsent without being drawn (exactly for a count, as an expected
+// value for a duration: Run.UnsentEstimated).
 // When ctx ends, sending stops at once, whatever the rate.
 //
 // It returns an error, before sending anything, for invalid arrival
@@ -309,12 +311,15 @@ func RunOpen(ctx context.Context, fn Func, cfg Open) (*Run, error) {
 	}
 	arrivals := newArrivals(cfg.Rate, cfg.Burstiness, cfg.Seed, cfg.FirstGap)
 	rec := &recorder{start: time.Now()}
-	// sending ends with ctx or, with a duration, at its offset: requests
-	// in flight keep ctx.
+	// sending ends with ctx or, with a duration, soon after its offset on
+	// the wall clock (DurationGrace), so that a client held back by its
+	// cap or too slow for the rate stops too, while one a few
+	// milliseconds behind still sends the schedule's last arrivals (late);
+	// requests in flight keep ctx.
 	sending := ctx
 	if cfg.Duration > 0 {
 		var cancel context.CancelFunc
-		sending, cancel = context.WithDeadline(ctx, rec.start.Add(cfg.Duration))
+		sending, cancel = context.WithDeadline(ctx, rec.start.Add(cfg.Duration+DurationGrace(cfg.Duration)))
 		defer cancel()
 	}
 	slots := make(chan struct{}, maxIn)
@@ -376,6 +381,12 @@ schedule:
 	run.InFlightCap = maxIn
 	return run, nil
 }
+
+// DurationGrace is how long after an open loop's Duration, on the wall
+// clock, it still sends arrivals the schedule had due before the
+// Duration: a tenth of it, at most a second. Past it, the arrivals left
+// are unsent.
+func DurationGrace(d time.Duration) time.Duration { return min(d/10, time.Second) }
 
 // DefaultMaxInFlight bounds the requests an open loop keeps in flight
 // when Open.MaxInFlight is 0: enough for any rate a single client
