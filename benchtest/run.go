@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -264,7 +265,11 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 	}
 	p := run.sess.Payload()
 	if sc := p.Schedule; sc != nil {
-		t.Logf("load: %d requests, achieved %.3g req/s, %d late, %d dropped, %d unsent", len(p.Results), sc.AchievedRate, sc.Late, sc.Dropped, sc.Unsent)
+		achieved := "null (" + sc.AchievedRateReason + ")"
+		if sc.AchievedRate != nil {
+			achieved = strconv.FormatFloat(*sc.AchievedRate, 'g', 3, 64) + " req/s"
+		}
+		t.Logf("load: %d requests, achieved %s, %d late, %d dropped, %d unsent", len(p.Results), achieved, sc.Late, sc.Dropped, sc.Unsent)
 	}
 	mu.Lock()
 	defer mu.Unlock()

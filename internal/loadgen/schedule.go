@@ -37,15 +37,33 @@ func Schedule(rate, burstiness float64, n int, seed uint64) []time.Duration {
 	if err := CheckArrivals(rate, burstiness); err != nil {
 		panic(err.Error())
 	}
+	return schedule(newArrivals(rate, burstiness, seed, false), n)
+}
+
+func schedule(a *arrivals, n int) []time.Duration {
 	out := make([]time.Duration, n)
-	a := newArrivals(rate, burstiness, seed)
 	for i := range out {
 		out[i] = a.next()
 	}
 	return out
 }
 
-// arrivals yields Schedule's offsets one by one (the first is 0).
+// Schedule returns the first n send offsets RunOpen uses for cfg: those
+// of the package-level Schedule, except that with cfg.FirstGap the first
+// arrival too comes after a gap drawn like every other one. It panics
+// like Schedule on invalid arguments.
+func (cfg Open) Schedule(n int) []time.Duration {
+	if n < 0 {
+		panic(fmt.Sprintf("load: schedule: request count %d: want >= 0", n))
+	}
+	if err := CheckArrivals(cfg.Rate, cfg.Burstiness); err != nil {
+		panic(err.Error())
+	}
+	return schedule(newArrivals(cfg.Rate, cfg.Burstiness, cfg.Seed, cfg.FirstGap), n)
+}
+
+// arrivals yields Schedule's offsets one by one (the first is 0, or
+// after a first gap when firstGap is set).
 type arrivals struct {
 	r                *rand.Rand
 	rate, burstiness float64
@@ -53,12 +71,12 @@ type arrivals struct {
 	at               float64 // seconds
 }
 
-func newArrivals(rate, burstiness float64, seed uint64) *arrivals {
+func newArrivals(rate, burstiness float64, seed uint64, firstGap bool) *arrivals {
 	if burstiness == 0 {
 		burstiness = 1
 	}
 	return &arrivals{r: NewRand(seed), rate: rate, burstiness: burstiness,
-		inf: math.IsInf(rate, 1) || rate == math.MaxFloat64}
+		inf: math.IsInf(rate, 1) || rate == math.MaxFloat64, started: firstGap}
 }
 
 func (a *arrivals) next() time.Duration {

@@ -170,7 +170,9 @@ func (s Shard) Global(i int) int {
 
 // Open returns cfg cut to this shard's part of the schedule: Rate
 // divided by Count, Requests split (Requests), Seed derived (Seed);
-// Duration, Burstiness and the in-flight cap (per process) are kept. An
+// Duration, Burstiness and the in-flight cap (per process) are kept; the
+// first arrival comes after a gap (FirstGap), so the shards together are
+// one arrival process from t = 0, not a burst of N requests at 0. An
 // unsharded s returns cfg unchanged. It returns an error for an invalid
 // shard, or for a request count smaller than the shard count (some
 // shards would send nothing).
@@ -187,5 +189,6 @@ func (s Shard) Open(cfg Open) (Open, error) {
 	cfg.Rate = s.Rate(cfg.Rate)
 	cfg.Requests = s.Requests(cfg.Requests)
 	cfg.Seed = s.Seed(cfg.Seed)
+	cfg.FirstGap = true
 	return cfg, nil
 }

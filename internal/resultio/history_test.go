@@ -153,3 +153,20 @@ func TestWriteRowsArityMismatchRollsBack(t *testing.T) {
 	_, err = history.ReadRows(context.Background(), path, "t")
 	assert.Error(t, err, "the CREATE TABLE was rolled back with the rows")
 }
+
+// A run written into one history twice (recovered twice, or recovered
+// after its output was written) is there once; a record of the run
+// that was not there yet is added.
+func TestWriteSQLiteDoesNotAppendARunTwice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	p := resultio.FixedPayload()
+	part := *p
+	part.Results = p.Results[:2]
+	require.NoError(t, history.AppendPayload(&part, path), "the first two records")
+	skipped, err := history.AppendPayloadCount(p, path)
+	require.NoError(t, err, "the whole run")
+	assert.Equal(t, 2, skipped, "the records already there are skipped")
+	assert.Equal(t, len(p.Results), countRows(t, path, resultio.WorkloadTable), "every record once")
+	require.NoError(t, history.AppendPayload(p, path), "again")
+	assert.Equal(t, len(p.Results), countRows(t, path, resultio.WorkloadTable), "still every record once")
+}

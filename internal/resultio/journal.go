@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -79,11 +80,20 @@ type JournalHeader struct {
 	// CacheMode is the payload's cache_policy.mode.
 	CacheMode string `json:"cache_mode"`
 	// Expected is how many records the run was to make (cases ×
-	// repetitions), 0 when unknown (a load run bounded by time).
+	// repetitions; for a load run its request count, this shard's share
+	// in a sharded run), 0 when unknown (a load run bounded by time).
 	Expected int `json:"expected,omitempty"`
 	// Sweep marks a prompt sweep's journal: besides its records it holds
 	// one {"sweep_row": SweepResult} line per finished sweep point.
 	Sweep bool `json:"sweep,omitempty"`
+	// Schedule holds a load run's settings (mode, rates, shard,
+	// burstiness, seed, cap, duration, count, goodput SLO; no measured
+	// figure) and Shard the index of the shard the records come from, so
+	// that a recovered shard's payload merges with the others. A load
+	// run appends them as a {"load": …} line before it sends anything
+	// (AppendLoad); ReadJournal puts them here. Nil for a sequential run.
+	Schedule *results.Schedule `json:"schedule,omitempty"`
+	Shard    *int              `json:"shard,omitempty"`
 
 	// CacheEvents are the cache resets journaled after the header
 	// (AppendCacheEvent), in order. Filled by ReadJournal; not part of the
@@ -97,6 +107,10 @@ type JournalHeader struct {
 	// dropped (the write a kill interrupted), 0 when the journal ended
 	// cleanly. Filled by ReadJournal.
 	TornBytes int `json:"-"`
+	// Skipped names the corrupt lines ReadJournalWith skipped
+	// (JournalReadOptions.SkipCorrupt), e.g. "line 7: record: unexpected
+	// end of JSON input"; nil when none.
+	Skipped []string `json:"-"`
 }
 
 // JournalHeaderFor returns the header describing p (run id, timestamp,
@@ -134,8 +148,35 @@ func (h JournalHeader) Payload(records []results.Record) *results.Payload {
 		Records:  len(records),
 		Expected: h.Expected,
 	}
+	if len(h.Skipped) > 0 {
+		p.Incomplete.Reason += fmt.Sprintf("; %d corrupt journal lines skipped (%s)", len(h.Skipped), strings.Join(h.Skipped, "; "))
+	}
 	p.Summary.Passed, p.Summary.QualityPassed = false, false
+	if h.Schedule != nil {
+		p.Schedule = recoveredSchedule(h.Schedule, records)
+	}
 	return p
+}
+
+// recoveredSchedule is a recovered load run's schedule block: the
+// journaled settings with the figures the records give
+// (ScheduleFromRecords; late from their lag_ms). What the records cannot
+// tell, requests dropped or never sent, is left 0 and a note says so.
+func recoveredSchedule(settings *results.Schedule, records []results.Record) *results.Schedule {
+	sc, err := ScheduleFromRecords(settings, records)
+	if err != nil {
+		sc = &results.Schedule{}
+		*sc = *settings
+		sc.AchievedRateReason = err.Error()
+	}
+	sc.Late = 0
+	for _, r := range records {
+		if r.LagMS != nil && *r.LagMS > 1 {
+			sc.Late++
+		}
+	}
+	sc.Notes = append(sc.Notes, "recovered from a journal: requests dropped or never sent before the run stopped are not counted")
+	return sc
 }
 
 // Journal appends a run's records to a JSON Lines file as they finish, at
@@ -269,6 +310,34 @@ type journalRow struct {
 	SweepRow *results.SweepResult `json:"sweep_row"`
 }
 
+// journalLoad is the {"load": …} line of a load run.
+type journalLoad struct {
+	Load *struct {
+		Schedule *results.Schedule `json:"schedule"`
+		Shard    *int              `json:"shard,omitempty"`
+		Expected int               `json:"expected"`
+	} `json:"load"`
+}
+
+// AppendLoad writes a load run's settings as one {"load": …} line before
+// the run sends anything: sc is its schedule block with the settings
+// only, shard the shard index of a sharded run (nil otherwise), expected
+// the requests it is to send (0 when its duration bounds it).
+// ReadJournal puts them in the header (Schedule, Shard, Expected).
+func (j *Journal) AppendLoad(sc *results.Schedule, shard *int, expected int) error {
+	var l journalLoad
+	l.Load = &struct {
+		Schedule *results.Schedule `json:"schedule"`
+		Shard    *int              `json:"shard,omitempty"`
+		Expected int               `json:"expected"`
+	}{sc, shard, expected}
+	line, err := json.Marshal(l)
+	if err != nil {
+		return fmt.Errorf("results: journal %s: load settings: %w", j.path, err)
+	}
+	return j.writeLine(line)
+}
+
 // writeLine writes line + "\n" with one Write call.
 func (j *Journal) writeLine(line []byte) error {
 	j.mu.Lock()
@@ -349,15 +418,29 @@ func IsJournal(data []byte) bool {
 // ErrBadJournal that names the file and line. Lines over
 // MaxJournalLineBytes are an error too.
 func ReadJournal(path string) (JournalHeader, []results.Record, error) {
-	f, err := os.Open(path)
+	return ReadJournalWith(path, JournalReadOptions{})
+}
+
+// JournalReadOptions tunes ReadJournalWith. The zero value is
+// ReadJournal's strictness.
+type JournalReadOptions struct {
+	// SkipCorrupt skips a line that does not parse (a disk error, an
+	// edit) instead of refusing the journal, and names it in
+	// JournalHeader.Skipped; the header line must still parse.
+	SkipCorrupt bool
+}
+
+// ReadJournalWith is ReadJournal with opts.
+func ReadJournalWith(path string, opts JournalReadOptions) (JournalHeader, []results.Record, error) {
+	f, err := os.Open(paths.ExpandHome(path))
 	if err != nil {
 		return JournalHeader{}, nil, fmt.Errorf("results: journal: %w", err)
 	}
 	defer f.Close()
-	return readJournal(path, f)
+	return readJournal(path, f, opts)
 }
 
-func readJournal(path string, r io.Reader) (JournalHeader, []results.Record, error) {
+func readJournal(path string, r io.Reader, opts JournalReadOptions) (JournalHeader, []results.Record, error) {
 	var (
 		h    JournalHeader
 		recs []results.Record
@@ -397,29 +480,62 @@ func readJournal(path string, r io.Reader) (JournalHeader, []results.Record, err
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if bytes.HasPrefix(line, []byte(`{"cache_event"`)) {
+		corrupt := func(what string, err error) error {
+			if !opts.SkipCorrupt {
+				return bad(n, "%s: %v", what, err)
+			}
+			h.Skipped = append(h.Skipped, fmt.Sprintf("line %d: %s: %v", n, what, err))
+			return nil
+		}
+		switch {
+		case bytes.HasPrefix(line, []byte(`{"cache_event"`)):
 			var ev journalEvent
 			if err := json.Unmarshal(line, &ev); err != nil || ev.CacheEvent == nil {
-				return h, recs, bad(n, "cache event: %v", err)
+				if err == nil {
+					err = errors.New("no event")
+				}
+				if err := corrupt("cache event", err); err != nil {
+					return h, recs, err
+				}
+				continue
 			}
 			h.CacheEvents = append(h.CacheEvents, *ev.CacheEvent)
-			continue
-		}
-		if bytes.HasPrefix(line, []byte(`{"sweep_row"`)) {
+		case bytes.HasPrefix(line, []byte(`{"load"`)):
+			var l journalLoad
+			if err := json.Unmarshal(line, &l); err != nil || l.Load == nil || l.Load.Schedule == nil {
+				if err == nil {
+					err = errors.New("no schedule")
+				}
+				if err := corrupt("load settings", err); err != nil {
+					return h, recs, err
+				}
+				continue
+			}
+			h.Schedule, h.Shard, h.Expected = l.Load.Schedule, l.Load.Shard, l.Load.Expected
+		case bytes.HasPrefix(line, []byte(`{"sweep_row"`)):
 			// A null rate is NaN (no request's decode was timed), as written.
 			row := results.SweepResult{TPOTms: math.NaN(), GenTPS: math.NaN()}
 			jr := journalRow{SweepRow: &row}
 			if err := json.Unmarshal(line, &jr); err != nil || jr.SweepRow == nil {
-				return h, recs, bad(n, "sweep row: %v", err)
+				if err == nil {
+					err = errors.New("no row")
+				}
+				if err := corrupt("sweep row", err); err != nil {
+					return h, recs, err
+				}
+				continue
 			}
 			h.SweepRows = append(h.SweepRows, *jr.SweepRow)
-			continue
+		default:
+			var rec results.Record
+			if err := json.Unmarshal(line, &rec); err != nil {
+				if err := corrupt("record", err); err != nil {
+					return h, recs, err
+				}
+				continue
+			}
+			recs = append(recs, rec)
 		}
-		var rec results.Record
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return h, recs, bad(n, "record: %v", err)
-		}
-		recs = append(recs, rec)
 	}
 	if h.Version == 0 {
 		return h, nil, fmt.Errorf("%w: %s: empty file, no header", ErrBadJournal, path)

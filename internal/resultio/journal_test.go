@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -209,4 +210,45 @@ func TestJournalForADevice(t *testing.T) {
 	assert.Equal(t, os.TempDir(), filepath.Dir(dev), "a device output journals in the temp directory, not in /dev")
 	assert.Contains(t, filepath.Base(dev), "null.journal.jsonl")
 	assert.Equal(t, os.TempDir(), filepath.Dir(JournalFor("")), "results to stdout journal in the temp directory")
+}
+
+// A load run's settings line puts the schedule, the shard and the
+// expected count in the header, and the payload rebuilt from it has the
+// schedule, so a recovered shard merges.
+func TestJournalLoadLineAndSkippedLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.json.journal.jsonl")
+	j, err := CreateJournal(path, JournalHeader{RunID: "r1", Timestamp: "2025-01-02T03:04:05+00:00", Workload: results.WorkloadInfo{Name: "w"}, Expected: 9})
+	require.NoError(t, err)
+	rate, share, idx := 4.0, 2.0, 1
+	require.NoError(t, j.AppendLoad(&results.Schedule{Mode: "open", TargetRate: &share, RunRate: &rate, Shard: "1/2", Burstiness: 1}, &idx, 12))
+	lag := 0.5
+	for i := range 2 {
+		require.NoError(t, j.Append(results.Record{RunID: "r1", CaseID: "a", Repetition: i, Shard: &idx, OK: true, LagMS: &lag,
+			StartedAt: "2025-01-02T03:04:0" + strconv.Itoa(5+i) + "+00:00", Metrics: results.Metrics{E2ELms: 10}}))
+	}
+	require.NoError(t, j.Close())
+	h, recs, err := ReadJournal(path)
+	require.NoError(t, err)
+	assert.Equal(t, 12, h.Expected, "the load's count, not cases × repetitions")
+	require.NotNil(t, h.Schedule, "the settings")
+	assert.Equal(t, "1/2", h.Schedule.Shard)
+	require.NotNil(t, h.Shard)
+	assert.Equal(t, 1, *h.Shard)
+	p := h.Payload(recs)
+	require.NotNil(t, p.Schedule, "the recovered payload has the schedule")
+	assert.Equal(t, 2, p.Schedule.Sent, "sent: the records")
+	assert.Contains(t, p.Schedule.Notes[len(p.Schedule.Notes)-1], "recovered from a journal", "what the records cannot tell is said")
+
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(data), "\n")
+	require.NoError(t, os.WriteFile(path, []byte(lines[0]+lines[1]+"{not json\n"+strings.Join(lines[2:], "")), 0o644))
+	_, _, err = ReadJournal(path)
+	require.ErrorIs(t, err, ErrBadJournal, "strict by default")
+	h, recs, err = ReadJournalWith(path, JournalReadOptions{SkipCorrupt: true})
+	require.NoError(t, err, "skipping")
+	assert.Len(t, recs, 2, "the good records")
+	require.Len(t, h.Skipped, 1, "one skipped line")
+	assert.True(t, strings.HasPrefix(h.Skipped[0], "line 3: record: "), "named: %s", h.Skipped[0])
+	assert.Contains(t, h.Payload(recs).Incomplete.Reason, "1 corrupt journal lines skipped", "the payload says so")
 }

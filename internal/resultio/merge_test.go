@@ -114,27 +114,31 @@ func TestMergePayloadsOne(t *testing.T) {
 }
 
 // TestMergeSchedulesNeedsEveryShard: the shards' schedules say "I/N"; a
-// merge missing one is refused, a full one keeps the run's load figures.
+// merge missing one is refused, a full one keeps the run's settings and
+// adds the counts.
 func TestMergeSchedulesNeedsEveryShard(t *testing.T) {
-	shard := func(i int, achieved float64) *results.Payload {
+	shard := func(i int) *results.Payload {
 		rate, runRate := 5.0, 10.0
 		idx := i
 		return &results.Payload{RunID: "r1", Workload: results.WorkloadInfo{Name: "w", Path: "w.json"},
-			Results: []results.Record{{RunID: "r1", CaseID: "a", Repetition: i, Shard: &idx, OK: true, Quality: results.Quality{OK: true}}},
+			Results: []results.Record{{RunID: "r1", CaseID: "a", Repetition: i, Shard: &idx, OK: true, Quality: results.Quality{OK: true},
+				StartedAt: fmt.Sprintf("2025-01-02T03:04:0%d+00:00", i)}},
 			Schedule: &results.Schedule{Mode: "open", TargetRate: &rate, RunRate: &runRate, Shard: fmt.Sprintf("%d/2", i), Requests: 30,
-				AchievedRate: achieved, Late: i, LagMS: &results.LagStats{P50: 1, P95: 2, P99: float64(3 + i), Max: 9}}}
+				Sent: 1, Unsent: 29, Late: i}}
 	}
-	_, err := MergePayloads(shard(0, 4.5))
+	_, err := MergePayloads(shard(0))
 	require.Error(t, err, "half a run does not merge silently")
 	assert.Contains(t, err.Error(), "shard 1/2 missing", "the error names the missing shard")
 
-	m, err := MergePayloads(shard(0, 4.5), shard(1, 5.25))
+	m, err := MergePayloads(shard(0), shard(1))
 	require.NoError(t, err)
 	require.NotNil(t, m.Schedule, "the merged payload keeps the schedule")
 	assert.Equal(t, 10.0, *m.Schedule.TargetRate, "the run's rate")
 	assert.Equal(t, 60, m.Schedule.Requests, "requests add up")
-	assert.Equal(t, 9.75, m.Schedule.AchievedRate, "achieved rates add up")
+	assert.Equal(t, 58, m.Schedule.Unsent, "unsent requests add up")
 	assert.Equal(t, 1, m.Schedule.Late, "late requests add up")
-	assert.Equal(t, 4.0, m.Schedule.LagMS.P99, "lag: the worst shard's")
+	assert.Equal(t, 2, m.Schedule.Sent, "sent: the records")
+	assert.Nil(t, m.Schedule.AchievedRate, "two requests are too few for a rate")
+	assert.Equal(t, "only 2 sent: a rate needs at least 3 requests (two gaps between sends)", m.Schedule.AchievedRateReason, "and the reason says so")
 	assert.Empty(t, m.Schedule.Shard, "the merged schedule is the whole run's")
 }

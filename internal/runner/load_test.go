@@ -4,11 +4,14 @@ import (
 	"context"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/stats"
 )
@@ -56,7 +59,19 @@ func TestRunLoadOpenLoop(t *testing.T) {
 	assert.Equal(t, 1.0, sc.Burstiness, "Poisson by default")
 	assert.Equal(t, uint64(7), sc.Seed)
 	assert.Equal(t, 20, sc.Requests)
-	assert.Greater(t, sc.AchievedRate, 0.0, "achieved rate measured")
+	require.NotNil(t, sc.AchievedRate, "achieved rate measured: %s", sc.AchievedRateReason)
+	assert.Greater(t, *sc.AchievedRate, 0.0, "achieved rate measured")
+	assert.Equal(t, 20, sc.Sent, "sent")
+	assert.Equal(t, 256, sc.InFlightCap, "no cap: the default bound, recorded")
+	for _, rec := range p.Results {
+		require.NotNil(t, rec.LagMS, "%s/%d: a load record carries its lag", rec.CaseID, rec.Repetition)
+		assert.GreaterOrEqual(t, *rec.LagMS, 0.0, "sent no earlier than due")
+		assert.NotEmpty(t, rec.EndedAt, "and when it ended")
+	}
+	fromRecords, err := resultio.ScheduleFromRecords(sc, p.Results)
+	require.NoError(t, err)
+	require.NotNil(t, fromRecords.LagMS, "the records alone give the lag")
+	assert.InDelta(t, sc.LagMS.P50, fromRecords.LagMS.P50, 0.5, "the records' lag matches the run's (ms, read at the send vs at the stream's start)")
 	require.NotNil(t, sc.LagMS, "lag percentiles of the sent requests")
 	assert.GreaterOrEqual(t, sc.LagMS.Max, sc.LagMS.P50, "lag max >= median")
 	require.NotNil(t, sc.Goodput, "goodput with a per-request SLO")
@@ -97,4 +112,49 @@ func TestLoadCheck(t *testing.T) {
 		assert.Error(t, l.Check(), "%+v is refused before anything is sent", l)
 	}
 	assert.NoError(t, runner.Load{Rate: math.Inf(1), Requests: 5}.Check(), "inf is a rate")
+}
+
+// An unlimited rate bounded by a duration is a closed loop that ends at
+// the duration, sharded or not (every arrival at t = 0 never reached the
+// duration before), and the schedule says it was a closed loop.
+func TestRunLoadUnlimitedRateWithDurationEnds(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		shard loadgen.Shard
+		conc  int
+		want  int // streams
+	}{
+		{"unsharded", loadgen.Shard{}, 0, 1},
+		{"shard 0/2", loadgen.Shard{Index: 0, Count: 2}, 0, 1},
+		{"shard 1/2 capped", loadgen.Shard{Index: 1, Count: 2}, 3, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fixtures.Start(t, fixtures.Options{})
+			r := newRunner(t, srv)
+			w := load(t, `{"cases": [{"id": "ok", "messages": [{"role": "user", "content": "Say hello."}]}]}`)
+			s, err := r.Start(context.Background(), w, runner.RunOptions{})
+			require.NoError(t, err)
+			run, err := s.RunLoad(context.Background(), runner.Load{Duration: 200 * time.Millisecond, Shard: tc.shard, MaxConcurrency: tc.conc})
+			require.NoError(t, err, "the run ends")
+			for _, smp := range run.Samples {
+				assert.Less(t, smp.Sent, 200*time.Millisecond+100*time.Millisecond, "no request sent well after the duration")
+			}
+			sc := s.Payload().Schedule
+			assert.Equal(t, "closed", sc.Mode, "no schedule: a closed loop")
+			assert.Equal(t, tc.want, sc.InFlightCap, "its streams")
+			assert.LessOrEqual(t, sc.PeakInFlight, tc.want, "never more in flight than streams")
+		})
+	}
+}
+
+// A count that cannot be split over the shards is refused before
+// anything is sent.
+func TestLoadCheckSplit(t *testing.T) {
+	l := runner.Load{Requests: 2, Shard: loadgen.Shard{Index: 5, Count: 10}}
+	err := l.CheckSplit(0)
+	require.Error(t, err, "2 requests over 10 shards")
+	assert.Contains(t, err.Error(), "2 requests cannot be split 10 ways")
+	assert.Error(t, runner.Load{Shard: loadgen.Shard{Index: 0, Count: 4}}.CheckSplit(3), "3 cases × 1 repetition over 4 shards")
+	assert.NoError(t, runner.Load{Shard: loadgen.Shard{Index: 0, Count: 4}, Duration: time.Second}.CheckSplit(3), "a duration splits any way")
+	assert.NoError(t, runner.Load{Requests: 2}.CheckSplit(0), "unsharded")
 }

@@ -260,6 +260,9 @@ func (s *Session) execute(ctx context.Context, j Job, record, side bool) Outcome
 	// the order the records were added.
 	s.progressMu.Lock()
 	defer s.progressMu.Unlock()
+	if s.noSideRequests {
+		stampLoad(ctx, &out)
+	}
 	s.mu.Lock()
 	if s.shard != nil {
 		idx := *s.shard
@@ -436,6 +439,7 @@ func (r *Runner) newPayload(w *workloads.Workload, reps int, cachePolicy string)
 			Defaults:     w.Defaults,
 			DefaultsJSON: w.DefaultsJSON,
 			Repetitions:  reps,
+			Digest:       w.Digest(),
 		},
 		RequestTimeoutS: timeout,
 		CacheMode:       cachePolicy,

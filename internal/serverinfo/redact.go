@@ -3,7 +3,6 @@ package serverinfo
 import (
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -14,80 +13,55 @@ const Redacted = "xxxxx"
 // case-insensitively) whose values RedactURL replaces.
 var secretParams = []string{"key", "api_key", "apikey", "api-key", "token", "access_token", "auth", "password", "secret"}
 
-// userinfoPassword matches "//user:password@" in a string url.Parse
-// rejects.
-var userinfoPassword = regexp.MustCompile(`(//[^/@:\s]*):[^/]*@`)
+// userinfoRE matches a "user:password@" part wherever a URL would have
+// it, with or without a scheme, parsed or not: at the start
+// ("alice:PW@host"), after "//" ("http://…", "http//…"), after a "/" or
+// a space. Groups: the lead, the user.
+var userinfoRE = regexp.MustCompile(`(^|//|/|\s)([^/@:?#\s]*):([^/@]*)@`)
+
+// secretParamRE matches a secret parameter, "name=value", in a query or
+// a fragment ("?api_key=K", "#token=T", "&auth=A"), parsed or not.
+// Groups: the separator, the name, the value.
+var secretParamRE = regexp.MustCompile(`(?i)([?&#;])(` + strings.Join(quoteAll(secretParams), "|") + `)=([^&#;\s]*)`)
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = regexp.QuoteMeta(s)
+	}
+	return out
+}
 
 // RedactURL returns raw with its secrets replaced by Redacted, for
-// printing or storing a URL a user gave: the password of its userinfo
-// ("http://user:secret@host" → "http://user:xxxxx@host", as Go's
-// url.URL.Redacted) and the values of the query parameters named key,
-// api_key, apikey, api-key, token, access_token, auth, password or secret
-// (any case). Everything else is kept as written, parameter order
-// included. A string that does not parse as a URL still has a
-// "//user:password@" part redacted. RedactURL is idempotent.
+// printing or storing a URL a user gave, whether or not it parses as a
+// URL: the password of a userinfo, with or without a scheme
+// ("http://user:secret@host", "http//user:secret@host" and
+// "user:secret@host" → "…user:xxxxx@host", as Go's url.URL.Redacted),
+// and the values of the parameters named key, api_key, apikey, api-key,
+// token, access_token, auth, password or secret (any case) in the query
+// or the fragment ("host:8080?api_key=K", "http://host/#token=T").
+// Everything else is kept as written, parameter order included.
+// RedactURL is idempotent. It is the one redactor: every URL benchserve
+// echoes goes through it (or through SecretReplacer, built on it).
 func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return userinfoPassword.ReplaceAllString(raw, "${1}:"+Redacted+"@")
-	}
-	changed := false
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), Redacted)
-			changed = true
-		}
-	}
-	if u.RawQuery != "" {
-		if q, ok := redactQuery(u.RawQuery); ok {
-			u.RawQuery = q
-			changed = true
-		}
-	}
-	if !changed {
-		return raw
-	}
-	return u.String()
-}
-
-// redactQuery replaces the values of secret parameters in a raw query,
-// keeping its order; ok reports whether anything changed.
-func redactQuery(raw string) (string, bool) {
-	parts := strings.Split(raw, "&")
-	ok := false
-	for i, p := range parts {
-		k, v, has := strings.Cut(p, "=")
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
-		}
-		if has && v != Redacted && isSecretParam(name) {
-			parts[i] = k + "=" + Redacted
-			ok = true
-		}
-	}
-	return strings.Join(parts, "&"), ok
-}
-
-func isSecretParam(name string) bool {
-	return slices.Contains(secretParams, strings.ToLower(name))
+	out := userinfoRE.ReplaceAllString(raw, "${1}${2}:"+Redacted+"@")
+	return secretParamRE.ReplaceAllString(out, "${1}${2}="+Redacted)
 }
 
 // SecretReplacer returns a replacer that redacts raw's secrets wherever
 // they appear in a text (an error message, a log line): raw itself →
 // RedactURL(raw), "user:password@" in its raw and decoded spellings →
-// "user:xxxxx@", each secret query parameter's "name=value" →
-// "name=xxxxx", and each of keys (an API key, which some servers echo in
-// their error messages) of 4 bytes or more → "xxxxx". It returns nil when
-// there is no secret. Use it to
+// "user:xxxxx@", each secret parameter's "name=value" (raw and decoded)
+// → "name=xxxxx", and each of keys (an API key, which some servers echo
+// in their error messages) of 4 bytes or more → "xxxxx". raw need not
+// parse as a URL. It returns nil when there is no secret. Use it to
 // filter the output of code that prints the URL it was given, e.g.
 // net/http errors (which hide only the password) or wrapped errors.
 func SecretReplacer(raw string, keys ...string) *strings.Replacer {
-	u, err := url.Parse(raw)
-	if err != nil {
-		u = &url.URL{}
-	}
 	var pairs []string
+	if red := RedactURL(raw); red != raw {
+		pairs = append(pairs, raw, red)
+	}
 	for _, k := range keys {
 		// An API key a server echoes back in its error message (some
 		// quote the Authorization header); too short a key would match
@@ -96,28 +70,28 @@ func SecretReplacer(raw string, keys ...string) *strings.Replacer {
 			pairs = append(pairs, k, Redacted)
 		}
 	}
-	if red := RedactURL(raw); red != raw {
-		pairs = append(pairs, raw, red)
-	}
-	if u.User != nil {
-		if pw, has := u.User.Password(); has && pw != Redacted {
-			name := u.User.Username()
-			raw := u.User.String() // escaped "user:password"
-			pairs = append(pairs, raw+"@", url.UserPassword(u.User.Username(), Redacted).String()+"@",
-				name+":"+pw+"@", name+":"+Redacted+"@")
+	for _, m := range userinfoRE.FindAllStringSubmatch(raw, -1) {
+		user, pw := m[2], m[3]
+		if pw == Redacted {
+			continue
+		}
+		hidden := user + ":" + Redacted + "@"
+		pairs = append(pairs, user+":"+pw+"@", hidden)
+		if dec, err := url.PathUnescape(pw); err == nil && dec != pw {
+			pairs = append(pairs, user+":"+dec+"@", hidden)
+		}
+		if dec, err := url.PathUnescape(user); err == nil && dec != user {
+			pairs = append(pairs, dec+":"+pw+"@", hidden)
 		}
 	}
-	for _, p := range strings.Split(u.RawQuery, "&") {
-		k, v, has := strings.Cut(p, "=")
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
+	for _, m := range secretParamRE.FindAllStringSubmatch(raw, -1) {
+		name, v := m[2], m[3]
+		if v == "" || v == Redacted {
+			continue
 		}
-		if has && v != "" && v != Redacted && isSecretParam(name) {
-			pairs = append(pairs, p, k+"="+Redacted)
-			if dv, err := url.QueryUnescape(v); err == nil && dv != v {
-				pairs = append(pairs, k+"="+dv, k+"="+Redacted)
-			}
+		pairs = append(pairs, name+"="+v, name+"="+Redacted)
+		if dv, err := url.QueryUnescape(v); err == nil && dv != v {
+			pairs = append(pairs, name+"="+dv, name+"="+Redacted)
 		}
 	}
 	if len(pairs) == 0 {

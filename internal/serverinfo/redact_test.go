@@ -18,6 +18,14 @@ func TestRedactURL(t *testing.T) {
 		{"http://127.0.0.1:8080", "http://127.0.0.1:8080"},
 		{"http://u:p%40ss@host", "http://u:xxxxx@host"},
 		{"http://u:se cret@host/%zz", "http://u:xxxxx@host/%zz"},
+		// Not URLs url.Parse accepts as such, echoed all the same.
+		{"http//alice:PW@host:8080", "http//alice:xxxxx@host:8080"},
+		{"alice:PW@host:8080", "alice:xxxxx@host:8080"},
+		{"host:8080?api_key=K", "host:8080?api_key=xxxxx"},
+		{"127.0.0.1:8080?x=1&token=T", "127.0.0.1:8080?x=1&token=xxxxx"},
+		{"http://host:8080/#token=T", "http://host:8080/#token=xxxxx"},
+		{"http://host/#x=1&access_token=T", "http://host/#x=1&access_token=xxxxx"},
+		{"http://host:8080/v1?monkey=banana", "http://host:8080/v1?monkey=banana"},
 	} {
 		got := serverinfo.RedactURL(tc.in)
 		assert.Equal(t, tc.want, got, "RedactURL(%q)", tc.in)
@@ -37,8 +45,20 @@ func TestSecretReplacer(t *testing.T) {
 	assert.Contains(t, got, "al:xxxxx@host", "user and host kept")
 }
 
+func TestSecretReplacerOfAMalformedURL(t *testing.T) {
+	for _, raw := range []string{"http//alice:PW@host:9", "alice:PW@host:9", "host:9?api_key=K3Y", "http://host:9/#token=T0K"} {
+		r := serverinfo.SecretReplacer(raw)
+		require.NotNil(t, r, "%q carries a secret", raw)
+		got := r.Replace(`server URL "http://` + raw + `": bad; also ` + raw)
+		for _, secret := range []string{"PW@", "K3Y", "T0K"} {
+			assert.NotContains(t, got, secret, "%q: the secret is gone from %q", raw, got)
+		}
+	}
+}
+
 func TestNormalizeBaseURLErrorsHideThePassword(t *testing.T) {
-	for _, raw := range []string{"ftp://u:hunter2@host", "http://u:hunter2@host/?x=1", "http://u:hunter2@[::1"} {
+	for _, raw := range []string{"ftp://u:hunter2@host", "http://u:hunter2@host/?x=1", "http://u:hunter2@[::1",
+		"http//u:hunter2@host:9", "u:hunter2@host:9", "host:9?api_key=hunter2", "http://host:9/#token=hunter2"} {
 		_, err := serverinfo.NormalizeBaseURL(raw)
 		require.Error(t, err, raw)
 		assert.NotContains(t, err.Error(), "hunter2", "the error quotes the redacted URL: %v", err)

@@ -9,14 +9,19 @@ import (
 	"github.com/benchserve/benchserve/internal/resultio"
 )
 
-const recoverUsage = `usage: benchserve recover JOURNAL [--output FILE]
+const recoverUsage = `usage: benchserve recover JOURNAL [--output FILE] [--strict]
 
 Rebuilds the results of a run that was stopped before it wrote its output
 (Ctrl-C, SIGKILL, go test -timeout, a full disk) from its journal,
 OUTPUT.journal.jsonl next to the output it was meant to write. Only the
 records that finished are written: the case in flight when the run stopped
 is absent, and the summary covers what was journaled. A torn last line
-(the write the kill interrupted) is dropped and reported.
+(the write the kill interrupted) is dropped and reported; a corrupt line
+elsewhere is skipped with a warning naming it (--strict refuses the
+journal instead). A load run's journal keeps its schedule settings and
+shard, so a recovered shard merges with the others (benchserve merge);
+its payload is marked incomplete. Recovering into a SQLite history twice
+does not append the run twice.
 
 The format follows --output's extension as for bench-serve (.json, .csv,
 .sql, .txt/.table, .db/.sqlite/.sqlite3 appends to a SQLite history,
@@ -33,6 +38,7 @@ func runRecover(_ context.Context, e *env, args []string) int {
 	fs.SetOutput(e.stderr)
 	output := fs.String("output", "", "write the recovered results to this `file` (format from its extension; default: JSON on stdout)")
 	fs.StringVar(output, "o", "", "shorthand for --output")
+	strict := fs.Bool("strict", false, "refuse a journal with a corrupt line instead of skipping the line")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), recoverUsage)
 		fs.PrintDefaults()
@@ -68,18 +74,31 @@ func runRecover(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
 		return ExitUsage
 	}
-	h, recs, err := resultio.ReadJournal(journal)
+	h, recs, err := resultio.ReadJournalWith(journal, resultio.JournalReadOptions{SkipCorrupt: !*strict})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
+		if errors.Is(err, resultio.ErrBadJournal) && *strict {
+			fmt.Fprintln(e.stderr, "benchserve recover: without --strict the corrupt line is skipped and the rest recovered")
+		}
 		return ExitUsage
+	}
+	for _, s := range h.Skipped {
+		fmt.Fprintf(e.stderr, "benchserve recover: warning: %s: skipped a corrupt %s (--strict refuses the journal)\n", journal, s)
 	}
 	if h.Sweep {
 		return recoverSweep(e, journal, *output, h, len(recs))
 	}
 	p := h.Payload(recs)
 	of := ""
-	if h.Expected > 0 {
+	switch {
+	case h.Expected > 0 && h.Schedule != nil && h.Schedule.Shard != "":
+		of = fmt.Sprintf(" of the %d requests shard %s was to send", h.Expected, h.Schedule.Shard)
+	case h.Expected > 0 && h.Schedule != nil:
+		of = fmt.Sprintf(" of the %d requests the load run was to send", h.Expected)
+	case h.Expected > 0:
 		of = fmt.Sprintf(" of the %d the run was to make", h.Expected)
+	case h.Schedule != nil:
+		of = " of a load run bounded by its duration"
 	}
 	fmt.Fprintf(e.stderr, "Recovered %d records%s, run %s (workload %q), from %s; cases that had not finished are absent, and the payload is marked incomplete (summary.passed false)\n",
 		len(recs), of, h.RunID, h.Workload.Name, journal)

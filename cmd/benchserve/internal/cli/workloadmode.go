@@ -49,6 +49,9 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	var ld runner.Load
 	if f.loadMode() {
 		ld = f.runnerLoad(&pr)
+		if err := ld.CheckSplit(len(selected) * f.repetitions); err != nil && len(selected) > 0 {
+			pr.addUsage("%v", err)
+		}
 	}
 	if !pr.empty() {
 		return pr.report(e)
