@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"sort"
 	"strings"
@@ -371,6 +372,10 @@ func (r *Runner) runCase(ctx context.Context, w *workload.Workload, c workload.C
 			CacheDialect:     after.Dialect,
 			DecodeTiming:     res.DecodeTiming,
 			DecodeTimingNote: res.DecodeNote,
+			DecodeMethod:     res.DecodeMethod,
+			DecodeTokens:     measured(res.DecodeTokens, res.DecodeMethod != ""),
+			RefTPOTms:        measured(res.RefTPOTms, !math.IsNaN(res.RefTPOTms)),
+			RefGenTPS:        measured(res.RefGenTPS, !math.IsNaN(res.RefGenTPS)),
 		},
 		Quality: results.Quality{
 			OK:               ok,
@@ -711,4 +716,12 @@ func itlStats(res *stream.Result) *results.ITLStats {
 		st.Estimated, st.RelativeError = true, stream.GapRelativeError
 	}
 	return st
+}
+
+// measured is &x when ok, else nil (written as null).
+func measured(x float64, ok bool) *float64 {
+	if !ok {
+		return nil
+	}
+	return &x
 }
