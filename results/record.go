@@ -468,6 +468,13 @@ type Schedule struct {
 	// sharded run (--shard); omitted otherwise.
 	Shard   string   `json:"shard,omitempty"`
 	RunRate *float64 `json:"run_rate,omitempty"`
+	// StartAt is the wall-clock instant the schedule was told to start
+	// at (--start-at, RFC 3339 in UTC), and StartLateMS how long after it
+	// the schedule started, in ms (about 0 when the shard waited for it,
+	// more when it was started after the instant had passed); both
+	// omitted without --start-at.
+	StartAt     string   `json:"start_at,omitempty"`
+	StartLateMS *float64 `json:"start_late_ms,omitempty"`
 	// Burstiness is the gamma shape of the arrival gaps (1 = Poisson).
 	Burstiness float64 `json:"burstiness"`
 	// Seed fixed the arrival schedule and the case sampling.

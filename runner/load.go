@@ -49,7 +49,24 @@ type Load struct {
 	// the requests); the records carry the shard, and the shards'
 	// payloads of one run (same run id) join with results.MergePayloads.
 	Shard loadgen.Shard
+	// StartAt, when set, is the wall-clock instant the schedule starts at
+	// (--start-at): RunLoad waits for it before the first arrival, so
+	// the shards of one run, started by their scheduler seconds apart,
+	// send together. An instant already past starts at once, with a
+	// warning (Config.Warn) saying how late; Check refuses one more than
+	// MaxStartAtPast in the past or MaxStartAtAhead ahead. The schedule
+	// block records it and how late the schedule really started.
+	StartAt time.Time
 }
+
+// MaxStartAtPast and MaxStartAtAhead bound Load.StartAt: an instant an
+// hour gone is a stale setting (an old BENCHSERVE_START_AT, a re-run
+// job), not a shard that is a little late, and one more than a day
+// ahead is a typo that would hang the run.
+const (
+	MaxStartAtPast  = time.Hour
+	MaxStartAtAhead = 24 * time.Hour
+)
 
 // Check reports a Load that cannot run, before anything is sent.
 func (l Load) Check() error {
@@ -72,6 +89,14 @@ func (l Load) Check() error {
 	if l.Shard.Count > 1 || l.Shard.Index != 0 {
 		if err := l.Shard.Validate(); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if !l.StartAt.IsZero() {
+		switch until := time.Until(l.StartAt); {
+		case until < -MaxStartAtPast:
+			errs = append(errs, fmt.Errorf("start at %s: %v ago, more than %v: a stale time; give the shards a new one", l.StartAt.Format(time.RFC3339), -until.Round(time.Second), MaxStartAtPast))
+		case until > MaxStartAtAhead:
+			errs = append(errs, fmt.Errorf("start at %s: %v ahead, more than %v", l.StartAt.Format(time.RFC3339), until.Round(time.Second), MaxStartAtAhead))
 		}
 	}
 	return errors.Join(errs...)
@@ -142,6 +167,9 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 		}
 		return smp
 	}
+	if err := s.waitStart(ctx, l.StartAt); err != nil {
+		return nil, err
+	}
 	var run *loadgen.Run
 	var err error
 	if math.IsInf(rate, 1) && !shard.Sharded() {
@@ -185,6 +213,11 @@ func scheduleOf(l Load, rate float64, run *loadgen.Run, st stats.Stats) *results
 	if sc.Burstiness == 0 {
 		sc.Burstiness = 1 // Poisson
 	}
+	if !l.StartAt.IsZero() {
+		sc.StartAt = l.StartAt.UTC().Format(time.RFC3339Nano)
+		late := float64(run.Started.Sub(l.StartAt)) / float64(time.Millisecond)
+		sc.StartLateMS = &late
+	}
 	if !math.IsInf(rate, 1) {
 		r := rate
 		if l.Shard.Sharded() {
@@ -214,6 +247,27 @@ func scheduleOf(l Load, rate float64, run *loadgen.Run, st stats.Stats) *results
 		}
 	}
 	return sc
+}
+
+// waitStart waits until at (Load.StartAt; zero: no wait), or warns that
+// it passed. It returns an error when ctx ends first.
+func (s *Session) waitStart(ctx context.Context, at time.Time) error {
+	if at.IsZero() {
+		return nil
+	}
+	until := time.Until(at)
+	if until <= 0 {
+		s.r.warn(fmt.Sprintf("start at %s passed %v ago: the load starts now, late by that much against shards that waited for it", at.Format(time.RFC3339Nano), -until.Round(time.Millisecond)))
+		return nil
+	}
+	t := time.NewTimer(until)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("runner: load run stopped while waiting for its start at %s: %w", at.Format(time.RFC3339), ctx.Err())
+	case <-t.C:
+		return nil
+	}
 }
 
 // UniqueCases returns the cases of jobs in first-seen order.
