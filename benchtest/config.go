@@ -49,8 +49,9 @@ const (
 	EnvMaxConcurrency = "BENCHSERVE_MAX_CONCURRENCY"
 	EnvSeed           = "BENCHSERVE_SEED"
 	// EnvRunID is the run id every shard of one run shares (with
-	// BENCHSERVE_SHARD or JOB_COMPLETION_INDEX and BENCHSERVE_SHARDS, see
-	// loadgen.ShardFromEnv), so their outputs merge (benchserve merge).
+	// BENCHSERVE_SHARD, JOB_COMPLETION_INDEX and BENCHSERVE_SHARDS, or a
+	// Slurm array's SLURM_ARRAY_TASK_ID, see loadgen.ShardFromEnv), so
+	// their outputs merge (benchserve merge).
 	EnvRunID = "BENCHSERVE_RUN_ID"
 	// EnvStartAt is an RFC 3339 instant every shard of a load run waits
 	// for before its first arrival (runner.Load.StartAt, the CLI's

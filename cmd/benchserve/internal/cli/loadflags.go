@@ -41,7 +41,7 @@ func addLoadFlags(fs *flag.FlagSet, l *loadFlags, getenv func(string) string) {
 	fs.IntVar(&l.maxConcurrency, "max-concurrency", 0, "At most `C` requests in flight in load mode; a request due beyond it waits\nand its lag is recorded (default: no cap)")
 	fs.Uint64Var(&l.seed, "seed", 0, "`Seed` of the arrival schedule and of --mix sample")
 	fs.Var(l.mix, "mix", "How load mode picks each request's case: `cycle` (in order) or sample (seeded)")
-	fs.StringVar(&l.shard, "shard", "", "Send only shard `I/N` of the load (rate/N, a seed of its own) in a run spread over\nN processes; with the same --run-id their outputs join with benchserve merge\n(default: $BENCHSERVE_SHARD, else Kubernetes' $JOB_COMPLETION_INDEX with\n$BENCHSERVE_SHARDS)")
+	fs.StringVar(&l.shard, "shard", "", "Send only shard `I/N` of the load (rate/N, a seed of its own) in a run spread over\nN processes; with the same --run-id their outputs join with benchserve merge\n(default: $BENCHSERVE_SHARD, else Kubernetes' $JOB_COMPLETION_INDEX with\n$BENCHSERVE_SHARDS, else a Slurm job array's $SLURM_ARRAY_TASK_ID of\n$SLURM_ARRAY_TASK_COUNT)")
 	fs.StringVar(&l.runID, "run-id", getenv("BENCHSERVE_RUN_ID"), "Run `ID` shared by the shards of one run (default: $BENCHSERVE_RUN_ID, else a new one)")
 	fs.StringVar(&l.startAt, "start-at", getenv(envStartAt), "Wait until `TIME` (RFC 3339, e.g. 2026-12-01T22:30:00Z) before the first arrival, so the\nshards of one run send together; a time already past starts at once with a warning,\none more than an hour past is refused (default: $BENCHSERVE_START_AT)")
 	fs.Var(&l.goodput, "goodput", "Per-request SLO for goodput, `KEY:MS` pairs: ttft:500 tpot:50 e2el:30000\n(repeatable or space-separated; DistServe's goodput, as vLLM)")
