@@ -37,7 +37,7 @@ func evenChunks(t *testing.T, srv *fixtures.Server, k int, continuous bool) *str
 }
 
 // TestEvenChunksDecodeRate: k equal chunks of 32 tokens at a known
-// decode rate (fixtures.EvenChunkRate, 1,000 tokens/s) give that rate
+// decode rate (fixtures.EvenChunkRate, 500 tokens/s) give that rate
 // back within 10% for every k >= stream.MinDecodeChunks, with and
 // without per-chunk usage, where the reference's N/span reads k/(k−1)
 // times too much; below MinDecodeChunks without per-chunk usage the
@@ -84,9 +84,10 @@ func TestEvenChunksDecodeRate(t *testing.T) {
 	})
 }
 
-// TestSteadyStreamKeepsItsNumbers: one token a chunk at a known pace:
-// tpot is the mean chunk gap (the reference's tpot, to the last digit)
-// and gen_tps its inverse, within 1% of the scripted pace.
+// TestSteadyStreamKeepsItsNumbers: one token a chunk: tpot is the mean
+// chunk gap (the reference's tpot, to the last digit) and gen_tps its
+// inverse, (N−1)/N of the reference's N/span: within 1% of it from 101
+// tokens on, whatever the timing. The scripted pace comes back too.
 func TestSteadyStreamKeepsItsNumbers(t *testing.T) {
 	const n = 120
 	words := make([]string, n)
@@ -97,10 +98,11 @@ func TestSteadyStreamKeepsItsNumbers(t *testing.T) {
 	_, res, err := fixtureChat(t, fixtures.Script{RoleChunk: true, Content: words, TTFT: delay, TokenDelay: delay, Paced: true}, stream.Request{MaxTokens: n})
 	require.NoError(t, err, "steady stream")
 	require.Empty(t, res.DecodeTiming, "timed: %s", res.DecodeNote)
-	assert.InDelta(t, res.RefTPOTms, res.TPOTms, 1e-9, "one token a chunk: tpot is the reference's mean chunk gap")
+	assert.Equal(t, stream.DecodeByEstimate, res.DecodeMethod, "no per-chunk usage")
 	assert.InDelta(t, float64(n-1), res.DecodeTokens, 1e-9, "N − 1 tokens after the first")
+	assert.InDelta(t, res.RefTPOTms, res.TPOTms, 1e-9, "tpot is the reference's mean chunk gap")
+	assert.InDelta(t, res.RefGenTPS*float64(n-1)/float64(n), res.GenTPS, 1e-6, "gen_tps is (N−1)/N of the reference's")
+	assert.InEpsilon(t, res.RefGenTPS, res.GenTPS, 0.01, "within 1%% of the reference's at N = %d", n)
 	wantMS := float64(delay.Microseconds()) / 1000
-	assert.InEpsilon(t, wantMS, res.TPOTms, 0.01, "tpot within 1%% of the scripted %v ms", wantMS)
-	assert.InEpsilon(t, 1000/wantMS, res.GenTPS, 0.01, "gen_tps within 1%% of the scripted %v tokens/s", 1000/wantMS)
-	assert.InEpsilon(t, res.RefGenTPS*float64(n-1)/float64(n), res.GenTPS, 1e-9, "the reference's gen_tps is N/(N−1) higher")
+	assert.InEpsilon(t, wantMS, res.TPOTms, 0.10, "tpot near the scripted %v ms", wantMS)
 }
