@@ -193,9 +193,10 @@ type Metrics struct {
 	// DecodeTokens is the tokens produced between the first and the last
 	// token-bearing chunk, over which tpot_ms and gen_tps are timed, and
 	// DecodeMethod how they were counted: "usage" (per-chunk usage,
-	// vLLM's continuous_usage_stats: exact) or "estimate" (N·(k − 1)/k
-	// for N tokens in k chunks); both omitted when the decode was not
-	// timed. Additions.
+	// vLLM's continuous_usage_stats: exact), "one_per_chunk" (the
+	// server's count equals the chunks: N − 1) or "estimate"
+	// (N·(k − 1)/k for N tokens in k chunks); both omitted when the
+	// decode was not timed. Additions.
 	DecodeTokens *float64 `json:"decode_tokens,omitempty"`
 	DecodeMethod string   `json:"decode_method,omitempty"`
 	// RefTPOTms and RefGenTPS are the reference's tpot_ms (the mean gap
@@ -212,7 +213,7 @@ type Metrics struct {
 	// times measure the client's reads, not the server's decode),
 	// "batched" (several tokens a chunk at over 20,000 tokens/s) or
 	// "few_chunks" (fewer than stream.MinDecodeChunks, 3, token-bearing
-	// chunks and no per-chunk usage); omitted when the decode was timed
+	// chunks and no count of their tokens); omitted when the decode was timed
 	// (stream.MeasureDecode).
 	DecodeTiming string `json:"decode_timing,omitempty"`
 	// DecodeTimingNote says DecodeTiming for a person, e.g. "all 77 tokens

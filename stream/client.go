@@ -605,8 +605,9 @@ func (st *state) finish(end time.Time) {
 	r.TTFTms, r.E2ELms, r.PromptTPS = t.TTFTms, t.E2ELms, t.PromptTPS
 	r.RefTPOTms, r.RefGenTPS = t.TPOTms, t.GenTPS
 	d := MeasureDecode(DecodeSpan{Chunks: r.TokenChunks, Span: last - first, Tokens: n,
-		ChunkUsage: st.sawToken && st.firstUsage >= 0 && st.lastUsage >= 0,
-		FirstUsage: st.firstUsage, LastUsage: st.lastUsage})
+		UsageTokens: r.Usage != nil && r.Usage.CompletionTokens > 0,
+		ChunkUsage:  st.sawToken && st.firstUsage >= 0 && st.lastUsage >= 0,
+		FirstUsage:  st.firstUsage, LastUsage: st.lastUsage})
 	r.TPOTms, r.GenTPS, r.DecodeTokens, r.DecodeMethod = d.TPOTms, d.GenTPS, d.Tokens, d.Method
 	r.DecodeTiming, r.DecodeNote = d.Reason, d.Note
 	if r.DecodeTiming != "" {

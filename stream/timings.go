@@ -85,8 +85,8 @@ const MinDecodeSpan = time.Millisecond
 // assumption and nothing else (and a 2-chunk stream is typically a tool
 // call's name and then all of its arguments, where it is off by up to
 // 2×); from 3 on the assumed part is at most half of the count and
-// shrinks as 1/k. With per-chunk usage (DecodeByUsage) the count is exact
-// and 2 chunks suffice.
+// shrinks as 1/k. When the count is known (DecodeByUsage,
+// DecodeOnePerChunk) 2 chunks suffice.
 const MinDecodeChunks = 3
 
 // Reasons MeasureDecode and DecodeObservable give (Result.DecodeTiming).
@@ -104,8 +104,9 @@ const (
 	// buffering proxy flushing twice), not the server's decode.
 	DecodeBatched = "batched"
 	// DecodeFewChunks: fewer than MinDecodeChunks token-bearing chunks
-	// and no per-chunk usage, so the tokens produced between the first
-	// and the last chunk cannot be estimated.
+	// and no count of their tokens (DecodeByUsage, DecodeOnePerChunk),
+	// so the tokens produced between the first and the last chunk cannot
+	// be estimated.
 	DecodeFewChunks = "few_chunks"
 )
 
@@ -116,9 +117,13 @@ const (
 	// cumulative completion_tokens differ by exactly the tokens produced
 	// between them.
 	DecodeByUsage = "usage"
+	// DecodeOnePerChunk: the server's usage.completion_tokens N equals
+	// the token-bearing chunks k, so (no chunk carrying fewer than one)
+	// every chunk carried one token and N − 1 came after the first.
+	DecodeOnePerChunk = "one_per_chunk"
 	// DecodeByEstimate: N·(k − 1)/k for N completion tokens in k
 	// token-bearing chunks, every chunk but the first assumed to carry
-	// its equal share. Exact for one token a chunk (N − 1).
+	// its equal share (N − 1 when N is the chunk count, without usage).
 	DecodeByEstimate = "estimate"
 )
 
@@ -137,8 +142,9 @@ type DecodeSpan struct {
 	// arrival of the last.
 	Span time.Duration
 	// Tokens is N, the completion tokens (usage.completion_tokens, else
-	// Chunks).
-	Tokens int
+	// Chunks); UsageTokens reports that it is the server's count.
+	Tokens      int
+	UsageTokens bool
 	// ChunkUsage reports that the first and the last token-bearing chunk
 	// each carried usage; FirstUsage and LastUsage are their
 	// completion_tokens, cumulative counts that include the chunk's own
@@ -150,10 +156,12 @@ type DecodeSpan struct {
 // Decode is the decode measurement of one stream.
 type Decode struct {
 	// Tokens is the tokens produced between the first and the last
-	// token-bearing chunk: LastUsage − FirstUsage (DecodeByUsage), else
-	// N·(k − 1)/k (DecodeByEstimate). 0 when Reason is set.
+	// token-bearing chunk: LastUsage − FirstUsage (DecodeByUsage), N − 1
+	// (DecodeOnePerChunk), else N·(k − 1)/k (DecodeByEstimate). 0 when
+	// Reason is set.
 	Tokens float64
-	// Method is DecodeByUsage or DecodeByEstimate; "" when Reason is set.
+	// Method is DecodeByUsage, DecodeOnePerChunk or DecodeByEstimate; ""
+	// when Reason is set.
 	Method string
 	// TPOTms is Span/Tokens in ms, GenTPS Tokens/Span in tokens/s: the
 	// decode's time per output token and rate. NaN when Reason is set.
@@ -172,9 +180,10 @@ type Decode struct {
 // overstates the rate by k/(k − 1) for k equal chunks (2× for a tool call
 // in two chunks), and a multi-token (speculative) decoder's chunks the
 // same way. The tokens are counted from per-chunk usage when the first
-// and last token-bearing chunks carried it (LastUsage > FirstUsage),
-// else estimated as N·(k − 1)/k, which needs MinDecodeChunks chunks. For
-// a steady stream of one token a chunk both give N − 1: TPOT is the mean
+// and last token-bearing chunks carried it (LastUsage > FirstUsage), or
+// known to be N − 1 when the server's N equals the chunk count k, else
+// estimated as N·(k − 1)/k, which needs MinDecodeChunks chunks. For a
+// steady stream of one token a chunk all give N − 1: TPOT is the mean
 // chunk gap and GenTPS its inverse.
 //
 // It returns a Reason, with NaN rates, when the arrival times cannot
@@ -202,8 +211,11 @@ func MeasureDecode(s DecodeSpan) Decode {
 		n = s.Chunks
 	}
 	tokens, method := float64(n)*float64(s.Chunks-1)/float64(s.Chunks), DecodeByEstimate
-	if s.ChunkUsage && s.LastUsage > s.FirstUsage {
+	switch {
+	case s.ChunkUsage && s.LastUsage > s.FirstUsage:
 		tokens, method = float64(s.LastUsage-s.FirstUsage), DecodeByUsage
+	case s.UsageTokens && s.Tokens == s.Chunks:
+		tokens, method = float64(n-1), DecodeOnePerChunk
 	}
 	if n >= 4*s.Chunks && float64(s.Span) < tokens*float64(MinTPOT) {
 		return fail(DecodeBatched, fmt.Sprintf("%d tokens arrived in %d chunks over %.3f ms (more than %.0f tokens/s for one request): they came in batches, so the arrival times measure the batching, not the server's decode",
@@ -222,7 +234,8 @@ func MeasureDecode(s DecodeSpan) Decode {
 // DecodeObservable reports whether the decode of a stream without
 // per-chunk usage can be timed from its arrival times: MeasureDecode's
 // Reason and Note for chunks token-bearing chunks spanning span with
-// tokens completion tokens (usage, else chunks). It returns "" when it
+// tokens completion tokens (counted as the chunks, not reported by the
+// server). It returns "" when it
 // can. TTFT and E2EL are always observable; tpot_ms, gen_tps and the
 // chunk gaps are not when this returns a reason.
 func DecodeObservable(chunks int, span time.Duration, tokens int) (reason, note string) {

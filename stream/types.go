@@ -102,8 +102,8 @@ type Result struct {
 	GenTPS float64
 	// DecodeTokens is the tokens produced between the first and the
 	// last token-bearing chunk and DecodeMethod how they were counted
-	// (DecodeByUsage, DecodeByEstimate); 0 and "" when DecodeTiming is
-	// set.
+	// (DecodeByUsage, DecodeOnePerChunk, DecodeByEstimate); 0 and ""
+	// when DecodeTiming is set.
 	DecodeTokens float64
 	DecodeMethod string
 	// RefTPOTms and RefGenTPS are the reference's tpot_ms (the mean gap
