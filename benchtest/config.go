@@ -50,9 +50,15 @@ const (
 	EnvMaxConcurrency = "BENCHSERVE_MAX_CONCURRENCY"
 	EnvSeed           = "BENCHSERVE_SEED"
 	// EnvRunID is the run id every shard of one run shares (with
-	// BENCHSERVE_SHARD or JOB_COMPLETION_INDEX and BENCHSERVE_SHARDS, see
-	// loadgen.ShardFromEnv), so their outputs merge (benchserve merge).
+	// BENCHSERVE_SHARD, JOB_COMPLETION_INDEX and BENCHSERVE_SHARDS, or a
+	// Slurm array's SLURM_ARRAY_TASK_ID, see loadgen.ShardFromEnv), so
+	// their outputs merge (benchserve merge).
 	EnvRunID = "BENCHSERVE_RUN_ID"
+	// EnvStartAt is an RFC 3339 instant every shard of a load run waits
+	// for before its first arrival (runner.Load.StartAt, the CLI's
+	// --start-at), so shards started seconds apart send together; setting
+	// it sends the workload as load.
+	EnvStartAt = "BENCHSERVE_START_AT"
 	// EnvPromptsDir is a directory BenchSweep loads the builtin prompt set
 	// names from (DIR/<name>.json), as the CLI's --prompts-dir.
 	EnvPromptsDir = "BENCHSERVE_PROMPTS_DIR"
@@ -287,6 +293,7 @@ func envLoad() (*runner.Load, error) {
 		{EnvDuration, func(s string) (err error) { l.Duration, err = time.ParseDuration(s); return }, "a duration such as 2m"},
 		{EnvMaxConcurrency, func(s string) (err error) { l.MaxConcurrency, err = strconv.Atoi(s); return }, "a positive integer"},
 		{EnvSeed, func(s string) (err error) { l.Seed, err = strconv.ParseUint(s, 10, 64); return }, "an unsigned integer"},
+		{EnvStartAt, func(s string) (err error) { l.StartAt, err = time.Parse(time.RFC3339, s); return }, "an RFC 3339 time with its zone, e.g. 2026-12-01T22:30:00Z"},
 	} {
 		s := os.Getenv(v.name)
 		if s == "" {

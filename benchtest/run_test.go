@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -363,6 +364,29 @@ func TestRunWorkloadLoad(t *testing.T) {
 	log, ok = runInner(t, "TestInnerLoad", "BENCHSERVE_REQUEST_RATE=fast")
 	assert.False(t, ok)
 	assert.Contains(t, log, `$BENCHSERVE_REQUEST_RATE="fast": want requests per second or inf`, "a bad variable is named")
+}
+
+// TestRunWorkloadStartAt: BENCHSERVE_START_AT makes the load wait for
+// that instant and the schedule block records it; a value that is not
+// RFC 3339 is named.
+func TestRunWorkloadStartAt(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "load.json")
+	at := time.Now().Add(time.Second).UTC().Truncate(time.Millisecond)
+	_, _ = runInner(t, "TestInnerLoad", "BENCHSERVE_START_AT="+at.Format(time.RFC3339Nano), "BENCHSERVE_NUM_PROMPTS=2", "BENCHSERVE_OUTPUT="+out)
+	p := readPayloadFile(t, out)
+	require.NotNil(t, p.Schedule, "a load run")
+	assert.Equal(t, at.Format(time.RFC3339Nano), p.Schedule.StartAt, "the instant recorded")
+	require.NotNil(t, p.Schedule.StartLateMS, "how late it started")
+	assert.GreaterOrEqual(t, *p.Schedule.StartLateMS, 0.0, "not before the instant")
+	for _, r := range p.Results {
+		started, err := time.Parse("2006-01-02T15:04:05.999999-07:00", r.StartedAt)
+		require.NoError(t, err, "started_at parses")
+		assert.False(t, started.Before(at), "request %s sent at %s, not before %s", r.CaseID, r.StartedAt, at)
+	}
+
+	log, ok := runInner(t, "TestInnerLoad", "BENCHSERVE_START_AT=tomorrow")
+	assert.False(t, ok)
+	assert.Contains(t, log, `$BENCHSERVE_START_AT="tomorrow": want an RFC 3339 time with its zone`, "a bad variable is named")
 }
 
 func TestInnerOwnWorkload(t *testing.T) {

@@ -12,8 +12,12 @@
 //     latency, TTFT and gen_tps statistics (the reference averages their 0 ms
 //     in); they still count as samples and failures;
 //   - cache counters are null, not 0, when the server exposes none;
+//   - tpot_ms and gen_tps time the decode over the tokens produced between
+//     the first and the last token-bearing chunk (stream.MeasureDecode;
+//     metrics.decode_tokens, decode_method), the reference's formulas are
+//     kept as metrics.ref_tpot_ms and ref_gen_tps;
 //   - tpot_ms, gen_tps and itl_ms are null (NaN in Go) with
-//     metrics.decode_timing when the decode span was not observable, and
+//     metrics.decode_timing when the decode could not be timed, and
 //     the summaries leave them out (gen_tps_skipped counts them);
 //   - quality records reasoning, refusals, notes and, for n > 1, every
 //     choice; a request error is the first issue, its consequences marked;

@@ -135,15 +135,16 @@ type Metrics struct {
 	// TTFTms is the time to the first token (content, reasoning or tool call),
 	// in ms.
 	TTFTms float64 `json:"ttft_ms"`
-	// TPOTms is the time per output token after the first, in ms; 0 below 2
-	// tokens. NaN (written as null) when the decode span was not
-	// observable: see DecodeTiming.
+	// TPOTms is the decode's time per output token, in ms: the span from
+	// the first to the last token-bearing chunk divided by the tokens
+	// produced in it (DecodeTokens, stream.MeasureDecode). NaN (written
+	// as null) when the decode was not timed: see DecodeTiming.
 	TPOTms float64 `json:"tpot_ms"`
 	// E2ELms is the end-to-end latency until the stream ended or failed, in ms.
 	E2ELms float64 `json:"e2e_latency_ms"`
-	// GenTPS is completion tokens / (last token − first token), in tokens/s.
-	// NaN (written as null) when the decode span was not observable: see
-	// DecodeTiming.
+	// GenTPS is the decode rate, DecodeTokens / (last token − first
+	// token), in tokens/s. NaN (written as null) when the decode was not
+	// timed: see DecodeTiming.
 	GenTPS float64 `json:"gen_tps"`
 	// PromptTPS is prompt tokens / TTFT, in tokens/s.
 	PromptTPS float64 `json:"prompt_tps"`
@@ -189,11 +190,31 @@ type Metrics struct {
 	// CacheDialect names the /metrics dialect the cache counters were read in
 	// (scrape.Dialect*).
 	CacheDialect string `json:"cache_dialect,omitempty"`
+	// DecodeTokens is the tokens produced between the first and the last
+	// token-bearing chunk, over which tpot_ms and gen_tps are timed, and
+	// DecodeMethod how they were counted: "usage" (per-chunk usage,
+	// vLLM's continuous_usage_stats: exact), "one_per_chunk" (the
+	// server's count equals the chunks: N − 1) or "estimate"
+	// (N·(k − 1)/k for N tokens in k chunks); both omitted when the
+	// decode was not timed. Additions.
+	DecodeTokens *float64 `json:"decode_tokens,omitempty"`
+	DecodeMethod string   `json:"decode_method,omitempty"`
+	// RefTPOTms and RefGenTPS are the reference's tpot_ms (the mean gap
+	// between token-bearing chunks, in ms) and gen_tps (completion tokens
+	// / (last − first), in tokens/s) for comparison with its records;
+	// gen_tps overstates the decode rate by k/(k − 1) for k equal chunks.
+	// omitted when there was no span to time (decode_timing no_tokens,
+	// single_chunk, burst or batched). Additions.
+	RefTPOTms *float64 `json:"ref_tpot_ms,omitempty"`
+	RefGenTPS *float64 `json:"ref_gen_tps,omitempty"`
 	// DecodeTiming is why tpot_ms, gen_tps and itl_ms are null: "no_tokens",
-	// "single_chunk" (every token in one chunk) or "burst" (every
+	// "single_chunk" (every token in one chunk), "burst" (every
 	// token-bearing chunk within stream.MinDecodeSpan, 1 ms, so the arrival
-	// times measure the client's reads, not the server's decode); omitted
-	// when the decode was timed (stream.DecodeObservable).
+	// times measure the client's reads, not the server's decode),
+	// "batched" (several tokens a chunk at over 20,000 tokens/s) or
+	// "few_chunks" (fewer than stream.MinDecodeChunks, 3, token-bearing
+	// chunks and no count of their tokens); omitted when the decode was timed
+	// (stream.MeasureDecode).
 	DecodeTiming string `json:"decode_timing,omitempty"`
 	// DecodeTimingNote says DecodeTiming for a person, e.g. "all 77 tokens
 	// arrived in one chunk".
@@ -461,6 +482,13 @@ type Schedule struct {
 	// sharded run (--shard); omitted otherwise.
 	Shard   string   `json:"shard,omitempty"`
 	RunRate *float64 `json:"run_rate,omitempty"`
+	// StartAt is the wall-clock instant the schedule was told to start
+	// at (--start-at, RFC 3339 in UTC), and StartLateMS how long after it
+	// the schedule started, in ms (about 0 when the shard waited for it,
+	// more when it was started after the instant had passed); both
+	// omitted without --start-at.
+	StartAt     string   `json:"start_at,omitempty"`
+	StartLateMS *float64 `json:"start_late_ms,omitempty"`
 	// Burstiness is the gamma shape of the arrival gaps (1 = Poisson).
 	Burstiness float64 `json:"burstiness"`
 	// Seed fixed the arrival schedule and the case sampling.

@@ -22,8 +22,9 @@
 // (requests per second meeting a per-request stats.RequestSLO).
 //
 // A run can be spread over several processes or machines (Shard: "I/N",
-// BENCHSERVE_SHARD, or Kubernetes Indexed Jobs' JOB_COMPLETION_INDEX with
-// BENCHSERVE_SHARDS): Shard.Open gives shard I of N its part of an
+// BENCHSERVE_SHARD, Kubernetes Indexed Jobs' JOB_COMPLETION_INDEX with
+// BENCHSERVE_SHARDS, or Slurm job arrays' SLURM_ARRAY_TASK_ID with
+// SLURM_ARRAY_TASK_COUNT; see ShardFromEnv): Shard.Open gives shard I of N its part of an
 // open-loop schedule (rate/N, its own seed), and Shard.Global numbers its
 // requests within the whole run; resultio.MergePayloads joins the shards'
 // payloads afterwards.

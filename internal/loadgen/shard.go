@@ -38,6 +38,14 @@ const (
 	// EnvJobIndex is the 0-based index Kubernetes gives each pod of an
 	// Indexed Job (completionMode: Indexed).
 	EnvJobIndex = "JOB_COMPLETION_INDEX"
+	// EnvSlurmTaskID is the task id Slurm gives each task of a job array
+	// (sbatch --array), EnvSlurmTaskCount the array's task count, and
+	// EnvSlurmTaskMin and EnvSlurmTaskStep its lowest id and its step
+	// (--array=1-4 has ids 1…4, --array=0-6:2 ids 0, 2, 4, 6).
+	EnvSlurmTaskID    = "SLURM_ARRAY_TASK_ID"
+	EnvSlurmTaskCount = "SLURM_ARRAY_TASK_COUNT"
+	EnvSlurmTaskMin   = "SLURM_ARRAY_TASK_MIN"
+	EnvSlurmTaskStep  = "SLURM_ARRAY_TASK_STEP"
 )
 
 // ParseShard parses "I/N": shard I (0-based) of N, 0 <= I < N. Spaces
@@ -67,10 +75,17 @@ func ParseShard(text string) (Shard, error) {
 }
 
 // ShardFromEnv reads the shard from the environment through getenv
-// (os.Getenv): EnvShard ("I/N") when set, else EnvJobIndex (Kubernetes
-// Indexed Jobs) with the count from EnvShards. It returns the zero Shard
-// when neither is set, and an error naming the variable when one does
-// not parse or the job index has no count.
+// (os.Getenv), the first of:
+//
+//   - EnvShard ("I/N");
+//   - EnvJobIndex (Kubernetes Indexed Jobs) with the count from EnvShards;
+//   - EnvSlurmTaskID (Slurm job arrays): shard (id − EnvSlurmTaskMin) /
+//     EnvSlurmTaskStep (min 0 and step 1 when unset) of EnvSlurmTaskCount,
+//     or of EnvShards when Slurm gives no count (both set must agree).
+//
+// It returns the zero Shard when none is set, and an error naming the
+// variables when one does not parse, an index has no count, or a Slurm
+// task id is not on the array's range (an array given as a list of ids).
 func ShardFromEnv(getenv func(string) string) (Shard, error) {
 	if v := getenv(EnvShard); strings.TrimSpace(v) != "" {
 		s, err := ParseShard(v)
@@ -81,7 +96,7 @@ func ShardFromEnv(getenv func(string) string) (Shard, error) {
 	}
 	idx := strings.TrimSpace(getenv(EnvJobIndex))
 	if idx == "" {
-		return Shard{}, nil
+		return slurmShard(getenv)
 	}
 	cnt := strings.TrimSpace(getenv(EnvShards))
 	if cnt == "" {
@@ -90,6 +105,61 @@ func ShardFromEnv(getenv func(string) string) (Shard, error) {
 	s, err := ParseShard(idx + "/" + cnt)
 	if err != nil {
 		return Shard{}, fmt.Errorf("%s/%s: %w", EnvJobIndex, EnvShards, err)
+	}
+	return s, nil
+}
+
+// slurmShard is ShardFromEnv's Slurm job array case.
+func slurmShard(getenv func(string) string) (Shard, error) {
+	id := strings.TrimSpace(getenv(EnvSlurmTaskID))
+	if id == "" {
+		return Shard{}, nil
+	}
+	num := func(name string, def int) (int, error) {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			return def, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, fmt.Errorf("load: %s=%q: want a whole number", name, v)
+		}
+		return n, nil
+	}
+	task, err := num(EnvSlurmTaskID, 0)
+	if err != nil {
+		return Shard{}, err
+	}
+	lo, err := num(EnvSlurmTaskMin, 0)
+	if err != nil {
+		return Shard{}, err
+	}
+	step, err := num(EnvSlurmTaskStep, 1)
+	if err != nil {
+		return Shard{}, err
+	}
+	count, err := num(EnvSlurmTaskCount, 0)
+	if err != nil {
+		return Shard{}, err
+	}
+	shards, err := num(EnvShards, 0)
+	if err != nil {
+		return Shard{}, err
+	}
+	switch {
+	case count == 0 && shards == 0:
+		return Shard{}, fmt.Errorf("load: %s=%d is set but neither %s nor %s is: set %s to the array's task count", EnvSlurmTaskID, task, EnvSlurmTaskCount, EnvShards, EnvShards)
+	case count != 0 && shards != 0 && count != shards:
+		return Shard{}, fmt.Errorf("load: %s=%d but %s=%d: the shard count must be the array's task count", EnvSlurmTaskCount, count, EnvShards, shards)
+	case count == 0:
+		count = shards
+	}
+	if step < 1 || task < lo || (task-lo)%step != 0 {
+		return Shard{}, fmt.Errorf("load: %s=%d is not on the array's range (min %d, step %d): give sbatch --array a range such as 0-%d", EnvSlurmTaskID, task, lo, step, count-1)
+	}
+	s := Shard{Index: (task - lo) / step, Count: count}
+	if err := s.Validate(); err != nil {
+		return Shard{}, fmt.Errorf("load: %s=%d of %d tasks (min %d, step %d): %w", EnvSlurmTaskID, task, count, lo, step, err)
 	}
 	return s, nil
 }

@@ -52,7 +52,24 @@ type Load struct {
 	// the requests); the records carry the shard, and the shards'
 	// payloads of one run (same run id) join with resultio.MergePayloads.
 	Shard loadgen.Shard
+	// StartAt, when set, is the wall-clock instant the schedule starts at
+	// (--start-at): RunLoad waits for it before the first arrival, so
+	// the shards of one run, started by their scheduler seconds apart,
+	// send together. An instant already past starts at once, with a
+	// warning (Config.Warn) saying how late; Check refuses one more than
+	// MaxStartAtPast in the past or MaxStartAtAhead ahead. The schedule
+	// block records it and how late the schedule really started.
+	StartAt time.Time
 }
+
+// MaxStartAtPast and MaxStartAtAhead bound Load.StartAt: an instant an
+// hour gone is a stale setting (an old BENCHSERVE_START_AT, a re-run
+// job), not a shard that is a little late, and one more than a day
+// ahead is a typo that would hang the run.
+const (
+	MaxStartAtPast  = time.Hour
+	MaxStartAtAhead = 24 * time.Hour
+)
 
 // Check reports a Load that cannot run, before anything is sent.
 func (l Load) Check() error {
@@ -75,6 +92,14 @@ func (l Load) Check() error {
 	if l.Shard.Count > 1 || l.Shard.Index != 0 {
 		if err := l.Shard.Validate(); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if !l.StartAt.IsZero() {
+		switch until := time.Until(l.StartAt); {
+		case until < -MaxStartAtPast:
+			errs = append(errs, fmt.Errorf("start at %s: %v ago, more than %v: a stale time; give the shards a new one", l.StartAt.Format(time.RFC3339), -until.Round(time.Second), MaxStartAtPast))
+		case until > MaxStartAtAhead:
+			errs = append(errs, fmt.Errorf("start at %s: %v ahead, more than %v", l.StartAt.Format(time.RFC3339), until.Round(time.Second), MaxStartAtAhead))
 		}
 	}
 	return errors.Join(errs...)
@@ -187,6 +212,9 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	fn := func(ctx context.Context, i int) loadgen.Sample {
 		return SampleOf(s.Execute(ctx, pick(i)))
 	}
+	if err := s.waitStart(ctx, l.StartAt); err != nil {
+		return nil, err
+	}
 	var run *loadgen.Run
 	var err error
 	if math.IsInf(rate, 1) {
@@ -235,6 +263,9 @@ func (l Load) settings(rate float64, n int) *results.Schedule {
 	if sc.Burstiness == 0 {
 		sc.Burstiness = 1 // Poisson
 	}
+	if !l.StartAt.IsZero() {
+		sc.StartAt = l.StartAt.UTC().Format(time.RFC3339Nano)
+	}
 	if math.IsInf(rate, 1) {
 		sc.Mode, sc.InFlightCap = "closed", l.closedStreams(l.Shard.Requests(n))
 	} else {
@@ -271,6 +302,10 @@ func scheduleOf(l Load, rate float64, n int, run *loadgen.Run, st stats.Stats) *
 	sc.Late, sc.Dropped, sc.Unsent, sc.UnsentEstimated = run.Late, st.Dropped, run.Unsent, run.UnsentEstimated
 	sc.PeakInFlight = run.PeakInFlight
 	sc.StartedAt = resultio.ISOTimestamp(run.Started)
+	if !l.StartAt.IsZero() {
+		late := float64(run.Started.Sub(l.StartAt)) / float64(time.Millisecond)
+		sc.StartLateMS = &late
+	}
 	if r, ok, reason := run.AchievedRate(); ok {
 		sc.AchievedRate = &r
 	} else {
@@ -287,6 +322,27 @@ func scheduleOf(l Load, rate float64, n int, run *loadgen.Run, st stats.Stats) *
 		}
 	}
 	return sc
+}
+
+// waitStart waits until at (Load.StartAt; zero: no wait), or warns that
+// it passed. It returns an error when ctx ends first.
+func (s *Session) waitStart(ctx context.Context, at time.Time) error {
+	if at.IsZero() {
+		return nil
+	}
+	until := time.Until(at)
+	if until <= 0 {
+		s.r.warn(fmt.Sprintf("start at %s passed %v ago: the load starts now, late by that much against shards that waited for it", at.Format(time.RFC3339Nano), -until.Round(time.Millisecond)))
+		return nil
+	}
+	t := time.NewTimer(until)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("runner: load run stopped while waiting for its start at %s: %w", at.Format(time.RFC3339), ctx.Err())
+	case <-t.C:
+		return nil
+	}
 }
 
 // UniqueCases returns the cases of jobs in first-seen order.

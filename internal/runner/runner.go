@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"sort"
 	"strings"
@@ -381,6 +382,10 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 			CacheDialect:     after.Dialect,
 			DecodeTiming:     res.DecodeTiming,
 			DecodeTimingNote: res.DecodeNote,
+			DecodeMethod:     res.DecodeMethod,
+			DecodeTokens:     measured(res.DecodeTokens, res.DecodeMethod != ""),
+			RefTPOTms:        measured(res.RefTPOTms, !math.IsNaN(res.RefTPOTms)),
+			RefGenTPS:        measured(res.RefGenTPS, !math.IsNaN(res.RefGenTPS)),
 		},
 		Quality: results.Quality{
 			OK:               ok,
@@ -695,4 +700,12 @@ func itlStats(res *stream.Result) *results.ITLStats {
 		st.Estimated, st.RelativeError = true, stream.GapRelativeError
 	}
 	return st
+}
+
+// measured is &x when ok, else nil (written as null).
+func measured(x float64, ok bool) *float64 {
+	if !ok {
+		return nil
+	}
+	return &x
 }

@@ -65,8 +65,9 @@ func TestRefusalIsTheAnswer(t *testing.T) {
 	srv, _ := scriptServer(t,
 		part{Delay: 0, Data: ev(`{"choices":[{"index":0,"delta":{"role":"assistant","content":null,"refusal":""}}]}`)},
 		part{Delay: 30 * time.Millisecond, Data: ev(`{"choices":[{"index":0,"delta":{"refusal":"I'm sorry,"}}]}`)},
-		part{Delay: 60 * time.Millisecond, Data: ev(`{"choices":[{"index":0,"delta":{"refusal":" I can't help with that."}}]}`)},
-		part{Delay: 90 * time.Millisecond, Data: ev(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`) + usageEv(9, 10) + done},
+		part{Delay: 60 * time.Millisecond, Data: ev(`{"choices":[{"index":0,"delta":{"refusal":" I can't"}}]}`)},
+		part{Delay: 90 * time.Millisecond, Data: ev(`{"choices":[{"index":0,"delta":{"refusal":" help with that."}}]}`)},
+		part{Delay: 120 * time.Millisecond, Data: ev(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`) + usageEv(9, 10) + done},
 	)
 	res, err := run(t, srv, Request{})
 	require.NoError(t, err, "a refusal is a successful stream")
@@ -76,8 +77,8 @@ func TestRefusalIsTheAnswer(t *testing.T) {
 	assert.GreaterOrEqual(t, res.TTFTms, 30.0, "TTFT at the first refusal chunk")
 	assert.Less(t, res.TTFTms, res.E2ELms, "TTFT is not the whole request time")
 	assert.Equal(t, res.TTFTms, res.TTFOms, "TTFO at the first refusal chunk")
-	assert.Equal(t, 2, res.TokenChunks, "two refusal chunks")
-	assert.Empty(t, res.DecodeTiming, "30 ms apart: observable")
+	assert.Equal(t, 3, res.TokenChunks, "three refusal chunks")
+	assert.Empty(t, res.DecodeTiming, "3 chunks 30 ms apart: observable")
 	assert.False(t, math.IsNaN(res.GenTPS), "gen_tps measured")
 	assert.Greater(t, res.GenTPS, 0.0, "gen_tps measured")
 }
@@ -110,7 +111,8 @@ func TestDecodeObservable(t *testing.T) {
 		{1, 77, 0, DecodeSingleChunk, "all 77 tokens arrived in one chunk"},
 		{5, 40, 14 * time.Microsecond, DecodeBurst, "all 40 tokens arrived in 5 chunks within 0.014 ms (less than 1ms): the arrival times measure the client's reads, not the server's decode"},
 		{5, 40, MinDecodeSpan - 1, DecodeBurst, ""},
-		{2, 2, MinDecodeSpan, "", ""},
+		{2, 2, MinDecodeSpan, DecodeFewChunks, "2 tokens arrived in 2 chunks, fewer than 3, without per-chunk usage: the tokens produced after the first chunk cannot be told"},
+		{3, 3, MinDecodeSpan, "", ""},
 		{300, 300, time.Second, "", ""},
 	} {
 		reason, note := DecodeObservable(tc.chunks, tc.span, tc.tokens)

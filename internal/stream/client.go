@@ -385,6 +385,10 @@ type state struct {
 
 	sawToken, sawOutput   bool
 	first, last, firstOut time.Duration
+	// firstUsage and lastUsage are the completion_tokens of the usage
+	// the first and the last token-bearing chunk carried (continuous
+	// usage stats), -1 when that chunk carried none.
+	firstUsage, lastUsage int
 
 	// liveID is the request id for the policy-timeout timer's cancel
 	// call (another goroutine); cancelNote is what that call reported.
@@ -530,10 +534,15 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	}
 	t := now.Sub(st.start)
 	st.res.TokenChunks++
+	st.lastUsage = -1
+	if ck.usage != nil {
+		st.lastUsage = ck.usage.CompletionTokens
+	}
 	if st.sawToken {
 		st.res.addGap(ms(t - st.last))
 	} else {
 		st.sawToken, st.first = true, t
+		st.firstUsage = st.lastUsage
 	}
 	st.last = t
 	if output && !st.sawOutput {
@@ -595,11 +604,22 @@ func (st *state) finish(end time.Time) {
 			n = u.CompletionTokens
 		}
 	}
-	t := ComputeTimings(first, last, e, n, r.PromptTokens)
-	r.TTFTms, r.TPOTms, r.E2ELms, r.GenTPS, r.PromptTPS = t.TTFTms, t.TPOTms, t.E2ELms, t.GenTPS, t.PromptTPS
-	r.DecodeTiming, r.DecodeNote = DecodeObservable(r.TokenChunks, last-first, n)
+	t := ComputeTimings(first, last, e, r.TokenChunks, n, r.PromptTokens)
+	r.TTFTms, r.E2ELms, r.PromptTPS = t.TTFTms, t.E2ELms, t.PromptTPS
+	r.RefTPOTms, r.RefGenTPS = t.TPOTms, t.GenTPS
+	d := MeasureDecode(DecodeSpan{Chunks: r.TokenChunks, Span: last - first, Tokens: n,
+		UsageTokens: r.Usage != nil && r.Usage.CompletionTokens > 0,
+		ChunkUsage:  st.sawToken && st.firstUsage >= 0 && st.lastUsage >= 0,
+		FirstUsage:  st.firstUsage, LastUsage: st.lastUsage})
+	r.TPOTms, r.GenTPS, r.DecodeTokens, r.DecodeMethod = d.TPOTms, d.GenTPS, d.Tokens, d.Method
+	r.DecodeTiming, r.DecodeNote = d.Reason, d.Note
 	if r.DecodeTiming != "" {
-		r.TPOTms, r.GenTPS, r.ITLms = math.NaN(), math.NaN(), nil
+		r.ITLms = nil
+		if r.DecodeTiming != DecodeFewChunks {
+			// The reference's figures over no span, or a burst's, are
+			// not measurements either (0, or millions of tokens/s).
+			r.RefTPOTms, r.RefGenTPS = math.NaN(), math.NaN()
+		}
 	}
 	r.HasOutput = st.sawOutput
 	if st.sawOutput {

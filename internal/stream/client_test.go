@@ -99,8 +99,13 @@ func TestMultiTokenChunksUseUsageForTPOT(t *testing.T) {
 	assert.Equal(t, 9, res.CompletionTokens, "completion tokens from usage")
 	span := sum(res.ITLms)
 	require.Greater(t, span, 0.0, "chunks 40 ms apart must have a positive span")
-	assert.InDelta(t, span/8, res.TPOTms, 1e-9, "TPOT = span/(N-1) with N = 9 usage tokens, not the mean chunk gap")
-	assert.InDelta(t, 9/(span/1000), res.GenTPS, 1e-6, "GenTPS = N / span seconds")
+	// 9 tokens in 3 chunks: 6 of them were produced over the span.
+	assert.Equal(t, DecodeByEstimate, res.DecodeMethod, "no per-chunk usage: estimated")
+	assert.InDelta(t, 6.0, res.DecodeTokens, 1e-9, "N·(k−1)/k = 9·2/3")
+	assert.InDelta(t, span/6, res.TPOTms, 1e-9, "TPOT = span / the tokens after the first chunk, not the mean chunk gap")
+	assert.InDelta(t, 6/(span/1000), res.GenTPS, 1e-6, "GenTPS = the tokens after the first chunk / span seconds")
+	assert.InDelta(t, span/2, res.RefTPOTms, 1e-9, "the reference's tpot: the mean chunk gap")
+	assert.InDelta(t, 9/(span/1000), res.RefGenTPS, 1e-6, "the reference's gen_tps: N / span seconds")
 	assert.InDelta(t, 20/(res.TTFTms/1000), res.PromptTPS, 1e-6, "PromptTPS = prompt tokens / TTFT seconds")
 	assert.GreaterOrEqual(t, span, 40.0, "the span reflects the scripted 80 ms (a stalled reader can only compress it)")
 }

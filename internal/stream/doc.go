@@ -28,9 +28,13 @@
 // empty chunks are not tokens. A chunk's arrival time is when the network
 // read that delivered it returned. The chunk "id" becomes
 // Result.RequestID; usage is taken from any chunk carrying it; each
-// choice's last non-empty finish_reason wins. Decode rates and chunk gaps
-// are reported only when the decode span is observable (DecodeObservable,
-// MinDecodeSpan). An "error" key
+// choice's last non-empty finish_reason wins. Decode rates are timed over
+// the tokens produced between the first and the last token-bearing chunk,
+// counted from per-chunk usage (vLLM's continuous_usage_stats) or
+// estimated as N·(k−1)/k, and reported with the chunk gaps only when the
+// arrival times can time them (MeasureDecode, MinDecodeSpan,
+// MinDecodeChunks); the reference's formulas are Result.RefTPOTms and
+// RefGenTPS (ComputeTimings). An "error" key
 // (object or string, with TGI's "error_type") or "object": "error" (vLLM's
 // bare ErrorResponse) fails the request with a *ServerError. Timing formulas are in ComputeTimings.
 //

@@ -80,9 +80,10 @@ type Result struct {
 	// (first output after any reasoning); 0 with HasOutput false when none
 	// came.
 	TTFOms float64
-	// TPOTms is (t_last − t_first)/(N − 1) with N the completion tokens
-	// (usage, else token-bearing chunks); 0 when N < 2. NaN when the
-	// decode span is not observable (DecodeTiming is set).
+	// TPOTms is the time per output token of the decode: (t_last −
+	// t_first) divided by the tokens produced between the first and the
+	// last token-bearing chunk (DecodeTokens, see MeasureDecode). NaN
+	// when the decode could not be timed (DecodeTiming is set).
 	TPOTms float64
 	// ITLms holds the gaps between consecutive token-bearing chunks, the
 	// first MaxKeptGaps of them; Gaps counts and summarizes all of them
@@ -95,13 +96,24 @@ type Result struct {
 	Gaps GapStats
 	// E2ELms is the time until the stream ended (or failed).
 	E2ELms float64
-	// GenTPS is completion tokens / (t_last − t_first) seconds
-	// (reference: compute_request_metrics); NaN when the decode span is
-	// not observable (DecodeTiming is set).
+	// GenTPS is the decode rate, DecodeTokens / (t_last − t_first)
+	// seconds, in tokens/s; NaN when the decode could not be timed
+	// (DecodeTiming is set).
 	GenTPS float64
-	// DecodeTiming is "" when the decode span was observable (see
-	// DecodeObservable and MinDecodeSpan), else why not: DecodeNoTokens,
-	// DecodeSingleChunk or DecodeBurst. DecodeNote says it for a person.
+	// DecodeTokens is the tokens produced between the first and the
+	// last token-bearing chunk and DecodeMethod how they were counted
+	// (DecodeByUsage, DecodeOnePerChunk, DecodeByEstimate); 0 and ""
+	// when DecodeTiming is set.
+	DecodeTokens float64
+	DecodeMethod string
+	// RefTPOTms and RefGenTPS are the reference's tpot_ms (the mean gap
+	// between token-bearing chunks) and gen_tps (completion tokens /
+	// (t_last − t_first)), see ComputeTimings; NaN when there was no
+	// span to time (DecodeTiming is set, except DecodeFewChunks).
+	RefTPOTms, RefGenTPS float64
+	// DecodeTiming is "" when the decode was timed (see MeasureDecode),
+	// else why not: DecodeNoTokens, DecodeSingleChunk, DecodeBurst,
+	// DecodeBatched or DecodeFewChunks. DecodeNote says it for a person.
 	DecodeTiming, DecodeNote string
 	// PromptTPS is prompt tokens / TTFT seconds.
 	PromptTPS float64

@@ -11,33 +11,38 @@ import (
 	"github.com/benchserve/benchserve/internal/openai"
 )
 
+// TestComputeTimings: the reference's compute_request_metrics, formula
+// for formula: tpot is the mean chunk gap, gen_tps N over the span.
 func TestComputeTimings(t *testing.T) {
 	ms := time.Millisecond
 	tests := []struct {
 		name             string
 		first, last, end time.Duration
-		n, prompt        int
+		chunks, n        int
+		prompt           int
 		want             Timings
 	}{
-		{"one token per chunk", 100 * ms, 400 * ms, 450 * ms, 4, 50,
+		{"one token per chunk", 100 * ms, 400 * ms, 450 * ms, 4, 4, 50,
 			Timings{TTFTms: 100, TPOTms: 100, E2ELms: 450, GenTPS: 4 / 0.3, PromptTPS: 500}},
-		{"batched tokens use N", 100 * ms, 400 * ms, 450 * ms, 31, 0,
-			Timings{TTFTms: 100, TPOTms: 10, E2ELms: 450, GenTPS: 31 / 0.3}},
-		{"single token", 80 * ms, 80 * ms, 90 * ms, 1, 8,
+		{"batched tokens: the mean chunk gap, N over the span", 100 * ms, 400 * ms, 450 * ms, 4, 31, 0,
+			Timings{TTFTms: 100, TPOTms: 100, E2ELms: 450, GenTPS: 31 / 0.3}},
+		{"single token", 80 * ms, 80 * ms, 90 * ms, 1, 1, 8,
 			Timings{TTFTms: 80, E2ELms: 90, PromptTPS: 100}},
-		{"all tokens in one chunk", 80 * ms, 80 * ms, 90 * ms, 20, 8,
+		{"all tokens in one chunk", 80 * ms, 80 * ms, 90 * ms, 1, 20, 8,
 			Timings{TTFTms: 80, E2ELms: 90, PromptTPS: 100}},
-		{"no token: first = last = end", 250 * ms, 250 * ms, 250 * ms, 0, 10,
+		{"no token: first = last = end", 250 * ms, 250 * ms, 250 * ms, 0, 0, 10,
 			Timings{TTFTms: 250, E2ELms: 250, PromptTPS: 40}},
-		{"zero everything", 0, 0, 0, 0, 0, Timings{}},
+		{"zero everything", 0, 0, 0, 0, 0, 0, Timings{}},
 	}
 	for _, tc := range tests {
-		got := ComputeTimings(tc.first, tc.last, tc.end, tc.n, tc.prompt)
-		assert.InDelta(t, tc.want.TTFTms, got.TTFTms, 1e-9, "%s: TTFT", tc.name)
-		assert.InDelta(t, tc.want.TPOTms, got.TPOTms, 1e-9, "%s: TPOT", tc.name)
-		assert.InDelta(t, tc.want.E2ELms, got.E2ELms, 1e-9, "%s: E2EL", tc.name)
-		assert.InDelta(t, tc.want.GenTPS, got.GenTPS, 1e-9, "%s: GenTPS", tc.name)
-		assert.InDelta(t, tc.want.PromptTPS, got.PromptTPS, 1e-9, "%s: PromptTPS", tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			got := ComputeTimings(tc.first, tc.last, tc.end, tc.chunks, tc.n, tc.prompt)
+			assert.InDelta(t, tc.want.TTFTms, got.TTFTms, 1e-9, "TTFT")
+			assert.InDelta(t, tc.want.TPOTms, got.TPOTms, 1e-9, "TPOT")
+			assert.InDelta(t, tc.want.E2ELms, got.E2ELms, 1e-9, "E2EL")
+			assert.InDelta(t, tc.want.GenTPS, got.GenTPS, 1e-9, "GenTPS")
+			assert.InDelta(t, tc.want.PromptTPS, got.PromptTPS, 1e-9, "PromptTPS")
+		})
 	}
 }
 

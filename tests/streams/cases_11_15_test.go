@@ -149,8 +149,10 @@ func TestCase12Bursts(t *testing.T) {
 			span += g
 		}
 		assert.GreaterOrEqual(t, span, 25.0, "the scripted 5 gaps of 5 ms")
-		assert.InDelta(t, span/5, res.TPOTms, 1e-9, "TPOT = span/(N-1) as before")
-		assert.InDelta(t, 6/(span/1000), res.GenTPS, 1e-6, "gen_tps = N/span as before")
+		assert.InDelta(t, span/5, res.TPOTms, 1e-9, "TPOT = span/(N-1), the mean chunk gap, as before")
+		assert.InDelta(t, res.RefTPOTms, res.TPOTms, 1e-9, "and the reference's tpot")
+		assert.InDelta(t, 5/(span/1000), res.GenTPS, 1e-6, "gen_tps = (N-1)/span: the tokens decoded over the span")
+		assert.InDelta(t, 6/(span/1000), res.RefGenTPS, 1e-6, "the reference's N/span kept as ref_gen_tps")
 	})
 }
 

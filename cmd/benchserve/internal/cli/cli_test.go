@@ -145,6 +145,8 @@ func TestWorkloadJSONKeyStructure(t *testing.T) {
 		"results[].runtime.server": true, "results[].error": true, "workload.digest": true,
 		"results[].quality.reasoning_chars": true, "results[].quality.reasoning_chunks": true, "results[].quality.reasoning_tokens": true,
 		"results[].metrics.decode_timing": true, "results[].metrics.decode_timing_note": true, "summary.gen_tps_skipped": true,
+		"results[].metrics.decode_tokens": true, "results[].metrics.decode_method": true,
+		"results[].metrics.ref_tpot_ms": true, "results[].metrics.ref_gen_tps": true,
 		"summary.case_summaries.*.gen_tps_skipped": true,
 		"slo": true, "slo[].threshold": true, "slo[].measured": true, "slo[].pass": true,
 	}

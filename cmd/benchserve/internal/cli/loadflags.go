@@ -26,6 +26,7 @@ type loadFlags struct {
 	goodput        listValue
 	shard          string
 	runID          string
+	startAt        string
 	getenv         func(string) string
 }
 
@@ -40,21 +41,28 @@ func addLoadFlags(fs *flag.FlagSet, l *loadFlags, getenv func(string) string) {
 	fs.IntVar(&l.maxConcurrency, "max-concurrency", 0, "At most `C` requests in flight in load mode; a request due beyond it waits\nand its lag is recorded (default: at most 256 in flight)")
 	fs.Uint64Var(&l.seed, "seed", 0, "`Seed` of the arrival schedule and of --mix sample")
 	fs.Var(l.mix, "mix", "How load mode picks each request's case: `cycle` (in order) or sample (seeded)")
-	fs.StringVar(&l.shard, "shard", "", "Send only shard `I/N` of the load (rate/N, a seed of its own) in a run spread over\nN processes; with the same --run-id their outputs join with benchserve merge\n(default: $BENCHSERVE_SHARD, else Kubernetes' $JOB_COMPLETION_INDEX with\n$BENCHSERVE_SHARDS)")
+	fs.StringVar(&l.shard, "shard", "", "Send only shard `I/N` of the load (rate/N, a seed of its own) in a run spread over\nN processes; with the same --run-id their outputs join with benchserve merge\n(default: $BENCHSERVE_SHARD, else Kubernetes' $JOB_COMPLETION_INDEX with\n$BENCHSERVE_SHARDS, else a Slurm job array's $SLURM_ARRAY_TASK_ID of\n$SLURM_ARRAY_TASK_COUNT)")
 	fs.StringVar(&l.runID, "run-id", getenv("BENCHSERVE_RUN_ID"), "Run `ID` shared by the shards of one run (default: $BENCHSERVE_RUN_ID, else a new one)")
+	fs.StringVar(&l.startAt, "start-at", getenv(envStartAt), "Wait until `TIME` (RFC 3339, e.g. 2026-12-01T22:30:00Z) before the first arrival, so the\nshards of one run send together; a time already past starts at once with a warning,\none more than an hour past is refused (default: $BENCHSERVE_START_AT)")
 	fs.Var(&l.goodput, "goodput", "Per-request SLO for goodput, `KEY:MS` pairs: ttft:500 tpot:50 e2el:30000\n(repeatable or space-separated; DistServe's goodput, as vLLM)")
 }
 
 // loadNames are the flags that switch a workload run to load mode.
-var loadNames = []string{"request-rate", "burstiness", "num-prompts", "duration", "max-concurrency", "mix", "goodput", "shard"}
+var loadNames = []string{"request-rate", "burstiness", "num-prompts", "duration", "max-concurrency", "mix", "goodput", "shard", "start-at"}
 
-// loadMode reports whether a load flag was given (or a shard set in the
-// environment).
+// envStartAt is the environment's --start-at (benchtest.EnvStartAt).
+const envStartAt = "BENCHSERVE_START_AT"
+
+// loadMode reports whether a load flag was given (or a shard or a start
+// time set in the environment).
 func (f *benchFlags) loadMode() bool {
 	for _, n := range loadNames {
 		if f.given(n) {
 			return true
 		}
+	}
+	if strings.TrimSpace(f.load.startAt) != "" {
+		return true
 	}
 	sh, err := loadgen.ShardFromEnv(f.load.getenv)
 	return err != nil || sh.Sharded()
@@ -90,6 +98,13 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 		pr.addUsage("%v", err)
 	} else {
 		l.Shard = sh
+	}
+	if s := strings.TrimSpace(f.load.startAt); s != "" {
+		at, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			pr.addUsage("--start-at %q: want an RFC 3339 time with its zone, e.g. 2026-12-01T22:30:00Z", s)
+		}
+		l.StartAt = at
 	}
 	if l.Shard.Sharded() && f.load.runID == "" {
 		pr.addUsage("--shard %s: give every shard the same --run-id (or $BENCHSERVE_RUN_ID), so their outputs merge", l.Shard)
@@ -150,6 +165,9 @@ func scheduleLine(sc *results.Schedule) string {
 		unsent = "about " + unsent
 	}
 	fmt.Fprintf(&b, "; %d late, %d dropped, %s unsent", sc.Late, sc.Dropped, unsent)
+	if sc.StartAt != "" && sc.StartLateMS != nil {
+		fmt.Fprintf(&b, "; started %.1f ms after --start-at %s", *sc.StartLateMS, sc.StartAt)
+	}
 	if sc.Goodput != nil {
 		fmt.Fprintf(&b, "; goodput %.2f req/s", *sc.Goodput)
 	} else if sc.GoodputReason != "" {

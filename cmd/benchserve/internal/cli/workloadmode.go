@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -125,6 +126,9 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	}
 	var runErr error
 	if f.loadMode() {
+		if until := time.Until(ld.StartAt); !ld.StartAt.IsZero() && until > 0 {
+			fmt.Fprintf(e.stderr, "benchserve: the load starts at %s (--start-at), in %v\n", ld.StartAt.Format(time.RFC3339Nano), until.Round(time.Millisecond))
+		}
 		_, runErr = sess.RunLoad(ctx, ld)
 	} else {
 		runErr = sess.RunAll(ctx, nil)
