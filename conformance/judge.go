@@ -252,11 +252,10 @@ func (r *runner) framing(st *streamed) Outcome {
 		if len(res.Events) > 0 {
 			got = st.eventText(len(res.Events))
 		}
-		why := "the stream ended"
-		if st.err != nil {
-			why = "the stream failed (" + Cut(st.err.Error(), 160) + ")"
+		if st.err != nil && !errors.Is(st.err, stream.ErrTruncated) {
+			return failed(st.sentText(), "last "+got, "the stream failed after %d events without data: [DONE]: %s", res.EventsSeen, Cut(st.err.Error(), 160))
 		}
-		return failed(st.sentText(), "last "+got, "%s after %d events without data: [DONE]", why, res.EventsSeen)
+		return failed(st.sentText(), "last "+got, "the stream ended after %d events without data: [DONE]", res.EventsSeen)
 	}
 	if st.err != nil {
 		return failed(st.sentText(), st.errText(), "the stream failed: %v", st.err)
