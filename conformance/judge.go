@@ -941,7 +941,7 @@ func (r *runner) cancel(ctx context.Context) Outcome {
 	for {
 		v, _, ok = r.running(ctx)
 		if ok && v <= base {
-			return st.with(pass("%s fell back to %g within %s of the close", gauge, v, time.Since(closed).Round(10*time.Millisecond)))
+			return st.with(pass("%s fell back to %g within %d ms of the close", gauge, v, time.Since(closed).Milliseconds()))
 		}
 		if time.Since(closed) > CancelGrace || ctx.Err() != nil {
 			break
