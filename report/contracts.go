@@ -12,14 +12,7 @@ type contractData struct {
 }
 
 func newContractData(c results.Contract) contractData {
-	shown := c.Verdict
-	if c.Verdict == "fail" && !c.Failing {
-		shown = "info"
-		if c.Level == "SHOULD" {
-			shown = "warn"
-		}
-	}
-	return contractData{Contract: c, Shown: shown}
+	return contractData{Contract: c, Shown: c.Outcome()}
 }
 
 // withoutContracts is recs without the protocol contracts: their requests

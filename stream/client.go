@@ -396,13 +396,14 @@ type state struct {
 	// policyFired is set when the policy timeout fires, before the
 	// cancel call: from then on the request counts as timed out.
 	policyFired atomic.Bool
-	// keep is Request.KeepEvents, stopAfter Request.StopAfterChunks.
-	keep, stopAfter int
+	// keep is Request.KeepEvents, stopAfter Request.StopAfterChunks;
+	// kept the bytes of event data kept so far.
+	keep, stopAfter, kept int
 }
 
 // keepEvent stores ev in Result.Events while fewer than keep are kept.
 func (st *state) keepEvent(ev *sseEvent) {
-	if len(st.res.Events) >= st.keep {
+	if len(st.res.Events) >= st.keep || st.kept >= MaxKeptBytes {
 		return
 	}
 	e := Event{Type: string(ev.typ), Error: string(ev.errMsg)}
@@ -415,6 +416,7 @@ func (st *state) keepEvent(ev *sseEvent) {
 		data, e.Cut = data[:cut], true
 	}
 	e.Data = string(data)
+	st.kept += len(data)
 	st.res.Events = append(st.res.Events, e)
 }
 

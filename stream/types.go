@@ -63,8 +63,9 @@ type Request struct {
 	// a protocol check sending a body of its own shape.
 	Body []byte
 	// KeepEvents, when > 0, keeps the first KeepEvents SSE events of the
-	// answer in Result.Events, each cut at MaxKeptEventBytes, for protocol
-	// checks that need the raw stream; 0 keeps none.
+	// answer in Result.Events, each cut at MaxKeptEventBytes and at most
+	// MaxKeptBytes in all, for protocol checks that need the raw stream;
+	// 0 keeps none.
 	KeepEvents int
 	// StopAfterChunks, when > 0, closes the stream once that many
 	// token-bearing chunks have arrived, as a client that goes away does;
@@ -75,6 +76,10 @@ type Request struct {
 // MaxKeptEventBytes bounds each event kept by Request.KeepEvents: 16 KiB
 // of its data (Event.Cut reports a longer one).
 const MaxKeptEventBytes = 16 << 10
+
+// MaxKeptBytes bounds the data of all the events one Result keeps: once
+// 4 MiB are kept, later events are counted (EventsSeen) but not kept.
+const MaxKeptBytes = 4 << 20
 
 // Event is one SSE event as the server sent it (Request.KeepEvents).
 type Event struct {

@@ -58,6 +58,7 @@ func init() {
 		}},
 		{name: "conformance", summary: "check that a server keeps the OpenAI Chat Completions protocol (one verdict per contract)", run: runConformance, synopses: []synopsis{
 			{conformanceSynopsis, ""},
+			{matrixSynopsis, "a Markdown compatibility matrix of conformance results, a column per server"},
 		}},
 		{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture, synopses: []synopsis{
 			{"fixture [--addr " + defaultAddr + "] [--model NAME] [--api-key KEY] [--slots N] [--fault NAME]...", ""},

@@ -2,11 +2,15 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"time"
+
+	"github.com/benchserve/benchserve/internal/paths"
 
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/runner"
@@ -26,6 +30,9 @@ const conformanceSynopsis = "conformance --url URL [--model M] [--api-key K] [--
 // (and every SHOULD with --strict), ExitFailed when one fails, ExitUsage
 // for bad flags, a bad workload or a server that cannot be reached.
 func runConformance(ctx context.Context, e *env, args []string) int {
+	if len(args) > 0 && args[0] == "matrix" {
+		return runConformanceMatrix(e, args[1:])
+	}
 	fs := flag.NewFlagSet("benchserve conformance", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	url := fs.String("url", "", "the server's base URL (required), e.g. http://127.0.0.1:11434")
@@ -175,22 +182,10 @@ func secondsTimeout(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// verdictWord is a contract's verdict as the line shows it: PASS, FAIL
-// (it fails the run), WARN (a SHOULD that failed), INFO (a MAY that
-// failed), SKIP (did not apply).
-func verdictWord(c *results.Contract) string {
-	switch {
-	case c.Verdict == "pass":
-		return "PASS"
-	case c.Verdict == "skip":
-		return "SKIP"
-	case c.Failing:
-		return "FAIL"
-	case c.Level == "SHOULD":
-		return "WARN"
-	}
-	return "INFO"
-}
+// verdictWord is a contract's outcome as the line shows it: PASS, FAIL
+// (it fails the run), WARN (a SHOULD that broke), INFO (a MAY that
+// broke), SKIP (it did not apply).
+func verdictWord(c *results.Contract) string { return strings.ToUpper(c.Outcome()) }
 
 // contractLine is the evidence of a contract, or for one that failed the
 // whole message (rule, sent, got).
@@ -227,4 +222,78 @@ func conformanceSummary(p *results.Payload) string {
 		verdict = "FAILED"
 	}
 	return fmt.Sprintf("benchserve conformance: %d contracts: %s — %s", n, strings.Join(parts, ", "), verdict)
+}
+
+const matrixSynopsis = "conformance matrix [--output FILE] LABEL=RESULTS.json..."
+
+// runConformanceMatrix is `benchserve conformance matrix LABEL=FILE...`:
+// the contracts of several conformance payloads as one Markdown table
+// (results.ContractMatrix), a column per payload, to stdout or --output.
+func runConformanceMatrix(e *env, args []string) int {
+	fs := flag.NewFlagSet("benchserve conformance matrix", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	output := fs.String("output", "", "write the Markdown table here instead of stdout")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, "Usage: benchserve "+matrixSynopsis+"\n\n"+
+			"Renders the contracts of conformance results payloads (benchserve conformance\n"+
+			"--output FILE.json) as a Markdown compatibility matrix: a row per contract, a\n"+
+			"column per payload, headed by its LABEL (e.g. \"Ollama v0.17.4=ollama-0.17.4.json\").\n\n")
+		printFlags(e.stderr, fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(e.stderr, "benchserve conformance matrix: want at least one LABEL=RESULTS.json (benchserve conformance matrix fixture=fixture.json \"Ollama v0.6.5=ollama.json\")")
+		return ExitUsage
+	}
+	var labels []string
+	var ps []*results.Payload
+	for _, a := range fs.Args() {
+		label, path, ok := strings.Cut(a, "=")
+		if !ok || label == "" || path == "" {
+			fmt.Fprintf(e.stderr, "benchserve conformance matrix: %q: want LABEL=RESULTS.json\n", a)
+			return ExitUsage
+		}
+		p, err := readConformancePayload(path)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "benchserve conformance matrix: %v\n", err)
+			return ExitUsage
+		}
+		labels, ps = append(labels, label), append(ps, p)
+	}
+	table, err := results.ContractMatrix(labels, ps)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve conformance matrix: %v\n", err)
+		return ExitUsage
+	}
+	if *output == "" {
+		fmt.Fprint(e.stdout, table)
+		return ExitOK
+	}
+	if err := results.WriteFileAtomic(*output, []byte(table), 0o644); err != nil {
+		fmt.Fprintf(e.stderr, "benchserve conformance matrix: %v\n", err)
+		return ExitFailed
+	}
+	fmt.Fprintf(e.stderr, "Compatibility matrix written to %s\n", *output)
+	return ExitOK
+}
+
+// readConformancePayload reads a JSON results payload for the matrix.
+func readConformancePayload(path string) (*results.Payload, error) {
+	data, err := os.ReadFile(paths.ExpandHome(path))
+	if err != nil {
+		return nil, err
+	}
+	var p results.Payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("%s: not a JSON results payload (benchserve conformance --output FILE.json writes one): %w", path, err)
+	}
+	if p.Results == nil {
+		return nil, fmt.Errorf("%s: not a results payload (no results)", path)
+	}
+	return &p, nil
 }

@@ -122,3 +122,22 @@ func TestFixtureRefusesAnUnknownFault(t *testing.T) {
 	assert.Equal(t, ExitUsage, res.code)
 	assert.Contains(t, res.stderr, `unknown fault "no-such-fault" (known: `)
 }
+
+func TestConformanceMatrix(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
+	srv := conformanceFixture(t)
+	require.Equal(t, ExitOK, invoke(t, "conformance", "--url", srv.URL, "--api-key", conformanceKey, "--case-tag", "choices,stream", "--output", good).code)
+	faulty := conformanceFixture(t, fixtures.FaultIgnoreN, fixtures.FaultNoDone)
+	require.Equal(t, ExitFailed, invoke(t, "conformance", "--url", faulty.URL, "--api-key", conformanceKey, "--case-tag", "choices,stream", "--output", bad).code)
+	res := invoke(t, "conformance", "matrix", "fixture="+good, "faulty server="+bad)
+	require.Equal(t, ExitOK, res.code)
+	assert.Contains(t, res.stdout, "| contract | level | rule | fixture | faulty server |")
+	assert.Contains(t, res.stdout, "| `stream.framing` | MUST | [a stream is data: events of JSON chat.completion.chunk objects ending with data: [DONE]](https://platform.openai.com/docs/api-reference/chat/streaming) | pass | fail |")
+	assert.Contains(t, res.stdout, "| pass | warn |", "choices.n is a SHOULD: a warning")
+	assert.Contains(t, res.stdout, "| `stream.same_id` | MUST |")
+
+	for _, args := range [][]string{{"conformance", "matrix"}, {"conformance", "matrix", good}, {"conformance", "matrix", "x=" + filepath.Join(dir, "missing.json")}} {
+		assert.Equal(t, ExitUsage, invoke(t, args...).code, "%v is a usage error", args)
+	}
+}
