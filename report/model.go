@@ -102,7 +102,7 @@ type runData struct {
 	Capacity  *capacityData    `json:"capacity,omitempty"`
 	// Contracts are the protocol contracts of a conformance run, one per
 	// record that has one (shown in their own table, not as cases).
-	Contracts []contractData `json:"contracts,omitempty"`
+	Contracts []contractData   `json:"contracts,omitempty"`
 	Notes     []string         `json:"notes,omitempty"`
 	payload   *results.Payload // for the templates, not the JSON
 	caseIndex map[string]int   // case id → index in Cases
