@@ -190,6 +190,9 @@ func (r *runner) judgeStream(st *streamed) Outcome {
 				return failed(st.sentText(), "content: "+Cut(res.Content, EvidenceRunes), "the content holds the stop string %q", s)
 			}
 		}
+		if res.FinishReason == "length" {
+			return skip("the answer reached max_tokens before any stop sequence came (content: %s)", Cut(res.Content, 80))
+		}
 		if res.FinishReason != "stop" {
 			return failed(st.sentText(), st.finishText(), "finish_reason is %q", res.FinishReason)
 		}
@@ -207,14 +210,19 @@ func (r *runner) judgeStream(st *streamed) Outcome {
 		return pass("choices %v", idx)
 	case ToolChoiceNone, ToolChoiceRequired, ToolChoiceNamed, ToolArguments, ToolCallIDs, ToolFinishReason, ToolParallelFalse:
 		return r.tools(st)
-	case JSONObject:
+	case JSONObject, JSONSchema:
+		if res.FinishReason == "length" {
+			// The reference: the JSON may be partial when the answer was cut.
+			return skip("the answer was cut at max_tokens, so its JSON cannot be complete (content: %s)", Cut(res.Content, 80))
+		}
+		if r.s.Check == JSONSchema {
+			return r.jsonSchema(st)
+		}
 		c := strings.TrimSpace(res.Content)
 		if !json.Valid([]byte(c)) {
 			return failed(st.sentText(), "content: "+Cut(res.Content, EvidenceRunes), "the content is not JSON")
 		}
 		return pass("content is JSON (%d chars)", len(c))
-	case JSONSchema:
-		return r.jsonSchema(st)
 	case ReasoningSeparated:
 		return reasoning(st)
 	}
@@ -891,7 +899,7 @@ func (r *runner) models(ctx context.Context) Outcome {
 	if l.Data == nil {
 		return bad("no data list")
 	}
-	found := false
+	found := ""
 	for i, m := range *l.Data {
 		if m.ID == nil || *m.ID == "" {
 			return bad("data[%d] has no id", i)
@@ -899,12 +907,15 @@ func (r *runner) models(ctx context.Context) Outcome {
 		if m.Object != "model" {
 			return bad("data[%d] has object %q, not \"model\"", i, m.Object)
 		}
-		found = found || *m.ID == r.t.Model
+		// Ollama lists "name:latest" for the model a client calls "name".
+		if *m.ID == r.t.Model || *m.ID == r.t.Model+":latest" {
+			found = *m.ID
+		}
 	}
-	if !found {
+	if found == "" {
 		return bad("the model in use, %q, is not listed", r.t.Model)
 	}
-	return Outcome{Verdict: Pass, Evidence: fmt.Sprintf("%d model(s), %q among them", len(*l.Data), r.t.Model), Status: ex.status}
+	return Outcome{Verdict: Pass, Evidence: fmt.Sprintf("%d model(s), %q among them", len(*l.Data), found), Status: ex.status}
 }
 
 // running reads the server's running-requests gauge.
