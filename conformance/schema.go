@@ -14,23 +14,9 @@ import (
 // the schema's $schema says otherwise). The error names the first
 // violations in the library's words.
 func validate(schema any, text string) error {
-	// Round-trip through JSON: the library wants json.Number, not float64.
-	raw, err := json.Marshal(schema)
+	sch, err := compile(schema)
 	if err != nil {
-		return fmt.Errorf("the schema does not encode: %w", err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return fmt.Errorf("the schema is not JSON: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	const url = "benchserve://conformance/schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return fmt.Errorf("the schema: %w", err)
-	}
-	sch, err := c.Compile(url)
-	if err != nil {
-		return fmt.Errorf("the schema does not compile: %w", err)
+		return err
 	}
 	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(strings.TrimSpace(text)))
 	if err != nil {
@@ -40,4 +26,33 @@ func validate(schema any, text string) error {
 		return fmt.Errorf("not valid against the schema: %s", Cut(strings.Join(strings.Fields(err.Error()), " "), 300))
 	}
 	return nil
+}
+
+// compile compiles a decoded JSON Schema object.
+func compile(schema any) (*jsonschema.Schema, error) {
+	// Round-trip through JSON: the library wants json.Number, not float64.
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return nil, fmt.Errorf("the schema does not encode: %w", err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("the schema is not JSON: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	const url = "benchserve://conformance/schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("the schema: %w", err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("the schema does not compile: %s", Cut(strings.Join(strings.Fields(err.Error()), " "), 200))
+	}
+	return sch, nil
+}
+
+// compiles reports why a schema does not compile, nil when it does.
+func compiles(schema any) error {
+	_, err := compile(schema)
+	return err
 }

@@ -393,3 +393,70 @@ func describe(v any) string {
 	}
 	return Cut(string(b), 60)
 }
+
+// CheckRequest reports, as *checks.SpecError values whose Field is
+// "extra_body.KEY", what the case's extra body lacks for the spec's check
+// kind to judge the answer: a stop sequence for stop_sequence, tools for
+// the tool kinds (and the tool_choice each tool_choice kind is about),
+// parallel_tool_calls false for tool_parallel_false, n >= 2 for
+// choices_n, the response_format for json_object and json_schema. nil
+// when nothing is missing.
+func (s *Spec) CheckRequest(extra map[string]any) []error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &checks.SpecError{Field: "extra_body." + key, Err: fmt.Errorf(format, args...)})
+	}
+	k := s.Check
+	switch k {
+	case StopSequence:
+		if len(stopStrings(extra["stop"])) == 0 {
+			bad("stop", "check %s needs a stop sequence: a string or a list of strings", k)
+		}
+	case ChoicesN:
+		if n, ok := asInt(extra["n"]); !ok || n < 2 {
+			bad("n", "check %s needs n >= 2, got %s", k, describe(extra["n"]))
+		}
+	case JSONObject, JSONSchema:
+		rf, _ := extra["response_format"].(map[string]any)
+		want := string(k)
+		if rf["type"] != want {
+			bad("response_format", "check %s needs response_format {\"type\": %q, …}, got %s", k, want, describe(extra["response_format"]))
+		} else if k == JSONSchema {
+			js, _ := rf["json_schema"].(map[string]any)
+			if _, ok := js["schema"].(map[string]any); !ok {
+				bad("response_format", "check %s needs response_format.json_schema.schema, an object", k)
+			} else if err := compiles(js["schema"]); err != nil {
+				bad("response_format", "response_format.json_schema.schema: %v", err)
+			}
+		}
+	case ToolChoiceNone, ToolChoiceRequired, ToolChoiceNamed, ToolArguments, ToolCallIDs, ToolFinishReason, ToolParallelFalse, ToolArgsAgree:
+		schemas := toolSchemas(extra["tools"])
+		if len(schemas) == 0 {
+			bad("tools", "check %s needs tools: a list of {\"type\": \"function\", \"function\": {\"name\": …, \"parameters\": …}}", k)
+		}
+		for name, sch := range schemas {
+			if err := compiles(sch); err != nil {
+				bad("tools", "the parameters of %q: %v", name, err)
+			}
+		}
+		choice := extra["tool_choice"]
+		switch k {
+		case ToolChoiceNone, ToolChoiceRequired:
+			want := strings.TrimPrefix(string(k), "tool_choice_")
+			if choice != want {
+				bad("tool_choice", "check %s needs tool_choice %q, got %s", k, want, describe(choice))
+			}
+		case ToolChoiceNamed:
+			if name := namedChoice(choice); name == "" {
+				bad("tool_choice", "check %s needs tool_choice {\"type\": \"function\", \"function\": {\"name\": …}}, got %s", k, describe(choice))
+			} else if _, ok := schemas[name]; !ok && len(schemas) > 0 {
+				bad("tool_choice", "tool_choice names %q, which is not one of the tools", name)
+			}
+		case ToolParallelFalse:
+			if extra["parallel_tool_calls"] != false {
+				bad("parallel_tool_calls", "check %s needs parallel_tool_calls false, got %s", k, describe(extra["parallel_tool_calls"]))
+			}
+		}
+	}
+	return errs
+}

@@ -482,7 +482,7 @@ func (p *parser) buildCase(item any, i int, d scalarSet, defaultExtra map[string
 
 	// Protocol: a contract is judged by its check kind, not by checks.
 	if v, present := obj["protocol"]; present && v != nil {
-		c.Protocol = p.protocol(where, obj, v)
+		c.Protocol = p.protocol(where, obj, v, c.ExtraBody)
 		c.Tags = p.tags(where, obj)
 		return c, len(p.problems) == before
 	}

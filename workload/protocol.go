@@ -1,14 +1,17 @@
 package workload
 
 import (
+	"errors"
+
 	"github.com/benchserve/benchserve/conformance"
 )
 
 // protocol parses a case's "protocol" object (conformance.ParseSpec),
 // reporting each problem with its field. A protocol case is judged by its
 // check kind alone: a "checks" object beside it is an error, and the
-// defaults' checks do not apply to it.
-func (p *parser) protocol(where at, obj map[string]any, v any) *conformance.Spec {
+// defaults' checks do not apply to it. extra is the case's resolved extra
+// body, which must hold what the check kind needs (Spec.CheckRequest).
+func (p *parser) protocol(where at, obj map[string]any, v any, extra map[string]any) *conformance.Spec {
 	m, ok := v.(map[string]any)
 	if !ok {
 		p.add(where, "protocol", "want an object with level and check, got %s", describe(v))
@@ -20,6 +23,10 @@ func (p *parser) protocol(where at, obj map[string]any, v any) *conformance.Spec
 	spec, err := conformance.ParseSpec(m)
 	if err != nil {
 		p.specErrors(where, "", err)
+		return nil
+	}
+	if errs := spec.CheckRequest(extra); len(errs) > 0 {
+		p.specErrors(where, "", errors.Join(errs...))
 		return nil
 	}
 	return spec
