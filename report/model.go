@@ -581,6 +581,7 @@ func compareRuns(base, cand *runData) comparisonData {
 		}
 		c.Cases = append(c.Cases, cd)
 	}
+	compareContracts(&c, base, cand)
 	return c
 }
 
