@@ -5,7 +5,7 @@ import (
 
 	"github.com/benchserve/benchserve/conformance"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
+	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/workloads"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/benchserve/benchserve/conformance"
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/openai"
-	"github.com/benchserve/benchserve/stream"
+	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/stream"
 )
 
 // Run checks one contract, here the stream framing, on a fixture that

@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/benchserve/benchserve/openai"
-	"github.com/benchserve/benchserve/stream"
+	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/stream"
 )
 
 // DefaultTimeout bounds each request of a contract when Input.Timeout is

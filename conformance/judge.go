@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchserve/benchserve/openai"
-	"github.com/benchserve/benchserve/scrape"
-	"github.com/benchserve/benchserve/stream"
+	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/scrape"
+	"github.com/benchserve/benchserve/internal/stream"
 )
 
 func pass(format string, args ...any) Outcome {

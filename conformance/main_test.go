@@ -8,7 +8,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/benchserve/benchserve/stream"
+	"github.com/benchserve/benchserve/internal/stream"
 )
 
 func TestMain(m *testing.M) {
