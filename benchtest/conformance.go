@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/benchserve/benchserve/conformance"
-	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 

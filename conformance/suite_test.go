@@ -9,8 +9,8 @@ import (
 
 	"github.com/benchserve/benchserve/conformance"
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 
