@@ -370,6 +370,10 @@ type Record struct {
 	// sent: started_at minus the instant the schedule had it due, in ms.
 	// Addition; omitted outside an open-loop run.
 	LagMS *float64 `json:"lag_ms,omitempty"`
+	// Contract is the outcome of a protocol contract (a case with a
+	// "protocol" object, see package conformance); nil (omitted) for an
+	// ordinary case. Addition.
+	Contract *Contract `json:"contract,omitempty"`
 }
 
 // WorkloadInfo is the payload's "workload" block.

@@ -293,6 +293,9 @@ func (r *Runner) RunCase(ctx context.Context, w *workloads.Workload, c workloads
 // extra requests would load the server being measured) the cache
 // counters are null and the memory figures come from the runtime probe.
 func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads.Case, rep int, cacheReset *results.CacheReset, sideRequests bool) Outcome {
+	if c.Protocol != nil {
+		return r.runContract(ctx, w, c, rep, cacheReset)
+	}
 	req := CaseRequest(r.model, c)
 	side := r.sideTimeout()
 	if req.Timeout > 0 && req.Timeout < side {
