@@ -303,4 +303,3 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 		assert.Equal(t, failedOfCycle(s.Requests), s.Failed, "the failed verdicts of %d requests cycling the cases", s.Requests)
 	})
 }
-
