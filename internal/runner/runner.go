@@ -106,13 +106,15 @@ type Runner struct {
 	scrapeOff, statusOff atomic.Bool
 	client               *stream.Client
 	prober               *serverinfo.Prober
-	hc                   *http.Client
-	model                string
-	runtime              results.Runtime
-	hardware             results.Hardware
-	runID                string
-	stamp                string
-	owned                bool
+	// side is hc without the connect retry, for every side request.
+	side     *http.Client
+	hc       *http.Client
+	model    string
+	runtime  results.Runtime
+	hardware results.Hardware
+	runID    string
+	stamp    string
+	owned    bool
 }
 
 // Close releases the idle connections of the HTTP client the Runner
@@ -147,13 +149,14 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		cfg:      cfg,
 		hc:       hc,
 		client:   &stream.Client{BaseURL: cfg.URL, APIKey: cfg.APIKey, HTTP: hc},
-		prober:   &serverinfo.Prober{BaseURL: cfg.URL, APIKey: cfg.APIKey, HTTP: withoutRetry(hc)},
+		side:     withoutRetry(hc),
 		owned:    owned,
 		hardware: serverinfo.Hardware(),
 		runID:    cmp.Or(cfg.RunID, resultio.NewRunID()),
 		secrets:  serverinfo.SecretReplacer(cfg.URL, cfg.APIKey),
 		stamp:    resultio.ISOTimestamp(time.Now()),
 	}
+	r.prober = &serverinfo.Prober{BaseURL: cfg.URL, APIKey: cfg.APIKey, HTTP: r.side}
 	r.runtime = r.prober.DetectModel(ctx, cfg.Model)
 	r.model = cfg.Model
 	if r.model == "" {
@@ -170,14 +173,19 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 	return r, nil
 }
 
-// NewHTTPClient is the HTTP client every benchserve run uses unless one is
-// given: its own transport keeping conns idle connections per host
-// (stream.NewTransport; 0 means net/http's 2), a request whose connection
-// could not be made retried for stream.DefaultRetryWindow (a server that
-// restarts or answers a moment late does not fail the rest of a run in
-// milliseconds; nothing is retried once bytes were sent), timeout as the
-// whole request's limit (0: none), and no redirects followed (a POST must
-// not be silently turned into a GET).
+// NewHTTPClient is the one HTTP policy of a run: the client every
+// benchserve run uses unless one is given (Config.HTTP). Chat requests use
+// it as is; the side requests (metadata probes, /metrics scrapes,
+// /v1/status, cache resets) use the same client without the connect retry,
+// since they are best effort and bounded by SideRequestTimeout; every
+// request carries the API key through openai.Authorize. The client has
+// its own transport keeping conns idle connections per host
+// (stream.NewTransport; 0 means net/http's 2), retries a request whose
+// connection could not be made for stream.DefaultRetryWindow (a server
+// that restarts or answers a moment late does not fail the rest of a run
+// in milliseconds; nothing is retried once bytes were sent), has timeout
+// as the whole request's limit (0: none), and follows no redirects (a
+// POST must not be silently turned into a GET).
 func NewHTTPClient(timeout time.Duration, conns int) *http.Client {
 	return &http.Client{
 		Timeout:       timeout,
@@ -647,7 +655,7 @@ func (r *Runner) scrapeWithin(ctx context.Context, limit time.Duration) scrape.C
 	}
 	sctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	c, err := scrape.Fetch(sctx, r.hc, r.cfg.URL, r.cfg.APIKey)
+	c, err := scrape.Fetch(sctx, r.side, r.cfg.URL, r.cfg.APIKey)
 	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
 		// A /metrics that hangs would cost every case the side timeout
 		// twice: stop reading it, once, and say so.
