@@ -3,7 +3,7 @@ package workloads
 import (
 	"errors"
 
-	"github.com/benchserve/benchserve/conformance"
+	"github.com/benchserve/benchserve/internal/conformance"
 )
 
 // protocol parses a case's "protocol" object (conformance.ParseSpec),

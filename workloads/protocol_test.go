@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/conformance"
+	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/workloads"
 )
 

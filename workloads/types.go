@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/conformance"
+	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/stats"

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/conformance"
+	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"

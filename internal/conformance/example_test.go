@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/benchserve/benchserve/conformance"
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
 )

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/conformance"
+	"github.com/benchserve/benchserve/internal/conformance"
 )
 
 func TestParseSpecAcceptsEveryKindWithItsShape(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/conformance"
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
