@@ -60,7 +60,7 @@ func TestRunWorkloadSaysWhatTheAnswerWas(t *testing.T) {
 	assert.Contains(t, out, `refusal="I'm sorry, but I can't help with that request."`, "the refusal in the log")
 	assert.Contains(t, out, `case "refuses": response: refused: I'm sorry`, "the refusal is the failure")
 
-	info, err := os.Stat(filepath.Join(dir, benchtest.NoCacheFile))
+	info, err := os.Stat(filepath.Join(dir, ".benchserve-nocache"))
 	require.NoError(t, err, "the marker is in the working directory")
 	assert.Greater(t, info.ModTime().Unix(), time.Now().Unix(), "the marker's mtime is ahead of now")
 }

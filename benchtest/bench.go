@@ -95,7 +95,7 @@ func BenchSweep(b *testing.B, promptSets []string, concurrencies []int, opts ...
 		levels = env.levels
 	}
 	for _, set := range promptSets {
-		prompts, err := sweep.LoadPromptSetFrom(paths.ExpandHome(os.Getenv(EnvPromptsDir)), paths.ExpandHome(set))
+		prompts, err := sweep.LoadPromptSetFrom(paths.ExpandHome(os.Getenv(envPromptsDir)), paths.ExpandHome(set))
 		if err != nil {
 			b.Fatalf("benchtest: %v", err)
 		}
@@ -130,7 +130,7 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 		b.Fatalf("benchtest: configuration: %v", err)
 	}
 	if cfg.output != "" || cfg.report != "" {
-		b.Fatalf("benchtest: an output or report (WithOutput, WithReport, $%s, $%s) applies to RunWorkload; benchmarks report with b.ReportMetric", EnvOutput, EnvReport)
+		b.Fatalf("benchtest: an output or report (WithOutput, WithReport, $%s, $%s) applies to RunWorkload; benchmarks report with b.ReportMetric", envOutput, envReport)
 	}
 	env := &benchEnv{cfg: cfg}
 	env.levels = cfg.concurrencyLevels
@@ -204,7 +204,7 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 	for _, msg := range logged {
 		b.Logf("benchtest: %s", msg)
 	}
-	ReportStats(b, st)
+	reportStats(b, st)
 	if len(samples) > 0 && failed == len(samples) {
 		// Latency figures of a server that answered nothing are not a
 		// benchmark result; partial failures are reported in failures.
@@ -259,7 +259,7 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	for _, f := range failures {
 		b.Logf("benchtest: failed request %s", f)
 	}
-	ReportStats(b, st)
+	reportStats(b, st)
 	if rate, ok, reason := stats.SendRate(gaps+1, window); ok {
 		b.ReportMetric(rate, "achieved-req/s")
 	} else {
@@ -279,14 +279,14 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	}
 }
 
-// ReportStats reports st on b with b.ReportMetric in the units
+// reportStats reports st on b with b.ReportMetric in the units
 // BenchWorkload documents (ttft-ns/op, ttft-p50-ns/op, …, gen-tok/s,
 // out-tok/s, req/s, failures, goodput-req/s when st has a GoodputSLO,
 // untimed-decodes when requests were left out of tpot, itl and gen-tok/s
 // because their decode span was not observable).
 // Use it to report a loadgen.RunClosed or loadgen.RunOpen run from your own
 // benchmark. Distributions without samples are not reported.
-func ReportStats(b *testing.B, st stats.Stats) {
+func reportStats(b *testing.B, st stats.Stats) {
 	b.Helper()
 	for _, m := range []struct {
 		name string

@@ -17,8 +17,6 @@ import (
 
 	"github.com/benchserve/benchserve/benchtest"
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/runner"
-	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // childEnv selects, in a child test process, which of the benchmarks
@@ -54,7 +52,7 @@ func BenchmarkFixtureSweep(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchtest.BenchSweep(b, []string{"short", file}, []int{1, 3}, benchtest.WithFixture(fastFixture()),
-		benchtest.WithGoodput(stats.RequestSLO{TTFTms: 10_000}))
+		benchtest.WithGoodput("ttft:10000"))
 }
 
 func BenchmarkFixtureSLO(b *testing.B) {
@@ -239,7 +237,7 @@ func TestBenchWorkloadAllFailedFails(t *testing.T) {
 func TestBenchWorkloadLoad(t *testing.T) {
 	res := testing.Benchmark(func(b *testing.B) {
 		benchtest.BenchWorkload(b, "../workloads/examples/smoke.json", benchtest.WithURL(""),
-			benchtest.WithLoad(runner.Load{Rate: 100, Requests: 6, Seed: 1, Goodput: &stats.RequestSLO{E2ELms: 60_000}}))
+			benchtest.WithLoad(benchtest.Load{Rate: 100, Requests: 6, Seed: 1, Goodput: "e2el:60000"}))
 	})
 	require.Positive(t, res.N, "the benchmark ran")
 	assert.Positive(t, res.Extra["achieved-req/s"], "achieved rate reported")

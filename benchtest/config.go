@@ -18,50 +18,50 @@ import (
 // Environment variables read by RunWorkload and BenchWorkload. An option
 // passed in code wins over the environment, which wins over the default.
 const (
-	// EnvURL is the server root, e.g. http://127.0.0.1:8080. Unset: the
+	// envURL is the server root, e.g. http://127.0.0.1:8080. Unset: the
 	// embedded fixture server is started on loopback.
-	EnvURL = "BENCHSERVE_URL"
-	// EnvModel is the model id. Unset: the first model of /v1/models.
-	EnvModel = "BENCHSERVE_MODEL"
-	// EnvAPIKey is sent as "Authorization: Bearer <key>".
-	EnvAPIKey = "BENCHSERVE_API_KEY"
-	// EnvTags keeps only cases having any of these comma-separated tags.
-	EnvTags = "BENCHSERVE_TAGS"
-	// EnvOutput is a results file written after the run; its extension
+	envURL = "BENCHSERVE_URL"
+	// envModel is the model id. Unset: the first model of /v1/models.
+	envModel = "BENCHSERVE_MODEL"
+	// envAPIKey is sent as "Authorization: Bearer <key>".
+	envAPIKey = "BENCHSERVE_API_KEY"
+	// envTags keeps only cases having any of these comma-separated tags.
+	envTags = "BENCHSERVE_TAGS"
+	// envOutput is a results file written after the run; its extension
 	// picks the format: .json (default), .csv, .sql, .txt (table),
 	// .db/.sqlite/.sqlite3 (SQLite, appended).
-	EnvOutput = "BENCHSERVE_OUTPUT"
-	// EnvReport is an HTML report path written after the run (see
+	envOutput = "BENCHSERVE_OUTPUT"
+	// envReport is an HTML report path written after the run (see
 	// package report): self-contained, opens from disk.
-	EnvReport = "BENCHSERVE_REPORT"
-	// EnvRepetitions is how many times every case runs.
-	EnvRepetitions = "BENCHSERVE_REPETITIONS"
-	// EnvCachePolicy is preserve, before-run or before-case.
-	EnvCachePolicy = "BENCHSERVE_CACHE_POLICY"
-	// EnvConcurrency runs that many cases at once.
-	EnvConcurrency = "BENCHSERVE_CONCURRENCY"
-	// EnvRequestRate (requests per second, or inf), EnvBurstiness,
-	// EnvNumPrompts, EnvDuration (a Go duration), EnvMaxConcurrency and
-	// EnvSeed send the workload as load (see WithLoad) when any is set.
-	EnvRequestRate    = "BENCHSERVE_REQUEST_RATE"
-	EnvBurstiness     = "BENCHSERVE_BURSTINESS"
-	EnvNumPrompts     = "BENCHSERVE_NUM_PROMPTS"
-	EnvDuration       = "BENCHSERVE_DURATION"
-	EnvMaxConcurrency = "BENCHSERVE_MAX_CONCURRENCY"
-	EnvSeed           = "BENCHSERVE_SEED"
-	// EnvRunID is the run id every shard of one run shares (with
+	envReport = "BENCHSERVE_REPORT"
+	// envRepetitions is how many times every case runs.
+	envRepetitions = "BENCHSERVE_REPETITIONS"
+	// envCachePolicy is preserve, before-run or before-case.
+	envCachePolicy = "BENCHSERVE_CACHE_POLICY"
+	// envConcurrency runs that many cases at once.
+	envConcurrency = "BENCHSERVE_CONCURRENCY"
+	// envRequestRate (requests per second, or inf), envBurstiness,
+	// envNumPrompts, envDuration (a Go duration), envMaxConcurrency and
+	// envSeed send the workload as load (see WithLoad) when any is set.
+	envRequestRate    = "BENCHSERVE_REQUEST_RATE"
+	envBurstiness     = "BENCHSERVE_BURSTINESS"
+	envNumPrompts     = "BENCHSERVE_NUM_PROMPTS"
+	envDuration       = "BENCHSERVE_DURATION"
+	envMaxConcurrency = "BENCHSERVE_MAX_CONCURRENCY"
+	envSeed           = "BENCHSERVE_SEED"
+	// envRunID is the run id every shard of one run shares (with
 	// BENCHSERVE_SHARD, JOB_COMPLETION_INDEX and BENCHSERVE_SHARDS, or a
 	// Slurm array's SLURM_ARRAY_TASK_ID, see loadgen.ShardFromEnv), so
 	// their outputs merge (benchserve merge).
-	EnvRunID = "BENCHSERVE_RUN_ID"
-	// EnvStartAt is an RFC 3339 instant every shard of a load run waits
+	envRunID = "BENCHSERVE_RUN_ID"
+	// envStartAt is an RFC 3339 instant every shard of a load run waits
 	// for before its first arrival (runner.Load.StartAt, the CLI's
 	// --start-at), so shards started seconds apart send together; setting
 	// it sends the workload as load.
-	EnvStartAt = "BENCHSERVE_START_AT"
-	// EnvPromptsDir is a directory BenchSweep loads the builtin prompt set
+	envStartAt = "BENCHSERVE_START_AT"
+	// envPromptsDir is a directory BenchSweep loads the builtin prompt set
 	// names from (DIR/<name>.json), as the CLI's --prompts-dir.
-	EnvPromptsDir = "BENCHSERVE_PROMPTS_DIR"
+	envPromptsDir = "BENCHSERVE_PROMPTS_DIR"
 )
 
 // config holds every setting of a run, resolved from the options and the
@@ -87,6 +87,8 @@ type config struct {
 	slos               []string
 	thresholds         []stats.Threshold // slos, parsed once by resolve
 	goodput            *stats.RequestSLO
+	goodputSpec        *string
+	loadOpt            *Load
 }
 
 // Option sets one setting of RunWorkload, BenchWorkload or BenchSweep.
@@ -168,9 +170,12 @@ func WithSLO(thresholds ...string) Option {
 
 // WithGoodput makes BenchWorkload and BenchSweep also report goodput
 // (goodput-req/s: requests per second that succeeded and met every limit
-// of slo, DistServe's definition).
-func WithGoodput(slo stats.RequestSLO) Option {
-	return func(c *config) { c.goodput = &slo }
+// of slo, DistServe's definition). slo is vLLM's --goodput syntax: limits
+// in ms, "ttft:200 tpot:50 e2el:2000" (any of the three, space- or
+// comma-separated); one that does not parse fails the test or benchmark
+// before anything is sent.
+func WithGoodput(slo string) Option {
+	return func(c *config) { c.goodputSpec = &slo }
 }
 
 // WithFixture sets the options of the fixture server started when no URL
@@ -190,21 +195,69 @@ func WithFixture(opts fixtures.Options) Option {
 // subtest "load" that fails with every failed request. Default: the
 // BENCHSERVE_REQUEST_RATE, _BURSTINESS, _NUM_PROMPTS, _DURATION,
 // _MAX_CONCURRENCY and _SEED variables, when any is set.
-func WithLoad(l runner.Load) Option { return func(c *config) { c.load = &l } }
+func WithLoad(l Load) Option { return func(c *config) { c.loadOpt = &l } }
+
+// Load is a load run's schedule, in vLLM's terms. The zero value of a
+// field is its default.
+type Load struct {
+	// Rate is the target arrival rate in requests per second
+	// (--request-rate); 0 or +Inf: no schedule, a closed loop of
+	// MaxConcurrency streams.
+	Rate float64
+	// Burstiness is the gamma shape of the gaps (--burstiness); 0 means
+	// 1, Poisson arrivals.
+	Burstiness float64
+	// Requests ends the run after this many requests (--num-prompts).
+	Requests int
+	// Duration ends the run after this long (--duration).
+	Duration time.Duration
+	// MaxConcurrency caps the requests in flight (--max-concurrency);
+	// 0 means the engine's default bound.
+	MaxConcurrency int
+	// Seed seeds the arrival gaps and, with Sample, the case draws
+	// (--seed).
+	Seed uint64
+	// Sample draws the cases at random instead of cycling through them
+	// (--mix sample).
+	Sample bool
+	// Goodput is a per-request SLO in vLLM's --goodput syntax
+	// ("ttft:200 e2el:2000", ms); the run then reports goodput.
+	Goodput string
+	// StartAt, when set, is the wall-clock instant the first arrival
+	// waits for, so that shards started apart send together
+	// (--start-at).
+	StartAt time.Time
+}
+
+// runnerLoad turns l into the engine's load, parsing its goodput; shard is
+// the environment's (BENCHSERVE_SHARD, JOB_COMPLETION_INDEX or a Slurm
+// array task).
+func (l Load) runnerLoad(shard loadgen.Shard) (runner.Load, error) {
+	rl := runner.Load{Rate: l.Rate, Burstiness: l.Burstiness, Requests: l.Requests, Duration: l.Duration,
+		MaxConcurrency: l.MaxConcurrency, Seed: l.Seed, Sample: l.Sample, StartAt: l.StartAt, Shard: shard}
+	if l.Goodput != "" {
+		slo, err := loadgen.ParseGoodput(l.Goodput)
+		if err != nil {
+			return runner.Load{}, fmt.Errorf("benchtest: WithLoad: Goodput: %w", err)
+		}
+		rl.Goodput = &slo
+	}
+	return rl, nil
+}
 
 // resolve builds the effective configuration: environment first, then the
 // options on top; it reports malformed environment values and settings
 // out of range.
 func resolve(opts []Option) (config, error) {
 	var cfg config
-	cfg.url = os.Getenv(EnvURL)
-	cfg.model = os.Getenv(EnvModel)
-	cfg.runID = os.Getenv(EnvRunID)
-	cfg.apiKey = os.Getenv(EnvAPIKey)
-	cfg.cachePolicy = os.Getenv(EnvCachePolicy)
-	cfg.output = os.Getenv(EnvOutput)
-	cfg.report = os.Getenv(EnvReport)
-	if v := os.Getenv(EnvTags); v != "" {
+	cfg.url = os.Getenv(envURL)
+	cfg.model = os.Getenv(envModel)
+	cfg.runID = os.Getenv(envRunID)
+	cfg.apiKey = os.Getenv(envAPIKey)
+	cfg.cachePolicy = os.Getenv(envCachePolicy)
+	cfg.output = os.Getenv(envOutput)
+	cfg.report = os.Getenv(envReport)
+	if v := os.Getenv(envTags); v != "" {
 		for _, t := range strings.Split(v, ",") {
 			if t = strings.TrimSpace(t); t != "" {
 				cfg.tags = append(cfg.tags, t)
@@ -212,10 +265,10 @@ func resolve(opts []Option) (config, error) {
 		}
 	}
 	var err error
-	if cfg.repetitions, err = envInt(EnvRepetitions); err != nil {
+	if cfg.repetitions, err = envInt(envRepetitions); err != nil {
 		return config{}, err
 	}
-	if cfg.concurrency, err = envInt(EnvConcurrency); err != nil {
+	if cfg.concurrency, err = envInt(envConcurrency); err != nil {
 		return config{}, err
 	}
 	if cfg.load, err = envLoad(); err != nil {
@@ -224,6 +277,24 @@ func resolve(opts []Option) (config, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if cfg.loadOpt != nil {
+		sh, err := loadgen.ShardFromEnv(os.Getenv)
+		if err != nil {
+			return config{}, fmt.Errorf("benchtest: %w", err)
+		}
+		l, err := cfg.loadOpt.runnerLoad(sh)
+		if err != nil {
+			return config{}, err
+		}
+		cfg.load = &l
+	}
+	if cfg.goodputSpec != nil {
+		slo, err := loadgen.ParseGoodput(*cfg.goodputSpec)
+		if err != nil {
+			return config{}, fmt.Errorf("benchtest: WithGoodput(%q): %w", *cfg.goodputSpec, err)
+		}
+		cfg.goodput = &slo
+	}
 	// The one place the plugin expands "~" in paths it is given.
 	cfg.output, cfg.report = paths.ExpandHome(cfg.output), paths.ExpandHome(cfg.report)
 	if cfg.load != nil {
@@ -231,7 +302,7 @@ func resolve(opts []Option) (config, error) {
 			return config{}, fmt.Errorf("benchtest: load: %w", err)
 		}
 		if cfg.load.Shard.Sharded() && cfg.runID == "" {
-			return config{}, fmt.Errorf("benchtest: shard %s: set $%s to the run id every shard shares, so their outputs merge", cfg.load.Shard, EnvRunID)
+			return config{}, fmt.Errorf("benchtest: shard %s: set $%s to the run id every shard shares, so their outputs merge", cfg.load.Shard, envRunID)
 		}
 	}
 	if cfg.thresholds, err = stats.ParseThresholds(cfg.slos...); err != nil {
@@ -289,13 +360,13 @@ func envLoad() (*runner.Load, error) {
 		parse func(string) error
 		want  string
 	}{
-		{EnvRequestRate, func(s string) (err error) { l.Rate, err = strconv.ParseFloat(s, 64); return }, "requests per second or inf"},
-		{EnvBurstiness, func(s string) (err error) { l.Burstiness, err = strconv.ParseFloat(s, 64); return }, "a positive gamma shape"},
-		{EnvNumPrompts, func(s string) (err error) { l.Requests, err = strconv.Atoi(s); return }, "a positive integer"},
-		{EnvDuration, func(s string) (err error) { l.Duration, err = time.ParseDuration(s); return }, "a duration such as 2m"},
-		{EnvMaxConcurrency, func(s string) (err error) { l.MaxConcurrency, err = strconv.Atoi(s); return }, "a positive integer"},
-		{EnvSeed, func(s string) (err error) { l.Seed, err = strconv.ParseUint(s, 10, 64); return }, "an unsigned integer"},
-		{EnvStartAt, func(s string) (err error) { l.StartAt, err = time.Parse(time.RFC3339, s); return }, "an RFC 3339 time with its zone, e.g. 2026-12-01T22:30:00Z"},
+		{envRequestRate, func(s string) (err error) { l.Rate, err = strconv.ParseFloat(s, 64); return }, "requests per second or inf"},
+		{envBurstiness, func(s string) (err error) { l.Burstiness, err = strconv.ParseFloat(s, 64); return }, "a positive gamma shape"},
+		{envNumPrompts, func(s string) (err error) { l.Requests, err = strconv.Atoi(s); return }, "a positive integer"},
+		{envDuration, func(s string) (err error) { l.Duration, err = time.ParseDuration(s); return }, "a duration such as 2m"},
+		{envMaxConcurrency, func(s string) (err error) { l.MaxConcurrency, err = strconv.Atoi(s); return }, "a positive integer"},
+		{envSeed, func(s string) (err error) { l.Seed, err = strconv.ParseUint(s, 10, 64); return }, "an unsigned integer"},
+		{envStartAt, func(s string) (err error) { l.StartAt, err = time.Parse(time.RFC3339, s); return }, "an RFC 3339 time with its zone, e.g. 2026-12-01T22:30:00Z"},
 	} {
 		s := os.Getenv(v.name)
 		if s == "" {

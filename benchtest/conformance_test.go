@@ -28,7 +28,7 @@ func TestInnerConformanceFault(t *testing.T) {
 		t.Skip("runs only inside TestRunConformanceFailsTheBrokenContract (re-executed test binary)")
 	}
 	benchtest.RunConformance(t, benchtest.WithTags("stream", "choices"),
-		benchtest.WithFixture(fixtures.Options{Faults: []fixtures.Fault{fixtures.FaultNoDone, fixtures.FaultIgnoreN}, Timing: &fixtures.Timing{}}))
+		benchtest.WithFixture(fixtures.Options{Faults: []fixtures.Fault{fixtures.Fault("no-done"), fixtures.Fault("ignore-n")}, Timing: &fixtures.Timing{}}))
 }
 
 func TestInnerConformanceStrict(t *testing.T) {
@@ -36,7 +36,7 @@ func TestInnerConformanceStrict(t *testing.T) {
 		t.Skip("runs only inside TestRunConformanceFailsTheBrokenContract (re-executed test binary)")
 	}
 	benchtest.RunConformance(t, benchtest.WithTags("choices"), benchtest.ConformanceStrict(),
-		benchtest.WithFixture(fixtures.Options{Faults: []fixtures.Fault{fixtures.FaultIgnoreN}, Timing: &fixtures.Timing{}}))
+		benchtest.WithFixture(fixtures.Options{Faults: []fixtures.Fault{fixtures.Fault("ignore-n")}, Timing: &fixtures.Timing{}}))
 }
 
 func TestRunConformanceFailsTheBrokenContract(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// NoCacheFile is the marker file RunWorkload touches in the test's
+// noCacheFile is the marker file RunWorkload touches in the test's
 // working directory (the package directory under go test) after a run
 // against a real server, so that go test never answers a later run from
 // its cache.
@@ -24,7 +24,7 @@ import (
 // stays "too new" however long the rest of the test binary runs after
 // RunWorkload returns. The file is harmless and may be deleted or listed
 // in .gitignore.
-const NoCacheFile = ".benchserve-nocache"
+const noCacheFile = ".benchserve-nocache"
 
 // noCacheTTL is how far ahead the marker's modification time is set.
 const noCacheTTL = time.Hour
@@ -32,11 +32,11 @@ const noCacheTTL = time.Hour
 const noCacheText = "benchserve: this file keeps go test from caching a run against a real server\n" +
 	"(its modification time is set ahead). It may be deleted or added to .gitignore.\n"
 
-// defeatTestCache touches and opens NoCacheFile (see there). It returns
+// defeatTestCache touches and opens noCacheFile (see there). It returns
 // an error when the working directory is not writable; the run is then
 // cacheable and the caller says so.
 func defeatTestCache() error {
-	path, err := filepath.Abs(NoCacheFile)
+	path, err := filepath.Abs(noCacheFile)
 	if err != nil {
 		return err
 	}

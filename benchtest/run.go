@@ -41,7 +41,7 @@ import (
 // (the workload's defaults.slo and WithSLO) are checked last, each as a
 // subtest slo/<threshold> that fails with the measured value. A run
 // against a real server is never answered from go test's cache (see
-// NoCacheFile).
+// noCacheFile).
 func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	t.Helper()
 	cfg, err := resolve(opts)
@@ -90,7 +90,7 @@ func runWorkload(t *testing.T, cfg config, w *workloads.Workload, path string) *
 	for _, out := range []string{cfg.output, cfg.report} {
 		for _, in := range w.InputFiles() {
 			if out != "" && resultio.SameFile(out, in) {
-				t.Fatalf("benchtest: output %s is the same file as the workload input %s: writing the results would destroy it; choose another %s or %s", out, in, EnvOutput, EnvReport)
+				t.Fatalf("benchtest: output %s is the same file as the workload input %s: writing the results would destroy it; choose another %s or %s", out, in, envOutput, envReport)
 			}
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/benchserve/benchserve/results"
 )
 
-// CheckSLOs evaluates run-level thresholds (stats.ParseThreshold syntax:
+// checkSLOs evaluates run-level thresholds (stats.ParseThreshold syntax:
 // "ttft_p95_ms <= 500", "tpot_mean_ms <= 50", "error_rate <= 0.01",
 // "gen_tps_p50 >= 20") on st, each as its own subtest of t named
 // slo/<threshold without spaces> (slo/ttft_p95_ms<=500), like k6
@@ -24,9 +24,9 @@ import (
 // order (parse failures left out) and whether every threshold parsed and
 // passed.
 //
-// After RunWorkload: benchtest.CheckSLOs(t, benchtest.PayloadStats(p), …);
-// after a load run: benchtest.CheckSLOs(t, run.Stats(opts), …).
-func CheckSLOs(t *testing.T, st stats.Stats, thresholds ...string) ([]stats.Outcome, bool) {
+// After RunWorkload: benchtest.checkSLOs(t, benchtest.payloadStats(p), …);
+// after a load run: benchtest.checkSLOs(t, run.Stats(opts), …).
+func checkSLOs(t *testing.T, st stats.Stats, thresholds ...string) ([]stats.Outcome, bool) {
 	t.Helper()
 	var ths []stats.Threshold
 	var bad []error
@@ -47,7 +47,7 @@ func CheckSLOs(t *testing.T, st stats.Stats, thresholds ...string) ([]stats.Outc
 	return outcomes, ok
 }
 
-// reportSLOs turns SLO outcomes (from CheckSLOs, or the engine's
+// reportSLOs turns SLO outcomes (from checkSLOs, or the engine's
 // runner.Session.Outcomes: the same numbers as the payload's slo block)
 // into subtests slo/<threshold>, and thresholds that did not parse into
 // slo/parse.
@@ -81,6 +81,6 @@ func formatAttr(v float64) string {
 	return stats.Outcome{Measured: v}.MeasuredString()
 }
 
-// PayloadStats summarizes a workload run's records as load statistics, so
-// CheckSLOs can gate a RunWorkload result; see loadgen.PayloadStats.
-func PayloadStats(p *results.Payload) stats.Stats { return loadgen.PayloadStats(p) }
+// payloadStats summarizes a workload run's records as load statistics, so
+// checkSLOs can gate a RunWorkload result; see loadgen.PayloadStats.
+func payloadStats(p *results.Payload) stats.Stats { return loadgen.PayloadStats(p) }

@@ -19,7 +19,7 @@ func Example() {
 		panic(err)
 	}
 	in := conformance.Input{Spec: spec, Messages: []openai.Message{{"role": "user", "content": "Say hello."}}, MaxTokens: 8}
-	for _, faults := range [][]fixtures.Fault{nil, {fixtures.FaultNoDone}} {
+	for _, faults := range [][]fixtures.Fault{nil, {fixtures.Fault("no-done")}} {
 		srv := fixtures.New(fixtures.Options{Faults: faults, Timing: &fixtures.Timing{}})
 		out := conformance.Run(context.Background(), conformance.Target{Client: &stream.Client{BaseURL: srv.URL}, Model: srv.Model()}, in)
 		srv.Close()

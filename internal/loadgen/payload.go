@@ -9,7 +9,7 @@ import (
 )
 
 // PayloadStats summarizes a results payload (what RunWorkload returns) as
-// stats.Stats, so thresholds (stats.Evaluate, benchtest.CheckSLOs) can gate a workload run. Every record is one
+// stats.Stats, so thresholds (stats.Evaluate; benchtest.WithSLO at the door) can gate a workload run. Every record is one
 // request. A record with Error set is failed: of kind policy_timeout when
 // its policy timeout was exceeded, else of kind "request" (the payload
 // keeps the error text, not its type); one whose quality checks failed

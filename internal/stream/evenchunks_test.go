@@ -22,7 +22,7 @@ func evenChunks(t *testing.T, srv *fixtures.Server, k int, continuous bool) *str
 	c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 	req := stream.Request{
 		Model:     "benchserve-fixture",
-		Messages:  []openai.Message{{"role": "user", "content": "tell a story " + fixtures.ScenarioTag(fixtures.ScenarioEvenChunks)}},
+		Messages:  []openai.Message{{"role": "user", "content": "tell a story " + fixtures.ScenarioTag("even-chunks")}},
 		MaxTokens: k * fixtures.EvenChunkTokens,
 	}
 	if continuous {

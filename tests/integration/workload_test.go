@@ -28,7 +28,7 @@ var basicCases = []string{"greet", "stop-early", "long", "multi-turn"}
 // set: the name with suffix inserted before the extension, so the runs of
 // one go test do not overwrite each other.
 func output(suffix string) []benchtest.Option {
-	base := os.Getenv(benchtest.EnvOutput)
+	base := os.Getenv("BENCHSERVE_OUTPUT")
 	if base == "" {
 		return nil
 	}

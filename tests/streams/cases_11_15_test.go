@@ -57,7 +57,7 @@ func recordJSON(t *testing.T, rec results.Record) map[string]any {
 // the answer was reasoning only and what the server takes instead.
 func TestCase11ReasoningOnly(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
-	out := record(t, srv, scenarioCase("think", fixtures.ScenarioReasoningOnly, `"enable_thinking":false`),
+	out := record(t, srv, scenarioCase("think", "reasoning-only", `"enable_thinking":false`),
 		func(c *runner.Config) { c.IncludeContent = true })
 	require.NoError(t, out.Err, "the stream itself succeeds")
 	q := out.Record.Quality
@@ -106,7 +106,7 @@ func TestCase12Bursts(t *testing.T) {
 		// several reads, and a client descheduled between them (a loaded
 		// machine under -race) sees them more than 1 ms apart: the rule
 		// then reports a rate, as it must for arrival times that far apart.
-		out := record(t, srv, scenarioCase("burst", fixtures.ScenarioBurst, `"max_tokens":12,"checks":{"finish_reason":["stop","length"]}`))
+		out := record(t, srv, scenarioCase("burst", "burst", `"max_tokens":12,"checks":{"finish_reason":["stop","length"]}`))
 		require.NoError(t, out.Err, "a burst is a successful stream")
 		m := out.Record.Metrics
 		assert.Equal(t, stream.DecodeBurst, m.DecodeTiming, "decode timing reason")
@@ -129,7 +129,7 @@ func TestCase12Bursts(t *testing.T) {
 		assert.Equal(t, 1.0, sum["gen_tps_skipped"], "the summary says one was skipped")
 	})
 	t.Run("tool call in one chunk", func(t *testing.T) {
-		out := record(t, srv, scenarioCase("tool", fixtures.ScenarioToolOneChunk, ""))
+		out := record(t, srv, scenarioCase("tool", "tool-one-chunk", ""))
 		require.NoError(t, out.Err, "stream succeeds")
 		m := out.Record.Metrics
 		assert.Equal(t, 1, m.TokenChunks, "one token-bearing chunk")
@@ -161,7 +161,7 @@ func TestCase12Bursts(t *testing.T) {
 // run on every choice, naming it.
 func TestCase13SeveralChoices(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
-	out := record(t, srv, scenarioCase("n3", fixtures.ScenarioChoices, `"checks":{"min_chars":100000}`),
+	out := record(t, srv, scenarioCase("n3", "choices", `"checks":{"min_chars":100000}`),
 		func(c *runner.Config) { c.IncludeContent = true })
 	require.NoError(t, out.Err, "stream succeeds")
 	q := out.Record.Quality
@@ -203,7 +203,7 @@ func TestCase13SeveralChoices(t *testing.T) {
 // assembled, timed like content, and said in the issue.
 func TestCase14Refusal(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
-	out := record(t, srv, scenarioCase("refuse", fixtures.ScenarioRefusal, ""))
+	out := record(t, srv, scenarioCase("refuse", "refusal", ""))
 	require.NoError(t, out.Err, "a refusal is a successful stream")
 	rec := out.Record
 	assert.Equal(t, fixtures.RefusalText, rec.Quality.Refusal, "refusal kept")

@@ -77,7 +77,7 @@ func TestConformanceFailsOnEachMustFault(t *testing.T) {
 }
 
 func TestConformanceShouldWarnsUnlessStrict(t *testing.T) {
-	srv := conformanceFixture(t, fixtures.FaultIgnoreN)
+	srv := conformanceFixture(t, fixtures.Fault("ignore-n"))
 	res := invoke(t, "conformance", "--url", srv.URL, "--api-key", conformanceKey, "--case-tag", "choices")
 	assert.Equal(t, ExitOK, res.code, "a SHOULD that fails is a warning")
 	assert.Contains(t, res.stdout, "WARN  SHOULD  choices.n")
@@ -128,7 +128,7 @@ func TestConformanceMatrix(t *testing.T) {
 	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
 	srv := conformanceFixture(t)
 	require.Equal(t, ExitOK, invoke(t, "conformance", "--url", srv.URL, "--api-key", conformanceKey, "--case-tag", "choices,stream", "--output", good).code)
-	faulty := conformanceFixture(t, fixtures.FaultIgnoreN, fixtures.FaultNoDone)
+	faulty := conformanceFixture(t, fixtures.Fault("ignore-n"), fixtures.Fault("no-done"))
 	require.Equal(t, ExitFailed, invoke(t, "conformance", "--url", faulty.URL, "--api-key", conformanceKey, "--case-tag", "choices,stream", "--output", bad).code)
 	res := invoke(t, "conformance", "matrix", "fixture="+good, "faulty server="+bad)
 	require.Equal(t, ExitOK, res.code)

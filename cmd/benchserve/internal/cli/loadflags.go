@@ -50,7 +50,7 @@ func addLoadFlags(fs *flag.FlagSet, l *loadFlags, getenv func(string) string) {
 // loadNames are the flags that switch a workload run to load mode.
 var loadNames = []string{"request-rate", "burstiness", "num-prompts", "duration", "max-concurrency", "mix", "goodput", "shard", "start-at"}
 
-// envStartAt is the environment's --start-at (benchtest.EnvStartAt).
+// envStartAt is the environment's --start-at ("BENCHSERVE_START_AT").
 const envStartAt = "BENCHSERVE_START_AT"
 
 // loadMode reports whether a load flag was given (or a shard or a start
