@@ -62,6 +62,8 @@ const (
 // one repetition, all cases, sequential, the default transport timeout
 // (runner.DefaultRequestTimeout), cache counters scraped.
 type config struct {
+	// strict: ConformanceStrict.
+	strict             bool
 	url, model, apiKey string
 	runID              string
 	repetitions        int

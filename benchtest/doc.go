@@ -12,4 +12,9 @@
 // server lists several models). Each case is one subtest, so CI tools that
 // read go test's output (gotestsum --junitfile) show one test case per
 // workload case, and `-run 'TestWorkload/^greet$'` reruns one case.
+//
+// RunConformance checks the server's protocol against the builtin
+// contract suite (workloads/conformance.json), one subtest per contract:
+//
+//	func TestConformance(t *testing.T) { benchtest.RunConformance(t) }
 package benchtest

@@ -51,6 +51,16 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	if err != nil {
 		t.Fatalf("benchtest: workload did not load: %v", err)
 	}
+	return runWorkload(t, cfg, w, path)
+}
+
+// runWorkload is RunWorkload on a loaded workload (path names it in
+// messages).
+func runWorkload(t *testing.T, cfg config, w *workload.Workload, path string) *results.Payload {
+	t.Helper()
+	if cfg.strict {
+		runner.StrictContracts(w)
+	}
 	for _, warning := range w.Warnings {
 		t.Logf("benchtest: warning: %s", warning)
 	}
@@ -273,6 +283,10 @@ func (run *workloadRun) executeAndReport(t *testing.T, j runner.Job) {
 func (run *workloadRun) report(t *testing.T, out runner.Outcome) {
 	t.Helper()
 	rec := out.Record
+	if rec.Contract != nil && !rec.Interrupted {
+		reportContract(t, run.file, out)
+		return
+	}
 	m := rec.Metrics
 	// Without any token TTFT is not a measurement (the record keeps the
 	// reference's TTFT = E2E); say so instead of printing a number.

@@ -100,6 +100,9 @@ type runData struct {
 	Timeline  []timelineEntry  `json:"timeline,omitempty"`
 	Sweep     []sweepPoint     `json:"sweep,omitempty"`
 	Capacity  *capacityData    `json:"capacity,omitempty"`
+	// Contracts are the protocol contracts of a conformance run, one per
+	// record that has one (shown in their own table, not as cases).
+	Contracts []contractData   `json:"contracts,omitempty"`
 	Notes     []string         `json:"notes,omitempty"`
 	payload   *results.Payload // for the templates, not the JSON
 	caseIndex map[string]int   // case id → index in Cases
@@ -349,6 +352,10 @@ func workloadData(id string, r Run) *runData {
 				over = true
 			}
 		}
+		if rec.Contract != nil {
+			rd.Contracts = append(rd.Contracts, newContractData(*rec.Contract))
+			continue
+		}
 		ci, ok := rd.caseIndex[rec.CaseID]
 		if !ok {
 			ci = len(rd.Cases)
@@ -396,7 +403,7 @@ func workloadData(id string, r Run) *runData {
 		cs.P50 = p50s{TTFTms: median(ttft), E2ELms: median(e2el), GenTPS: median(tps)}
 		cs.Answer = answerOf(cs.Requests)
 	}
-	rd.Timeline, rd.Notes = timeline(p.Results)
+	rd.Timeline, rd.Notes = timeline(withoutContracts(p.Results))
 	return rd
 }
 

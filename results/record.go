@@ -340,6 +340,10 @@ type Record struct {
 	// which share the RunID (--run-id); nil (omitted) in an unsharded
 	// run. MergePayloads joins the shards' payloads. Addition.
 	Shard *int `json:"shard,omitempty"`
+	// Contract is the outcome of a protocol contract (a case with a
+	// "protocol" object, see package conformance); nil (omitted) for an
+	// ordinary case. Addition.
+	Contract *Contract `json:"contract,omitempty"`
 }
 
 // WorkloadInfo is the payload's "workload" block.

@@ -282,6 +282,9 @@ func (r *Runner) RunCase(ctx context.Context, w *workload.Workload, c workload.C
 // extra requests would load the server being measured) the cache
 // counters are null and the memory figures come from the runtime probe.
 func (r *Runner) runCase(ctx context.Context, w *workload.Workload, c workload.Case, rep int, cacheReset *results.CacheReset, sideRequests bool) Outcome {
+	if c.Protocol != nil {
+		return r.runContract(ctx, w, c, rep, cacheReset)
+	}
 	req := CaseRequest(r.model, c)
 	side := SideRequestTimeout
 	if req.Timeout > 0 && req.Timeout < side {

@@ -221,8 +221,11 @@ func (c *Client) setHeaders(h http.Header) {
 // Safe for concurrent use; each call uses one connection from the HTTP
 // client and releases it before returning.
 func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
-	st := &state{res: &Result{}, maxText: c.maxContentBytes()}
-	body, err := BuildBody(req)
+	st := &state{res: &Result{}, maxText: c.maxContentBytes(), keep: req.KeepEvents, stopAfter: req.StopAfterChunks}
+	body, err := req.Body, error(nil)
+	if body == nil {
+		body, err = BuildBody(req)
+	}
 	if err != nil {
 		st.res.StartedAt = time.Now()
 		return st.res, fmt.Errorf("stream: chat: encode request: %w", err)
@@ -297,6 +300,10 @@ func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
 	}
 	var serr *ServerError
 	if errors.As(err, &serr) {
+		return st.res, err
+	}
+	if errors.Is(err, ErrStopped) && ctx.Err() == nil {
+		cancelReq() // close the connection: the client went away
 		return st.res, err
 	}
 	if st.events == 0 && errors.Is(err, ErrTruncated) {
@@ -389,6 +396,28 @@ type state struct {
 	// policyFired is set when the policy timeout fires, before the
 	// cancel call: from then on the request counts as timed out.
 	policyFired atomic.Bool
+	// keep is Request.KeepEvents, stopAfter Request.StopAfterChunks;
+	// kept the bytes of event data kept so far.
+	keep, stopAfter, kept int
+}
+
+// keepEvent stores ev in Result.Events while fewer than keep are kept.
+func (st *state) keepEvent(ev *sseEvent) {
+	if len(st.res.Events) >= st.keep || st.kept >= MaxKeptBytes {
+		return
+	}
+	e := Event{Type: string(ev.typ), Error: string(ev.errMsg)}
+	data := ev.data
+	if len(data) > MaxKeptEventBytes {
+		cut := MaxKeptEventBytes
+		for cut > 0 && !utf8.RuneStart(data[cut]) {
+			cut--
+		}
+		data, e.Cut = data[:cut], true
+	}
+	e.Data = string(data)
+	st.kept += len(data)
+	st.res.Events = append(st.res.Events, e)
 }
 
 // choiceAcc accumulates one choice of the stream.
@@ -471,6 +500,10 @@ func (st *state) read(body io.Reader, maxEvent int) error {
 // handle processes one dispatched event.
 func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	st.events++
+	st.res.EventsSeen = st.events
+	if st.keep > 0 {
+		st.keepEvent(ev)
+	}
 	if ev.hasErr {
 		return false, serverError(ev.errMsg, nil)
 	}
@@ -535,6 +568,9 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	st.last = t
 	if output && !st.sawOutput {
 		st.sawOutput, st.firstOut = true, t
+	}
+	if st.stopAfter > 0 && st.res.TokenChunks >= st.stopAfter {
+		return false, fmt.Errorf("stream: chat: after %d token chunks: %w", st.res.TokenChunks, ErrStopped)
 	}
 	return false, nil
 }

@@ -14,6 +14,9 @@ var (
 	ErrPolicyTimeout = errors.New("policy timeout")
 	// ErrTruncated: the body ended without the [DONE] sentinel.
 	ErrTruncated = errors.New("stream truncated before [DONE]")
+	// ErrStopped: the client closed the stream itself after
+	// Request.StopAfterChunks token-bearing chunks.
+	ErrStopped = errors.New("stream closed by the client")
 )
 
 // PolicyTimeoutError is returned when the request's policy timeout fires

@@ -58,6 +58,40 @@ type Request struct {
 	// stream is closed, POST /v1/requests/{id}/cancel is tried, and the
 	// error wraps ErrPolicyTimeout.
 	Timeout time.Duration
+	// Body, when non-nil, is sent as the request body instead of
+	// BuildBody's (the fields above other than Timeout are then ignored):
+	// a protocol check sending a body of its own shape.
+	Body []byte
+	// KeepEvents, when > 0, keeps the first KeepEvents SSE events of the
+	// answer in Result.Events, each cut at MaxKeptEventBytes and at most
+	// MaxKeptBytes in all, for protocol checks that need the raw stream;
+	// 0 keeps none.
+	KeepEvents int
+	// StopAfterChunks, when > 0, closes the stream once that many
+	// token-bearing chunks have arrived, as a client that goes away does;
+	// ChatStream then returns ErrStopped.
+	StopAfterChunks int
+}
+
+// MaxKeptEventBytes bounds each event kept by Request.KeepEvents: 16 KiB
+// of its data (Event.Cut reports a longer one).
+const MaxKeptEventBytes = 16 << 10
+
+// MaxKeptBytes bounds the data of all the events one Result keeps: once
+// 4 MiB are kept, later events are counted (EventsSeen) but not kept.
+const MaxKeptBytes = 4 << 20
+
+// Event is one SSE event as the server sent it (Request.KeepEvents).
+type Event struct {
+	// Type is the "event:" field, "" when none was sent.
+	Type string
+	// Data is the event's data lines joined by "\n", at most
+	// MaxKeptEventBytes of it (cut on a rune boundary).
+	Data string
+	// Cut reports that Data was cut.
+	Cut bool
+	// Error holds a non-standard "error:" field, "" when none.
+	Error string
 }
 
 // Result is everything measured about one streamed chat completion. All
@@ -150,6 +184,10 @@ type Result struct {
 	HasOutput bool
 	// Done reports whether the [DONE] sentinel was read.
 	Done bool
+	// Events are the first Request.KeepEvents events of the stream, in
+	// order (keep-alives included); EventsSeen counts every event read.
+	Events     []Event
+	EventsSeen int
 }
 
 // Choice is one choice of a stream, assembled from the chunks carrying

@@ -23,7 +23,7 @@ import (
 var (
 	topKeys      = []string{"cases", "defaults", "description", "name"}
 	defaultsKeys = []string{"cache_policy", "checks", "enable_thinking", "extra_body", "max_tokens", "policy_timeout_ms", "slo"}
-	caseKeys     = []string{"checks", "enable_thinking", "extra_body", "id", "max_tokens", "messages", "policy_timeout_ms", "request_path", "tags"}
+	caseKeys     = []string{"checks", "enable_thinking", "extra_body", "id", "max_tokens", "messages", "policy_timeout_ms", "protocol", "request_path", "tags"}
 )
 
 // reservedRequestKeys are the request-file keys benchserve sets itself;
@@ -109,6 +109,12 @@ func Load(path string) (*Workload, error) {
 //   - checks: checks.MergeRaw(defaults.checks, case.checks), then
 //     checks.ParseSpec; tool_call_args_required_keys keeps its written
 //     order (it is passed to ParseSpec as json.RawMessage).
+//   - protocol (a benchserve addition): an object making the case a
+//     contract of the OpenAI protocol, parsed by conformance.ParseSpec
+//     (level, check, stream, endpoint, body, raw_body, compare,
+//     cancel_after); such a case has no checks (a "checks" key is an
+//     error, defaults.checks do not apply) and is judged by
+//     conformance.Run.
 //   - tags: a string or a list; numbers, booleans and null in the list are
 //     str() of them (1 → "1", null → "None"), as in the reference; lists
 //     and objects in it are an error.
@@ -472,6 +478,13 @@ func (p *parser) buildCase(item any, i int, d scalarSet, defaultExtra map[string
 	if len(extra) > 0 {
 		c.ExtraBody = extra
 		c.ExtraBodyJSON = orderedExtraBody(requestRaw, overlayRaw, len(overlay) > 0)
+	}
+
+	// Protocol: a contract is judged by its check kind, not by checks.
+	if v, present := obj["protocol"]; present && v != nil {
+		c.Protocol = p.protocol(where, obj, v)
+		c.Tags = p.tags(where, obj)
+		return c, len(p.problems) == before
 	}
 
 	// Checks.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/conformance"
 	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/openai"
 )
@@ -76,6 +77,10 @@ type Case struct {
 	Checks *checks.Spec
 	// Tags are the case tags, in file order.
 	Tags []string
+	// Protocol is the case's "protocol" object: a contract of the
+	// OpenAI protocol checked by conformance.Run instead of Checks (which
+	// is then nil); nil for an ordinary case.
+	Protocol *conformance.Spec
 }
 
 // EffectiveMaxTokens returns the max_tokens the request sends: the resolved

@@ -56,8 +56,12 @@ func init() {
 		{name: "merge", summary: "join the JSON payloads of one run's shards (--shard I/N, same --run-id) into one, statistics recomputed", run: runMerge, synopses: []synopsis{
 			{"merge [--slo EXPR]... OUT IN...", ""},
 		}},
+		{name: "conformance", summary: "check that a server keeps the OpenAI Chat Completions protocol (one verdict per contract)", run: runConformance, synopses: []synopsis{
+			{conformanceSynopsis, ""},
+			{matrixSynopsis, "a Markdown compatibility matrix of conformance results, a column per server"},
+		}},
 		{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture, synopses: []synopsis{
-			{"fixture [--addr " + defaultAddr + "] [--model NAME] [--api-key KEY] [--slots N]", ""},
+			{"fixture [--addr " + defaultAddr + "] [--model NAME] [--api-key KEY] [--slots N] [--fault NAME]...", ""},
 		}},
 		{name: "version", summary: "print the benchserve version", run: runVersion},
 	}

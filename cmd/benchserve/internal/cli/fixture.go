@@ -18,8 +18,10 @@ func runFixture(ctx context.Context, e *env, args []string) int {
 	model := fs.String("model", fixtures.DefaultModel, "model id the fixture reports")
 	apiKey := fs.String("api-key", "", "require this Bearer token on /v1/ requests (default: none)")
 	slots := fs.Int("slots", 0, "generation slots: serve at most N completions at once, the rest wait in a FIFO line before their first token (0: unlimited)")
+	var faultNames listValue
+	fs.Var(&faultNames, "fault", "break one protocol rule on purpose, for benchserve conformance to find (repeatable; fixtures.Faults lists them, e.g. no-done)")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: benchserve fixture [--addr %s] [--model NAME] [--api-key KEY] [--slots N]\n\n"+
+		fmt.Fprintf(e.stderr, "Usage: benchserve fixture [--addr %s] [--model NAME] [--api-key KEY] [--slots N] [--fault NAME]...\n\n"+
 			"Serves the embedded deterministic OpenAI-compatible fixture server until\n"+
 			"interrupted (Ctrl-C). Point benchserve at it with --url. With --slots N it\n"+
 			"behaves like a server of limited capacity: TTFT grows with the load.\n\n", defaultAddr)
@@ -39,7 +41,16 @@ func runFixture(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "benchserve fixture: unexpected arguments: %v\n", fs.Args())
 		return ExitUsage
 	}
-	err := fixtures.ListenAndServe(ctx, *addr, fixtures.Options{Model: *model, APIKey: *apiKey, Slots: *slots}, func(s *fixtures.Server) {
+	var faults []fixtures.Fault
+	for _, name := range faultNames {
+		f, err := fixtures.ParseFault(name)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "benchserve fixture: --fault: %v\n", err)
+			return ExitUsage
+		}
+		faults = append(faults, f)
+	}
+	err := fixtures.ListenAndServe(ctx, *addr, fixtures.Options{Model: *model, APIKey: *apiKey, Slots: *slots, Faults: faults}, func(s *fixtures.Server) {
 		fmt.Fprintf(e.stdout, "benchserve fixture: serving model %q on %s (Ctrl-C to stop)\n", *model, s.URL)
 	})
 	if err != nil {

@@ -1,0 +1,299 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/benchserve/benchserve/internal/paths"
+
+	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/runner"
+	"github.com/benchserve/benchserve/serverinfo"
+	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/workloads"
+)
+
+const conformanceSynopsis = "conformance --url URL [--model M] [--api-key K] [--output FILE] [--strict] [--workload FILE] [--case-tag TAG]"
+
+// runConformance is `benchserve conformance`: it checks the protocol
+// contracts of the builtin suite (workloads/conformance.json) or of
+// --workload on the server at --url, prints one line per contract
+// (verdict, level, name, evidence; for a failure the rule it breaks,
+// what was sent and what came back) and writes the results payload, one
+// record per contract, to --output. It exits ExitOK when every MUST holds
+// (and every SHOULD with --strict), ExitFailed when one fails, ExitUsage
+// for bad flags, a bad workload or a server that cannot be reached.
+func runConformance(ctx context.Context, e *env, args []string) int {
+	if len(args) > 0 && args[0] == "matrix" {
+		return runConformanceMatrix(e, args[1:])
+	}
+	fs := flag.NewFlagSet("benchserve conformance", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	url := fs.String("url", "", "the server's base URL (required), e.g. http://127.0.0.1:11434")
+	model := fs.String("model", "", "model to request (default: the first one /v1/models lists)")
+	apiKey := fs.String("api-key", "", "Bearer token sent on every request (default: $BENCHSERVE_API_KEY)")
+	output := fs.String("output", "", "write the results payload here, one record per contract; the extension picks the format (.json, .csv, .db, .html, …)")
+	strict := fs.Bool("strict", false, "a SHOULD contract that fails fails the run (default: a warning)")
+	wl := fs.String("workload", "", "a suite file of your own, e.g. a copy of workloads/conformance.json with cases added (default: the builtin suite)")
+	var tags listValue
+	fs.Var(&tags, "case-tag", "check only the contracts with this tag (stream, usage, tools, errors, …; repeatable or comma-separated)")
+	timeoutS := fs.Float64("request-timeout-s", 300, "HTTP transport timeout of one request in `seconds`; 0 disables")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, "Usage: benchserve "+conformanceSynopsis+"\n\n"+
+			"Checks that the server keeps the OpenAI Chat Completions protocol: stream framing,\n"+
+			"usage, limits, tools, structured output, errors, models, reasoning, cancellation\n"+
+			"(docs/streams.md, Conformance). Each contract is MUST (fails the run), SHOULD\n"+
+			"(a warning; fails with --strict) or MAY (recorded). Exit status: 0 when every\n"+
+			"MUST holds, 1 when one fails, 2 for usage errors.\n\n")
+		printFlags(e.stderr, fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	var pr []string
+	if fs.NArg() > 0 {
+		pr = append(pr, fmt.Sprintf("unexpected arguments: %v", fs.Args()))
+	}
+	if *url == "" {
+		pr = append(pr, "--url is required: the server to check, e.g. --url http://127.0.0.1:11434 (benchserve fixture serves a well-behaved one)")
+	}
+	if msg := checkSeconds(*timeoutS); msg != "" {
+		pr = append(pr, "--request-timeout-s: "+msg)
+	}
+	if *apiKey == "" && e.getenv != nil {
+		*apiKey = e.getenv("BENCHSERVE_API_KEY")
+	}
+	var w *workload.Workload
+	var err error
+	if *wl != "" {
+		w, err = workload.Load(*wl)
+	} else {
+		w, err = workloads.Conformance()
+	}
+	if err != nil {
+		pr = append(pr, err.Error())
+	} else {
+		contracts := 0
+		for _, c := range w.Cases {
+			if c.Protocol != nil {
+				contracts++
+			}
+		}
+		if contracts == 0 {
+			pr = append(pr, fmt.Sprintf("%s has no protocol contract (no case with a \"protocol\" object)", w.Path))
+		}
+	}
+	var sel []string
+	for _, t := range tags {
+		for _, s := range strings.Split(t, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				sel = append(sel, s)
+			}
+		}
+	}
+	if w != nil && len(sel) > 0 && len(w.Select(sel)) == 0 {
+		pr = append(pr, fmt.Sprintf("--case-tag %s: no contract of %s has any of these tags", strings.Join(sel, ","), w.Path))
+	}
+	if err := checkOutput(*output, results.FormatForPath(*output)); err != nil {
+		pr = append(pr, err.Error())
+	}
+	if w != nil && *output != "" {
+		for _, in := range w.InputFiles() {
+			if results.SameFile(*output, in) {
+				pr = append(pr, fmt.Sprintf("--output %s is the suite file %s: writing the results would destroy it", *output, in))
+			}
+		}
+	}
+	if len(pr) > 0 {
+		for _, p := range pr {
+			fmt.Fprintf(e.stderr, "benchserve conformance: %s\n", p)
+		}
+		return ExitUsage
+	}
+	for _, warning := range w.Warnings {
+		fmt.Fprintf(e.stderr, "benchserve conformance: warning: %s\n", warning)
+	}
+	if *strict {
+		runner.StrictContracts(w)
+	}
+	cfg := runner.Config{URL: *url, Model: *model, APIKey: *apiKey, RequestTimeout: secondsTimeout(*timeoutS),
+		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve conformance: warning: %s\n", msg) }}
+	r, err := runner.New(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve conformance: %v\n", err)
+		return ExitUsage
+	}
+	defer r.Close()
+	fmt.Fprintf(e.stdout, "benchserve conformance: %s, model %q, %s\n", serverinfo.RedactURL(r.URL()), r.Model(), w.Path)
+	sess, err := r.Start(ctx, w, runner.RunOptions{Tags: sel, Journal: results.JournalFor(*output),
+		Progress: func(out runner.Outcome, _, _ int) {
+			if c := out.Record.Contract; c != nil {
+				// Printed as each contract ends: fixed columns, no tabwriter.
+				fmt.Fprintf(e.stdout, "  %-4s  %-6s  %s  %s\n", verdictWord(c), c.Level, c.Name, contractLine(out.Record))
+			}
+		}})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve conformance: %v\n", err)
+		return ExitUsage
+	}
+	runErr := sess.RunAll(ctx, nil)
+	p := sess.Payload()
+	fmt.Fprintln(e.stdout, conformanceSummary(p))
+	code := ExitOK
+	for _, rec := range p.Results {
+		if !rec.OK {
+			code = ExitFailed
+		}
+	}
+	if *output != "" {
+		werr := results.WriteFile(p, *output)
+		if jerr := sess.FinishJournal(werr == nil); jerr != nil {
+			fmt.Fprintf(e.stderr, "benchserve conformance: journal: %v\n", jerr)
+		}
+		if werr != nil {
+			journal, _ := sess.Journal()
+			fmt.Fprintf(e.stderr, "benchserve conformance: writing the results failed: %v; every finished contract is in %s (benchserve recover)\n", werr, journal)
+			return ExitFailed
+		}
+		fmt.Fprintf(e.stderr, "Conformance results written to %s\n", *output)
+	}
+	if runErr != nil {
+		fmt.Fprintf(e.stderr, "benchserve conformance: %v\n", runErr)
+		return ExitFailed
+	}
+	return code
+}
+
+// secondsTimeout applies runner's timeout convention to a flag in
+// seconds: 0 disables (negative duration), else the duration.
+func secondsTimeout(s float64) time.Duration {
+	if !(s > 0) {
+		return -1
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// verdictWord is a contract's outcome as the line shows it: PASS, FAIL
+// (it fails the run), WARN (a SHOULD that broke), INFO (a MAY that
+// broke), SKIP (it did not apply).
+func verdictWord(c *results.Contract) string { return strings.ToUpper(c.Outcome()) }
+
+// contractLine is the evidence of a contract, or for one that failed the
+// whole message (rule, sent, got).
+func contractLine(rec results.Record) string {
+	if len(rec.Quality.Issues) > 0 {
+		return strings.TrimPrefix(rec.Quality.Issues[0], rec.CaseID+" ("+rec.Contract.Level+"): ")
+	}
+	if len(rec.Quality.Notes) > 0 {
+		return strings.TrimPrefix(rec.Quality.Notes[0], rec.CaseID+" ("+rec.Contract.Level+"): ")
+	}
+	return rec.Contract.Evidence
+}
+
+// conformanceSummary counts the verdicts: "32 contracts: 29 pass, 1 fail,
+// 1 warn, 1 skip".
+func conformanceSummary(p *results.Payload) string {
+	counts := map[string]int{}
+	n := 0
+	for _, rec := range p.Results {
+		if rec.Contract == nil {
+			continue
+		}
+		n++
+		counts[strings.ToLower(verdictWord(rec.Contract))]++
+	}
+	parts := []string{}
+	for _, k := range []string{"pass", "fail", "warn", "info", "skip"} {
+		if counts[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+		}
+	}
+	verdict := "every MUST holds"
+	if counts["fail"] > 0 {
+		verdict = "FAILED"
+	}
+	return fmt.Sprintf("benchserve conformance: %d contracts: %s — %s", n, strings.Join(parts, ", "), verdict)
+}
+
+const matrixSynopsis = "conformance matrix [--output FILE] LABEL=RESULTS.json..."
+
+// runConformanceMatrix is `benchserve conformance matrix LABEL=FILE...`:
+// the contracts of several conformance payloads as one Markdown table
+// (results.ContractMatrix), a column per payload, to stdout or --output.
+func runConformanceMatrix(e *env, args []string) int {
+	fs := flag.NewFlagSet("benchserve conformance matrix", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	output := fs.String("output", "", "write the Markdown table here instead of stdout")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, "Usage: benchserve "+matrixSynopsis+"\n\n"+
+			"Renders the contracts of conformance results payloads (benchserve conformance\n"+
+			"--output FILE.json) as a Markdown compatibility matrix: a row per contract, a\n"+
+			"column per payload, headed by its LABEL (e.g. \"Ollama v0.17.4=ollama-0.17.4.json\").\n\n")
+		printFlags(e.stderr, fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(e.stderr, "benchserve conformance matrix: want at least one LABEL=RESULTS.json (benchserve conformance matrix fixture=fixture.json \"Ollama v0.6.5=ollama.json\")")
+		return ExitUsage
+	}
+	var labels []string
+	var ps []*results.Payload
+	for _, a := range fs.Args() {
+		label, path, ok := strings.Cut(a, "=")
+		if !ok || label == "" || path == "" {
+			fmt.Fprintf(e.stderr, "benchserve conformance matrix: %q: want LABEL=RESULTS.json\n", a)
+			return ExitUsage
+		}
+		p, err := readConformancePayload(path)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "benchserve conformance matrix: %v\n", err)
+			return ExitUsage
+		}
+		labels, ps = append(labels, label), append(ps, p)
+	}
+	table, err := results.ContractMatrix(labels, ps)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve conformance matrix: %v\n", err)
+		return ExitUsage
+	}
+	if *output == "" {
+		fmt.Fprint(e.stdout, table)
+		return ExitOK
+	}
+	if err := results.WriteFileAtomic(*output, []byte(table), 0o644); err != nil {
+		fmt.Fprintf(e.stderr, "benchserve conformance matrix: %v\n", err)
+		return ExitFailed
+	}
+	fmt.Fprintf(e.stderr, "Compatibility matrix written to %s\n", *output)
+	return ExitOK
+}
+
+// readConformancePayload reads a JSON results payload for the matrix.
+func readConformancePayload(path string) (*results.Payload, error) {
+	data, err := os.ReadFile(paths.ExpandHome(path))
+	if err != nil {
+		return nil, err
+	}
+	var p results.Payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("%s: not a JSON results payload (benchserve conformance --output FILE.json writes one): %w", path, err)
+	}
+	if p.Results == nil {
+		return nil, fmt.Errorf("%s: not a results payload (no results)", path)
+	}
+	return &p, nil
+}
