@@ -9,7 +9,7 @@
 #
 # Usage:
 #   scripts/realserver.sh [--version V] install   # build ollama V into its own GOBIN (v0.6.5 ~2-6 min, v0.17.4 ~13 min cold)
-#   scripts/realserver.sh [--version V] start     # write model, serve, wait, create "tiny"; prints the env on stdout
+#   scripts/realserver.sh [--version V] start     # write model, serve, wait, create "tiny" and "tiny-tools"; prints the env on stdout
 #   scripts/realserver.sh [--version V] env       # print the env again
 #   scripts/realserver.sh [--version V] status    # exit 0 when the server answers
 #   scripts/realserver.sh [--version V] stop      # stop the server started by `start`
@@ -36,6 +36,7 @@
 #   REALSERVER_PORT   loopback port (default per version, above; Ollama's own 11434 is left alone)
 #   REALSERVER_DIR    work dir for model, Modelfile, logs, pid (default ${TMPDIR:-/tmp}/benchserve-realserver-V)
 #   REALSERVER_MODEL  model name to register (default tiny)
+#   REALSERVER_TOOLS_MODEL  the same model with a template that takes tools (default MODEL-tools)
 #   REALSERVER_GOBIN  where `install` puts the binary (default ${XDG_CACHE_HOME:-~/.cache}/benchserve/ollama/V/bin)
 #   OLLAMA_BIN        ollama binary to serve instead of REALSERVER_GOBIN/ollama (install then only checks it)
 #   OLLAMA_VENDOR_DIR the v0.17.4 headers (default ../shared/vendor/ollama-v0.17.4 relative to the repository)
@@ -74,6 +75,7 @@ esac
 PORT=${REALSERVER_PORT:-${DEFAULT_PORT}}
 DIR=${REALSERVER_DIR:-${TMPDIR:-/tmp}/benchserve-realserver-${OLLAMA_VERSION}}
 MODEL=${REALSERVER_MODEL:-tiny}
+TOOLS_MODEL=${REALSERVER_TOOLS_MODEL:-${MODEL}-tools}
 READY_TIMEOUT=${REALSERVER_READY_TIMEOUT:-60}
 GOBIN_DIR=${REALSERVER_GOBIN:-${XDG_CACHE_HOME:-${HOME}/.cache}/benchserve/ollama/${OLLAMA_VERSION}/bin}
 HOSTPORT=127.0.0.1:${PORT}
@@ -249,11 +251,31 @@ TEMPLATE """{{- range .Messages }}<|{{ .Role }}|>
 PARAMETER num_ctx 8192
 PARAMETER num_thread 1
 EOF
-	OLLAMA_HOST=${HOSTPORT} "${bin}" create "${MODEL}" -f "${DIR}/Modelfile" </dev/null >"${DIR}/create.log" 2>&1 ||
-		{
-			cat "${DIR}/create.log" >&2
-			die "ollama create failed"
-		}
+	# The same model with a template that takes tools, so the conformance
+	# suite's tool contracts reach the server's tool handling instead of
+	# its "does not support tools" refusal. Without tools in the request it
+	# renders the same prompt as MODEL.
+	cat >"${DIR}/Modelfile.tools" <<EOF
+FROM ${DIR}/tiny.gguf
+TEMPLATE """{{- if .Tools }}<|tools|>
+{{ range .Tools }}{{ .Function.Name }}
+{{ end }}{{ end }}{{- range .Messages }}<|{{ .Role }}|>
+{{ .Content }}{{ range .ToolCalls }}{"name": "{{ .Function.Name }}", "arguments": {{ .Function.Arguments }}}{{ end }}
+{{ end }}<|assistant|>
+"""
+PARAMETER num_ctx 8192
+PARAMETER num_thread 1
+EOF
+	local m file
+	for m in "${MODEL}" "${TOOLS_MODEL}"; do
+		file=${DIR}/Modelfile
+		[[ ${m} == "${MODEL}" ]] || file=${DIR}/Modelfile.tools
+		OLLAMA_HOST=${HOSTPORT} "${bin}" create "${m}" -f "${file}" </dev/null >"${DIR}/create.log" 2>&1 ||
+			{
+				cat "${DIR}/create.log" >&2
+				die "ollama create ${m} failed"
+			}
+	done
 	# Load the model now so the first measured request is not a cold load.
 	curl -fsS --max-time "${READY_TIMEOUT}" "${URL}/api/generate" \
 		-d "{\"model\":\"${MODEL}\",\"keep_alive\":\"1h\"}" >/dev/null ||
@@ -261,7 +283,7 @@ EOF
 			tail -n 40 "${LOGFILE}" >&2 || true
 			die "loading ${MODEL} failed"
 		}
-	log "model ${MODEL} registered and loaded; ready after $((SECONDS - t0)) s"
+	log "models ${MODEL} (loaded) and ${TOOLS_MODEL} registered; ready after $((SECONDS - t0)) s"
 	print_env | tee "${DIR}/env"
 }
 

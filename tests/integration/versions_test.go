@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/stream"
 )
 
 // ollamaPins is what one Ollama version does where the versions CI runs
@@ -24,12 +26,16 @@ type ollamaPins struct {
 	// Logprobs: logprobs=true returns one log probability per content
 	// token (choices[].logprobs.content) instead of being ignored.
 	Logprobs bool
+	// ToolsBuffered: a streamed request with tools gets the whole answer in
+	// one content chunk at the end (the server holds it back to look for
+	// tool calls), instead of a chunk per token: TTFT then equals E2E.
+	ToolsBuffered bool
 }
 
 // pinsByVersion is keyed by GET /api/version's "version".
 var pinsByVersion = map[string]ollamaPins{
-	"0.6.5":  {ThinkingRefused: false, Logprobs: false},
-	"0.17.4": {ThinkingRefused: true, Logprobs: true},
+	"0.6.5":  {ThinkingRefused: false, Logprobs: false, ToolsBuffered: true},
+	"0.17.4": {ThinkingRefused: true, Logprobs: true, ToolsBuffered: false},
 }
 
 // ollamaVersion returns the version the server reports on GET /api/version.
@@ -157,4 +163,33 @@ func TestOllamaVersionDifferences(t *testing.T) {
 		}
 		assert.Equal(t, c.Message.Content, joined.String(), "one entry per content token: the tokens spell the content")
 	})
+}
+
+// TestOllamaToolsStreaming streams the same seeded request to toolsModel
+// with and without tools: the answer is the same text, and the pinned
+// version either streams it token by token both ways or holds it back
+// into one chunk when tools are present.
+func TestOllamaToolsStreaming(t *testing.T) {
+	url, _ := server(t)
+	v, pins := pinsFor(t, url)
+	c := client(t, url)
+	tools := []any{map[string]any{"type": "function", "function": map[string]any{
+		"name": "get_weather", "parameters": map[string]any{"type": "object"},
+	}}}
+	req := stream.Request{Model: toolsModel, Messages: userMsg("weather?"), MaxTokens: 8, ExtraBody: map[string]any{"seed": 7}}
+	plain, err := c.ChatStream(t.Context(), req)
+	require.NoError(t, err, "the request without tools streams")
+	req.ExtraBody = map[string]any{"seed": 7, "tools": tools}
+	withTools, err := c.ChatStream(t.Context(), req)
+	require.NoError(t, err, "the request with tools streams")
+
+	assert.Equal(t, plain.Content, withTools.Content, "the same seeded answer with and without tools")
+	assert.Equal(t, "length", withTools.FinishReason, "8 tokens end by length")
+	assert.Empty(t, withTools.ToolCalls, "the tiny model never writes a tool call")
+	assert.Equal(t, 8, plain.TokenChunks, "without tools: a chunk per token")
+	if pins.ToolsBuffered {
+		assert.Equal(t, 1, withTools.TokenChunks, "Ollama %s holds an answer with tools back into one chunk", v)
+	} else {
+		assert.Equal(t, plain.TokenChunks, withTools.TokenChunks, "Ollama %s streams an answer with tools token by token", v)
+	}
 }
