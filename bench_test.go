@@ -8,7 +8,7 @@ import (
 	"github.com/benchserve/benchserve/benchtest"
 )
 
-// BenchmarkWorkload benchmarks every example workload in workloads/ at
+// BenchmarkWorkload benchmarks every example workload in workloads/examples/ at
 // concurrency 1 and 4, against the embedded fixture server (its default
 // pace: 2 ms to the first token, 1 ms per token) or the server in
 // $BENCHSERVE_URL:
@@ -21,7 +21,7 @@ import (
 // gen-tok/s, out-tok/s, req/s and failures (see benchtest.BenchWorkload),
 // so benchstat can compare two runs (docs/benchmarks.md).
 func BenchmarkWorkload(b *testing.B) {
-	files, err := filepath.Glob("workloads/*.json")
+	files, err := filepath.Glob("workloads/examples/*.json")
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no example workloads in workloads/: %v", err)
 	}

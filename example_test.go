@@ -13,13 +13,13 @@ import (
 // server; with BENCHSERVE_URL=http://host:port it runs against that
 // server. Each case is a subtest: go test -run 'TestWorkload$/greet' -v.
 func TestWorkload(t *testing.T) {
-	benchtest.RunWorkload(t, "workloads/smoke.json")
+	benchtest.RunWorkload(t, "workloads/examples/smoke.json")
 }
 
 // TestWorkloadExamples runs every other example workload shipped in
-// workloads/ (smoke.json is TestWorkload's).
+// workloads/examples/ (smoke.json is TestWorkload's).
 func TestWorkloadExamples(t *testing.T) {
-	files, err := filepath.Glob("workloads/*.json")
+	files, err := filepath.Glob("workloads/examples/*.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example workloads found in workloads/: %v", err)
 	}

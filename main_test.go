@@ -4,14 +4,13 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
-
-	// Opt-in output formats: BENCHSERVE_OUTPUT=runs.db (SQLite history)
-	// and BENCHSERVE_REPORT=report.html work in this repository's tests.
-	// A user's test that does not import them links neither.
-	_ "github.com/benchserve/benchserve/history"
-	_ "github.com/benchserve/benchserve/report"
 )
 
 // TestMain fails the package if a workload run leaves a goroutine (or an
 // open connection's read loop) behind.
+//
+// The package imports neither history (SQLite) nor report (gonum/plot): the
+// README's main job compiles only what a user's test links. A .db output or
+// an .html report of these tests is rendered by the CLI instead
+// (`go tool benchserve report out/run.json --output out/report.html`).
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -1,30 +1,28 @@
 package benchtest
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/loadgen"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/serverinfo"
-	"github.com/benchserve/benchserve/stats"
-	"github.com/benchserve/benchserve/stream"
-	"github.com/benchserve/benchserve/sweep"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/serverinfo"
+	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/internal/sweep"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // BenchWorkload loads the workload at path and benchmarks every case (of
 // the configured tags) at every concurrency level, as sub-benchmarks
 // case=<id>/conc=<n>. Each b.Loop iteration is one round of n concurrent
-// streams of the case's request (closed loop, loadgen.RunClosed), so Go's
-// ns/op is the wall time of a round. After the loop it reports, with
+// streams of the case's request (runner.Session.RunRound: a closed loop,
+// every request judged by its case's checks like RunWorkload judges it),
+// so Go's ns/op is the wall time of a round. After the loop it reports, with
 // b.ReportMetric, in units benchstat reads (times in ns, so benchstat
 // shows them as times):
 //
@@ -46,7 +44,7 @@ import (
 func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	b.Helper()
 	env := newBenchEnv(b, opts)
-	w, err := workload.Load(path)
+	w, err := workloads.Load(paths.ExpandHome(path))
 	if err != nil {
 		b.Fatalf("benchtest: %v", err)
 	}
@@ -64,19 +62,10 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 		return
 	}
 	for _, c := range cases {
-		req := runner.CaseRequest(env.model, c)
-		check := func(res *stream.Result) string {
-			issues := checks.Evaluate(c.Checks, checks.Response{StatusCode: 200,
-				FinishReason: res.FinishReason, Content: res.Content, ToolCalls: res.ToolCalls})
-			if len(issues) == 0 {
-				return ""
-			}
-			return issues[0].Check + ": " + issues[0].Message
-		}
 		b.Run("case="+c.ID, func(b *testing.B) {
 			for _, n := range env.levels {
 				b.Run(fmt.Sprintf("conc=%d", n), func(b *testing.B) {
-					env.bench(b, n, func(int) stream.Request { return req }, check)
+					env.bench(b, w, n, func(int) workloads.Case { return c })
 				})
 			}
 		})
@@ -88,8 +77,10 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 // prompts=<set>/conc=<n> (a file is named by its base name without
 // extension). Each b.Loop iteration is one round of n concurrent streams
 // whose prompts are the set's first n entries taken round-robin (the
-// reference's run_concurrent_requests), with max_tokens 256, validated
-// like the reference's validate_response. It reports the same metrics as
+// reference's run_concurrent_requests), each prompt a case of
+// workloads.FromPrompts (max_tokens workloads.DefaultMaxTokens, judged by the
+// basic validation, the reference's validate_response), sent through the
+// same engine as BenchWorkload. It reports the same metrics as
 // BenchWorkload. A prompt set that does not load fails b at once.
 func BenchSweep(b *testing.B, promptSets []string, concurrencies []int, opts ...Option) {
 	b.Helper()
@@ -103,38 +94,20 @@ func BenchSweep(b *testing.B, promptSets []string, concurrencies []int, opts ...
 	if len(levels) == 0 {
 		levels = env.levels
 	}
-	check := func(res *stream.Result) string {
-		if ok, msg := checks.Validate(checks.Response{StatusCode: 200, FinishReason: res.FinishReason, Content: res.Content}); !ok {
-			return msg
-		}
-		return ""
-	}
 	for _, set := range promptSets {
-		prompts, err := sweep.LoadPromptSetFrom(os.Getenv(EnvPromptsDir), set)
+		prompts, err := sweep.LoadPromptSetFrom(paths.ExpandHome(os.Getenv(EnvPromptsDir)), paths.ExpandHome(set))
 		if err != nil {
 			b.Fatalf("benchtest: %v", err)
 		}
-		reqs := make([]stream.Request, len(prompts))
-		for i, msgs := range prompts {
-			reqs[i] = stream.Request{Model: env.model, Messages: msgs}
-		}
-		b.Run("prompts="+setName(set), func(b *testing.B) {
+		w := workloads.FromPrompts(set, prompts, workloads.PromptOptions{})
+		b.Run("prompts="+workloads.PromptSetLabel(set), func(b *testing.B) {
 			for _, n := range levels {
 				b.Run(fmt.Sprintf("conc=%d", n), func(b *testing.B) {
-					env.bench(b, n, func(i int) stream.Request { return reqs[i%len(reqs)] }, check)
+					env.bench(b, w, n, func(i int) workloads.Case { return w.Cases[i%len(w.Cases)] })
 				})
 			}
 		})
 	}
-}
-
-// setName names a prompt set in a benchmark name: a builtin name as is, a
-// file by its base name without extension.
-func setName(set string) string {
-	if !strings.ContainsAny(set, `/\`) && filepath.Ext(set) == "" {
-		return set
-	}
-	return strings.TrimSuffix(filepath.Base(set), filepath.Ext(set))
 }
 
 // benchEnv is the server, client and settings shared by one
@@ -144,7 +117,6 @@ type benchEnv struct {
 	cfg        config
 	levels     []int
 	thresholds []stats.Threshold
-	client     *stream.Client
 	model      string
 }
 
@@ -165,16 +137,13 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	if len(env.levels) == 0 {
 		env.levels = []int{cfg.concurrency}
 	}
-	if env.thresholds, err = stats.ParseThresholds(cfg.slos...); err != nil {
-		b.Fatalf("benchtest: %v", err)
-	}
+	env.thresholds = cfg.thresholds
 	conns := slices.Max(env.levels)
 	if cfg.load != nil && cfg.load.MaxConcurrency > 0 {
 		conns = max(conns, cfg.load.MaxConcurrency)
 	}
 	r := newRunner(b, cfg, conns)
 	env.r = r
-	env.client = r.Client()
 	env.model = r.Model()
 	b.Attr("server", serverinfo.RedactURL(r.URL()))
 	b.Attr("model", env.model)
@@ -185,50 +154,55 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 const maxLoggedFailures = 3
 
 // bench runs the b.Loop of one sub-benchmark: rounds of n concurrent
-// requests, then the metrics and the thresholds.
-func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request, check func(*stream.Result) string) {
+// requests of pick(0), pick(1), … through the engine (a session of w,
+// Session.RunRound: sent, judged and recorded as in RunWorkload, no side
+// requests), then the metrics computed from the round's records and the
+// thresholds.
+func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func(i int) workloads.Case) {
 	b.Helper()
 	ctx := b.Context()
-	fn := func(ctx context.Context, i int) loadgen.Sample {
-		res, err := env.client.ChatStream(ctx, pick(i))
-		s := loadgen.SampleOf(res, err)
-		if err == nil && res != nil {
-			if msg := check(res); msg != "" {
-				s.Kind, s.Err = stats.KindQuality, fmt.Errorf("quality check: %s", msg)
-			}
-		}
-		return s
+	// preserve: a benchmark measures the server as it is; a cache reset per
+	// request would be timed with it.
+	sess, err := env.r.Start(ctx, w, runner.RunOptions{CachePolicy: "preserve"})
+	if err != nil {
+		b.Fatalf("benchtest: %v", err)
+	}
+	jobs := make([]runner.Job, n)
+	for i := range jobs {
+		jobs[i] = runner.Job{Case: pick(i)}
 	}
 	var (
 		samples []loadgen.Sample
-		rounds  []int // the round of each sample, for the failure log
 		elapsed time.Duration
 		peak    int
+		failed  int
+		logged  []string
 	)
-	for b.Loop() {
-		run, err := loadgen.RunClosed(ctx, fn, loadgen.Closed{Concurrency: n, Requests: n})
+	for round := 0; b.Loop(); round++ {
+		rr, err := sess.RunRound(ctx, runner.Round{Jobs: jobs, Concurrency: n, NoScrape: true})
 		if err != nil {
 			b.Fatalf("benchtest: %v", err)
 		}
-		for range run.Samples {
-			rounds = append(rounds, len(rounds)/max(n, 1))
+		for i, out := range rr.Outcomes {
+			if !rr.Sent[i] {
+				continue
+			}
+			smp := runner.SampleOf(out)
+			samples = append(samples, smp)
+			if !smp.OK() {
+				failed++
+				if len(logged) < maxLoggedFailures {
+					logged = append(logged, fmt.Sprintf("round %d, stream %d of %d failed (%s): %s", round, i, n, smp.Kind, strings.Join(out.Record.Quality.Issues, "; ")))
+				}
+			}
 		}
-		samples = append(samples, run.Samples...)
-		elapsed += run.Duration
-		peak = max(peak, run.PeakInFlight)
+		elapsed += rr.Run.Duration
+		peak = max(peak, rr.Run.PeakInFlight)
 	}
 	st := loadgen.Summarize(samples, elapsed, loadgen.StatsOptions{Goodput: env.cfg.goodput})
 	st.PeakInFlight = peak
-	logged, failed := 0, 0
-	for i, s := range samples {
-		if s.OK() {
-			continue
-		}
-		failed++
-		if logged < maxLoggedFailures {
-			b.Logf("benchtest: round %d, stream %d of %d failed (%s): %v", rounds[i], s.Index, n, s.Kind, s.Err)
-			logged++
-		}
+	for _, msg := range logged {
+		b.Logf("benchtest: %s", msg)
 	}
 	ReportStats(b, st)
 	if len(samples) > 0 && failed == len(samples) {
@@ -246,7 +220,7 @@ func (env *benchEnv) bench(b *testing.B, n int, pick func(i int) stream.Request,
 // benchLoad runs one load run (runner.Session.RunLoad over the
 // workload's cases) per b.Loop iteration and reports the pooled figures,
 // the achieved rate, the client's lag and goodput.
-func (env *benchEnv) benchLoad(b *testing.B, w *workload.Workload) {
+func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	b.Helper()
 	ctx := b.Context()
 	l := *env.cfg.load
@@ -256,8 +230,9 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workload.Workload) {
 	var (
 		samples  []loadgen.Sample
 		elapsed  time.Duration
-		sent     int
 		late     int
+		gaps     int
+		window   time.Duration
 		failures []string
 	)
 	for b.Loop() {
@@ -272,8 +247,9 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workload.Workload) {
 		samples = append(samples, run.Samples...)
 		elapsed += run.Duration
 		late += run.Late
+		gaps += max(run.Sent-1, 0) // the arrivals' own rate, over each run's sending window
+		window += run.LastSent - run.FirstSent
 		for _, rec := range sess.Payload().Results {
-			sent++
 			if !rec.OK && len(failures) < maxLoggedFailures {
 				failures = append(failures, fmt.Sprintf("%s/%d: %s", rec.CaseID, rec.Repetition, strings.Join(rec.Quality.Issues, "; ")))
 			}
@@ -284,8 +260,10 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workload.Workload) {
 		b.Logf("benchtest: failed request %s", f)
 	}
 	ReportStats(b, st)
-	if secs := elapsed.Seconds(); secs > 0 {
-		b.ReportMetric(float64(sent)/secs, "achieved-req/s")
+	if rate, ok, reason := stats.SendRate(gaps+1, window); ok {
+		b.ReportMetric(rate, "achieved-req/s")
+	} else {
+		b.Logf("benchtest: achieved rate not reported: %s", reason)
 	}
 	if st.Lag.Count > 0 {
 		b.ReportMetric(msToNs(st.Lag.P99), "lag-p99-ns/op")

@@ -17,8 +17,8 @@ import (
 
 	"github.com/benchserve/benchserve/benchtest"
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // childEnv selects, in a child test process, which of the benchmarks
@@ -41,7 +41,7 @@ func BenchmarkFixtureWorkload(b *testing.B) {
 	if os.Getenv(childEnv) == "" {
 		b.Skip("run by TestBenchWorkloadOutput in a child process; set " + childEnv + "=1 to run it directly")
 	}
-	benchtest.BenchWorkload(b, "../workloads/smoke.json",
+	benchtest.BenchWorkload(b, "../workloads/examples/smoke.json",
 		benchtest.WithConcurrencyLevels(1, 2), benchtest.WithFixture(fastFixture()))
 }
 
@@ -61,7 +61,7 @@ func BenchmarkFixtureSLO(b *testing.B) {
 	if os.Getenv(childEnv) != "slo" {
 		b.Skip("run by TestBenchWorkloadSLO in a child process")
 	}
-	benchtest.BenchWorkload(b, "../workloads/smoke.json", benchtest.WithTags("chat"),
+	benchtest.BenchWorkload(b, "../workloads/examples/smoke.json", benchtest.WithTags("chat"),
 		benchtest.WithFixture(fastFixture()),
 		benchtest.WithSLO("ttft_p95_ms <= 0.000001", "error_rate <= 0"))
 }
@@ -238,7 +238,7 @@ func TestBenchWorkloadAllFailedFails(t *testing.T) {
 // testing.Benchmark and checks the load figures it reports.
 func TestBenchWorkloadLoad(t *testing.T) {
 	res := testing.Benchmark(func(b *testing.B) {
-		benchtest.BenchWorkload(b, "../workloads/smoke.json", benchtest.WithURL(""),
+		benchtest.BenchWorkload(b, "../workloads/examples/smoke.json", benchtest.WithURL(""),
 			benchtest.WithLoad(runner.Load{Rate: 100, Requests: 6, Seed: 1, Goodput: &stats.RequestSLO{E2ELms: 60_000}}))
 	})
 	require.Positive(t, res.N, "the benchmark ran")

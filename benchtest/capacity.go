@@ -3,9 +3,10 @@ package benchtest
 import (
 	"testing"
 
-	"github.com/benchserve/benchserve/capacity"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/internal/capacity"
+	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // SearchCapacity runs a capacity search (capacity.Search) with the
@@ -17,7 +18,7 @@ import (
 // fails when the capacity found is below it, the CI gate "capacity >= 12
 // req/s":
 //
-//	res := benchtest.SearchCapacity(t, "workloads/smoke.json", capacity.Config{
+//	res := benchtest.SearchCapacity(t, "workloads/examples/smoke.json", capacity.Config{
 //		SLOs: slos, MaxErrorRate: 0.01, Start: 4, ProbeRequests: 50}, 12)
 //
 // A workload that does not load, a bad Config or a server that cannot be
@@ -32,7 +33,7 @@ func SearchCapacity(t *testing.T, path string, cfg capacity.Config, floor float6
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("benchtest: %v", err)
 	}
-	w, err := workload.Load(path)
+	w, err := workloads.Load(paths.ExpandHome(path))
 	if err != nil {
 		t.Fatalf("benchtest: workload did not load: %v", err)
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/benchtest"
-	"github.com/benchserve/benchserve/capacity"
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/internal/capacity"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // TestSearchCapacityByConcurrency: a search by concurrency against a

@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/loadgen"
-	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // Environment variables read by RunWorkload and BenchWorkload. An option
@@ -78,6 +79,7 @@ type config struct {
 	fixture            *fixtures.Options
 	load               *runner.Load
 	slos               []string
+	thresholds         []stats.Threshold // slos, parsed once by resolve
 	goodput            *stats.RequestSLO
 }
 
@@ -111,7 +113,7 @@ func WithTags(tags ...string) Option { return func(c *config) { c.tags = tags } 
 func WithCachePolicy(p string) Option { return func(c *config) { c.cachePolicy = p } }
 
 // WithOutput writes the results payload to path after the run, in the
-// format its extension names (results.FormatForPath; .db needs import _
+// format its extension names (resultio.FormatForPath; .db needs import _
 // "github.com/benchserve/benchserve/history"). Default: $BENCHSERVE_OUTPUT.
 func WithOutput(path string) Option { return func(c *config) { c.output = path } }
 
@@ -135,7 +137,9 @@ func WithConcurrencyLevels(levels ...int) Option {
 }
 
 // WithRequestTimeout sets the transport timeout of one request: 0 keeps
-// runner.DefaultRequestTimeout (300 s), a negative value means none.
+// runner.DefaultRequestTimeout (300 s), a negative value means none. This
+// differs from the CLI's --request-timeout-s only at zero: there 0 means
+// none, as in the reference (a Go zero value here means "not set").
 func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.requestTimeout = d } }
 
 // WithoutScrape disables the /metrics scrapes around each case (cache
@@ -214,6 +218,8 @@ func resolve(opts []Option) (config, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	// The one place the plugin expands "~" in paths it is given.
+	cfg.output, cfg.report = paths.ExpandHome(cfg.output), paths.ExpandHome(cfg.report)
 	if cfg.load != nil {
 		if err := cfg.load.Check(); err != nil {
 			return config{}, fmt.Errorf("benchtest: load: %w", err)
@@ -221,6 +227,9 @@ func resolve(opts []Option) (config, error) {
 		if cfg.load.Shard.Sharded() && cfg.runID == "" {
 			return config{}, fmt.Errorf("benchtest: shard %s: set $%s to the run id every shard shares, so their outputs merge", cfg.load.Shard, EnvRunID)
 		}
+	}
+	if cfg.thresholds, err = stats.ParseThresholds(cfg.slos...); err != nil {
+		return config{}, fmt.Errorf("benchtest: WithSLO: %w", err)
 	}
 	cfg.repetitions = max(cfg.repetitions, 0)
 	if cfg.repetitions == 0 {
@@ -237,13 +246,8 @@ func resolve(opts []Option) (config, error) {
 			return config{}, fmt.Errorf("benchtest: WithConcurrencyLevels: level %d: want at least 1", n)
 		}
 	}
-	if cfg.report != "" && results.FormatForPath(cfg.report) != results.FormatHTML {
+	if cfg.report != "" && resultio.FormatForPath(cfg.report) != resultio.FormatHTML {
 		return config{}, fmt.Errorf("benchtest: report %s: want an .html path", cfg.report)
-	}
-	for _, out := range []string{cfg.output, cfg.report} {
-		if err := results.CheckWritable(out); out != "" && err != nil {
-			return config{}, fmt.Errorf("benchtest: %w (checked before any request is sent)", err)
-		}
 	}
 	return cfg, nil
 }

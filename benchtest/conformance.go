@@ -3,9 +3,9 @@ package benchtest
 import (
 	"testing"
 
-	"github.com/benchserve/benchserve/conformance"
+	"github.com/benchserve/benchserve/internal/conformance"
+	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
 	"github.com/benchserve/benchserve/workloads"
 )
 

@@ -27,8 +27,8 @@ func TestDependencyBudget(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command on PATH")
 	}
-	for _, pkg := range []string{"github.com/benchserve/benchserve/benchtest", "github.com/benchserve/benchserve/workload",
-		"github.com/benchserve/benchserve/runner"} {
+	for _, pkg := range []string{"github.com/benchserve/benchserve/benchtest", "github.com/benchserve/benchserve/workloads",
+		"github.com/benchserve/benchserve/internal/runner"} {
 		out, err := exec.Command(goTool, "list", "-deps", pkg).Output()
 		require.NoError(t, err, "go list -deps %s", pkg)
 		var third []string

@@ -4,7 +4,7 @@
 // server when no URL is given.
 //
 //	func TestWorkload(t *testing.T) {
-//		benchtest.RunWorkload(t, "workloads/smoke.json")
+//		benchtest.RunWorkload(t, "workloads/examples/smoke.json")
 //	}
 //
 // Run it with `go test -run Workload -v`; point it at a real server with

@@ -37,10 +37,18 @@ func TestNoStaleVerdicts(t *testing.T) {
 	require.NoError(t, err, "module root")
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	require.NoError(t, err, "go.sum")
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	require.NoError(t, err, "go.mod")
+	// The user's module requires what this module requires, so its module
+	// graph is this one's (pruned the same way) and every go.mod it needs
+	// is one `go mod download` of this checkout fetched: an empty module
+	// cache filled by CI's download is enough, GOPROXY=off holds.
+	userMod := strings.Replace(string(mod), "module github.com/benchserve/benchserve", "module example.com/verdict", 1)
+	require.NotEqual(t, string(mod), userMod, "go.mod names the module on its first line")
 
 	dir := t.TempDir()
 	files := map[string]string{
-		"go.mod": "module example.com/verdict\n\ngo 1.26\n\nrequire github.com/benchserve/benchserve v0.0.0\n\n" +
+		"go.mod": userMod + "\nrequire github.com/benchserve/benchserve v0.0.0\n\n" +
 			"replace github.com/benchserve/benchserve => " + root + "\n",
 		"go.sum": string(sum),
 		"w.json": `{"name":"verdict","cases":[{"id":"hello","messages":[{"role":"user","content":"Tell me about rivers."}],"checks":{"finish_reason":["stop"]}}]}`,

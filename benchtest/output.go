@@ -6,8 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/internal/resultio"
 )
 
 // claimed maps the output paths taken by the RunWorkload calls of this
@@ -32,11 +31,11 @@ func outputPath(out, test string) string {
 		return ""
 	}
 	name := strings.NewReplacer("/", "_", string(os.PathSeparator), "_").Replace(test)
-	expanded := paths.ExpandHome(out)
+	expanded := out
 	if strings.HasSuffix(out, "/") || isDir(expanded) {
 		return filepath.Join(expanded, name+".json")
 	}
-	if results.FormatForPath(out) == results.FormatSQLite {
+	if resultio.FormatForPath(out) == resultio.FormatSQLite {
 		return out
 	}
 	key, err := filepath.Abs(expanded)

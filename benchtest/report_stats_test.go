@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/benchserve/benchserve/benchtest"
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // dist is a stats.Dist with the reported fields set; every value differs

@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,10 +15,12 @@ import (
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/serverinfo"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // RunWorkload loads the workload file at path and runs every case as a
@@ -27,7 +31,7 @@ import (
 // failed quality check, whose message names the file, the case, the check
 // and what was wrong:
 //
-//	workloads/chat.json: case "greet": min_chars: content shorter than min_chars=40
+//	workloads/examples/chat.json: case "greet": min_chars: content shorter than min_chars=40
 //
 // With no URL (option or $BENCHSERVE_URL) it starts the embedded fixture
 // server. A workload that does not load fails t at once with every problem
@@ -47,7 +51,8 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	if len(cfg.concurrencyLevels) > 0 {
 		t.Fatalf("benchtest: WithConcurrencyLevels applies to BenchWorkload; RunWorkload runs at one concurrency (WithConcurrency)")
 	}
-	w, err := workload.Load(path)
+	path = paths.ExpandHome(path)
+	w, err := workloads.Load(path)
 	if err != nil {
 		t.Fatalf("benchtest: workload did not load: %v", err)
 	}
@@ -56,7 +61,7 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 
 // runWorkload is RunWorkload on a loaded workload (path names it in
 // messages).
-func runWorkload(t *testing.T, cfg config, w *workload.Workload, path string) *results.Payload {
+func runWorkload(t *testing.T, cfg config, w *workloads.Workload, path string) *results.Payload {
 	t.Helper()
 	if cfg.strict {
 		runner.StrictContracts(w)
@@ -64,10 +69,27 @@ func runWorkload(t *testing.T, cfg config, w *workload.Workload, path string) *r
 	for _, warning := range w.Warnings {
 		t.Logf("benchtest: warning: %s", warning)
 	}
+	named := cfg.output
 	cfg.output = outputPath(cfg.output, t.Name())
+	if named != cfg.output && (strings.HasSuffix(named, "/") || isDir(named)) {
+		// An output naming a directory (BENCHSERVE_OUTPUT=out/) is the
+		// directory the user asked for: it is made here, and its files
+		// are then checked as any output.
+		if err := os.MkdirAll(named, 0o755); err != nil {
+			t.Fatalf("benchtest: output directory %s: %v", named, err)
+		}
+	}
+	for _, out := range []string{cfg.output, cfg.report} {
+		if out != "" {
+			// The one output pre-check, as the CLI's: before anything is sent.
+			if err := resultio.CheckOutput(out, ""); err != nil {
+				t.Fatalf("benchtest: output %v (checked before any request is sent)", err)
+			}
+		}
+	}
 	for _, out := range []string{cfg.output, cfg.report} {
 		for _, in := range w.InputFiles() {
-			if out != "" && results.SameFile(out, in) {
+			if out != "" && resultio.SameFile(out, in) {
 				t.Fatalf("benchtest: output %s is the same file as the workload input %s: writing the results would destroy it; choose another %s or %s", out, in, EnvOutput, EnvReport)
 			}
 		}
@@ -91,7 +113,7 @@ func runWorkload(t *testing.T, cfg config, w *workload.Workload, path string) *r
 		Concurrency: cfg.concurrency,
 		CachePolicy: cfg.cachePolicy,
 		Tags:        cfg.tags,
-		SLOs:        cfg.slos,
+		SLOs:        cfg.thresholds,
 		Include: func(j runner.Job) bool {
 			return cfg.concurrency == 1 || selectedByFlags(t.Name()+"/"+concName(cfg.concurrency), j.Name(max(cfg.repetitions, 1)))
 		},
@@ -229,7 +251,7 @@ func journalFor(output string) string {
 	if output == "" {
 		return ""
 	}
-	return results.JournalFor(output)
+	return resultio.JournalFor(output)
 }
 
 // load sends the cases as load (WithLoad) and fails t with every failed
@@ -253,7 +275,11 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 	}
 	p := run.sess.Payload()
 	if sc := p.Schedule; sc != nil {
-		t.Logf("load: %d requests, achieved %.3g req/s, %d late, %d dropped, %d unsent", len(p.Results), sc.AchievedRate, sc.Late, sc.Dropped, sc.Unsent)
+		achieved := "null (" + sc.AchievedRateReason + ")"
+		if sc.AchievedRate != nil {
+			achieved = strconv.FormatFloat(*sc.AchievedRate, 'g', 3, 64) + " req/s"
+		}
+		t.Logf("load: %d requests, achieved %s, %d late, %d dropped, %d unsent", len(p.Results), achieved, sc.Late, sc.Dropped, sc.Unsent)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -331,7 +357,7 @@ func (run *workloadRun) finish(t *testing.T) {
 	}
 	p := run.sess.Payload()
 	if run.cfg.output != "" {
-		err := results.WriteFile(p, run.cfg.output)
+		err := resultio.WriteFile(p, run.cfg.output)
 		journal, _ := run.sess.Journal()
 		jerr := run.sess.FinishJournal(err == nil)
 		switch {
@@ -345,7 +371,7 @@ func (run *workloadRun) finish(t *testing.T) {
 		}
 	}
 	if run.cfg.report != "" {
-		if err := results.WriteFile(p, run.cfg.report); err != nil {
+		if err := resultio.WriteFile(p, run.cfg.report); err != nil {
 			t.Errorf("benchtest: report: %v", err)
 		} else {
 			t.Logf("benchtest: report written to %s", run.cfg.report)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/benchserve/benchserve/benchtest"
 	"github.com/benchserve/benchserve/history"
+	"github.com/benchserve/benchserve/internal/resultio"
 	_ "github.com/benchserve/benchserve/report" // opts in to BENCHSERVE_REPORT (.html)
 	"github.com/benchserve/benchserve/results"
 )
@@ -141,7 +142,7 @@ func TestRunWorkloadCSVAndSQLiteOutput(t *testing.T) {
 	db := filepath.Join(dir, "runs.db")
 	runInner(t, "TestInnerMixed", "BENCHSERVE_OUTPUT="+db)
 	runInner(t, "TestInnerMixed", "BENCHSERVE_OUTPUT="+db)
-	rows, err := history.ReadRows(context.Background(), db, results.WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), db, resultio.WorkloadTable)
 	require.NoError(t, err, "SQLite file written")
 	assert.Len(t, rows, 4, "two runs of two cases, appended")
 }
@@ -162,7 +163,7 @@ func TestRunWorkloadBadEnvironment(t *testing.T) {
 }
 
 func TestRunWorkloadReturnsPayload(t *testing.T) {
-	p := benchtest.RunWorkload(t, "../workloads/tools.json", benchtest.WithURL(""), benchtest.WithTags("tools"))
+	p := benchtest.RunWorkload(t, "../workloads/examples/tools.json", benchtest.WithURL(""), benchtest.WithTags("tools"))
 	require.Len(t, p.Results, 2)
 	assert.True(t, p.Summary.Passed)
 	tc := p.Results[0].ToolCalls
@@ -218,7 +219,7 @@ func TestRunWorkloadStopsBeforeTheTimeout(t *testing.T) {
 	if len(p.Results) > 1 {
 		assert.True(t, last.Interrupted, "the case in flight at the deadline is marked interrupted")
 	}
-	assert.NoFileExists(t, results.JournalPath(path), "the output was written, the journal removed")
+	assert.NoFileExists(t, resultio.JournalPath(path), "the output was written, the journal removed")
 }
 
 // TestRunWorkloadRemovesJournalWhenWritten: a finished run writes its
@@ -228,7 +229,7 @@ func TestRunWorkloadRemovesJournalWhenWritten(t *testing.T) {
 	_, ok := runInner(t, "TestInnerTwoWorkloads", "BENCHSERVE_OUTPUT="+path)
 	require.True(t, ok)
 	assert.FileExists(t, path, "the output is written")
-	assert.NoFileExists(t, results.JournalPath(path), "and its journal removed")
+	assert.NoFileExists(t, resultio.JournalPath(path), "and its journal removed")
 }
 
 // TestRunWorkloadConcurrencyHonoursRun: with concurrency > 1 the requests
@@ -295,7 +296,7 @@ func TestInnerTwoWorkloads(t *testing.T) {
 		t.Skip("runs only inside TestRunWorkloadSharedOutput (re-executed test binary)")
 	}
 	t.Run("first", func(t *testing.T) { benchtest.RunWorkload(t, "testdata/mixed.json", benchtest.WithTags("good")) })
-	t.Run("second", func(t *testing.T) { benchtest.RunWorkload(t, "../workloads/smoke.json") })
+	t.Run("second", func(t *testing.T) { benchtest.RunWorkload(t, "../workloads/examples/smoke.json") })
 }
 
 // TestRunWorkloadSharedOutput: several RunWorkload calls of one test
@@ -322,7 +323,7 @@ func TestRunWorkloadSharedOutput(t *testing.T) {
 	db := filepath.Join(dir, "h.db")
 	_, ok = runInner(t, "TestInnerTwoWorkloads", "BENCHSERVE_OUTPUT="+db)
 	require.True(t, ok)
-	rows, err := history.ReadRows(context.Background(), db, results.WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), db, resultio.WorkloadTable)
 	require.NoError(t, err, "the history exists")
 	assert.Len(t, rows, len(first.Results)+3, "both calls appended their rows")
 }

@@ -4,9 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/benchserve/benchserve/loadgen"
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/stats"
 )
 
 // CheckSLOs evaluates run-level thresholds (stats.ParseThreshold syntax:

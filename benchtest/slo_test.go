@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/benchtest"
-	"github.com/benchserve/benchserve/loadgen"
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/stats"
 )
 
 // sloStats is four requests with TTFT 100, 200, 300, 400 ms (p95 385 ms)

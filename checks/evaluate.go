@@ -7,7 +7,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
-	"github.com/benchserve/benchserve/openai"
+	"github.com/benchserve/benchserve/internal/openai"
 )
 
 // CheckResponse is the Issue.Check of the basic validation issue (the

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/openai"
+	"github.com/benchserve/benchserve/internal/openai"
 )
 
 func mustSpec(t *testing.T, raw map[string]any) *Spec {

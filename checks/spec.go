@@ -3,7 +3,7 @@ package checks
 import (
 	"regexp"
 
-	"github.com/benchserve/benchserve/openai"
+	"github.com/benchserve/benchserve/internal/openai"
 )
 
 // Spec is a parsed, validated quality-check block of one workload case (the

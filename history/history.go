@@ -3,14 +3,17 @@ package history
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	_ "modernc.org/sqlite" // pure-Go driver "sqlite"
 
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -18,12 +21,28 @@ import (
 // bench_serve_workload of the SQLite database at path (reference:
 // write_workload_sqlite), creating the file and the table
 // (WorkloadSQLSchema) when missing. See WriteRows for the guarantees.
+//
+// A record already in the table (the same run_id, timestamp, case_id,
+// repetition, ttft_ms and e2e_latency_ms: a run recovered or written
+// twice into one history) is not appended again, so a history counts
+// every request once (the reference appends blindly).
 func AppendPayload(p *results.Payload, path string) error {
+	_, err := AppendPayloadCount(p, path)
+	return err
+}
+
+// recordIdentity are the columns that identify a record's row in a
+// history: its run, case, repetition and measurements.
+var recordIdentity = []string{"run_id", "timestamp", "case_id", "repetition", "ttft_ms", "e2e_latency_ms"}
+
+// AppendPayloadCount is AppendPayload returning how many rows were
+// already in the history and were skipped.
+func AppendPayloadCount(p *results.Payload, path string) (skipped int, err error) {
 	rows := make([][]any, 0, len(p.Results))
 	for _, r := range p.Results {
-		rows = append(rows, results.RecordRow(r))
+		rows = append(rows, resultio.RecordRow(r))
 	}
-	return WriteRows(context.Background(), path, results.WorkloadTable, results.WorkloadSQLSchema, results.WorkloadResultColumns, rows)
+	return writeRows(context.Background(), path, resultio.WorkloadTable, resultio.WorkloadSQLSchema, resultio.WorkloadResultColumns, rows, recordIdentity)
 }
 
 // WriteRows appends rows (cells in columns order) to table in the SQLite
@@ -36,18 +55,33 @@ func AppendPayload(p *results.Payload, path string) error {
 // already in the table are never changed. NaN cells are stored as NULL
 // (what SQLite does with a NaN REAL anyway); bools as 1/0.
 func WriteRows(ctx context.Context, path, table, schema string, columns []string, rows [][]any) (err error) {
-	if err := results.ValidateIdentifier(table, "table"); err != nil {
-		return err
+	_, err = writeRows(ctx, path, table, schema, columns, rows, nil)
+	return err
+}
+
+// writeRows is WriteRows; with identity (columns of columns) a row whose
+// identity cells match (IS, so NULL matches NULL) a row already in the
+// table is skipped and counted.
+func writeRows(ctx context.Context, path, table, schema string, columns []string, rows [][]any, identity []string) (skipped int, err error) {
+	if err := resultio.ValidateIdentifier(table, "table"); err != nil {
+		return 0, err
 	}
 	for _, c := range columns {
-		if err := results.ValidateIdentifier(c, "column"); err != nil {
-			return err
+		if err := resultio.ValidateIdentifier(c, "column"); err != nil {
+			return 0, err
+		}
+	}
+	idIdx := make([]int, len(identity))
+	for i, c := range identity {
+		idIdx[i] = slices.Index(columns, c)
+		if idIdx[i] < 0 {
+			return 0, fmt.Errorf("history: identity column %q is not a column of %s", c, table)
 		}
 	}
 	path = paths.ExpandHome(path)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
-		return fmt.Errorf("history: sqlite %s: open: %w", path, err)
+		return skipped, fmt.Errorf("history: sqlite %s: open: %w", path, err)
 	}
 	defer func() {
 		if cerr := db.Close(); cerr != nil && err == nil {
@@ -56,11 +90,11 @@ func WriteRows(ctx context.Context, path, table, schema string, columns []string
 	}()
 	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, "PRAGMA busy_timeout = 5000"); err != nil {
-		return fmt.Errorf("history: sqlite %s: open: %w", path, err)
+		return skipped, fmt.Errorf("history: sqlite %s: open: %w", path, err)
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("history: sqlite %s: begin: %w", path, err)
+		return skipped, fmt.Errorf("history: sqlite %s: begin: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -68,34 +102,61 @@ func WriteRows(ctx context.Context, path, table, schema string, columns []string
 		}
 	}()
 	if _, err = tx.ExecContext(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (%s)", table, schema)); err != nil {
-		return fmt.Errorf("history: sqlite %s: create table %s: %w", path, table, err)
+		return skipped, fmt.Errorf("history: sqlite %s: create table %s: %w", path, table, err)
 	}
 	if len(rows) > 0 {
 		placeholders := strings.TrimSuffix(strings.Repeat("?, ", len(columns)), ", ")
 		stmt, perr := tx.PrepareContext(ctx, fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", table, strings.Join(columns, ", "), placeholders))
 		if perr != nil {
 			err = fmt.Errorf("history: sqlite %s: insert into %s: %w", path, table, perr)
-			return err
+			return skipped, err
 		}
 		defer stmt.Close()
+		var exists *sql.Stmt
+		if len(identity) > 0 {
+			conds := make([]string, len(identity))
+			for i, c := range identity {
+				conds[i] = c + " IS ?"
+			}
+			exists, err = tx.PrepareContext(ctx, fmt.Sprintf("SELECT 1 FROM %s WHERE %s LIMIT 1", table, strings.Join(conds, " AND ")))
+			if err != nil {
+				return skipped, fmt.Errorf("history: sqlite %s: select from %s: %w", path, table, err)
+			}
+			defer exists.Close()
+		}
 		for i, row := range rows {
 			if len(row) != len(columns) {
 				err = fmt.Errorf("history: sqlite %s: row %d: %d values for %d columns", path, i, len(row), len(columns))
-				return err
+				return skipped, err
 			}
 			args := make([]any, len(row))
 			for j, v := range row {
 				args[j] = sqliteValue(v)
 			}
+			if exists != nil {
+				key := make([]any, len(idIdx))
+				for k, j := range idIdx {
+					key[k] = args[j]
+				}
+				var one int
+				switch qerr := exists.QueryRowContext(ctx, key...).Scan(&one); {
+				case qerr == nil:
+					skipped++
+					continue
+				case !errors.Is(qerr, sql.ErrNoRows):
+					err = fmt.Errorf("history: sqlite %s: select from %s: %w", path, table, qerr)
+					return skipped, err
+				}
+			}
 			if _, err = stmt.ExecContext(ctx, args...); err != nil {
-				return fmt.Errorf("history: sqlite %s: insert row %d into %s: %w", path, i, table, err)
+				return skipped, fmt.Errorf("history: sqlite %s: insert row %d into %s: %w", path, i, table, err)
 			}
 		}
 	}
 	if err = tx.Commit(); err != nil {
-		return fmt.Errorf("history: sqlite %s: commit: %w", path, err)
+		return skipped, fmt.Errorf("history: sqlite %s: commit: %w", path, err)
 	}
-	return nil
+	return skipped, nil
 }
 
 // sqliteValue binds like Python's sqlite3: bools as integers, NaN as NULL.
@@ -120,7 +181,7 @@ func sqliteValue(v any) any {
 // tests; the table name is checked with ValidateIdentifier. A missing file
 // is an error (it is not created).
 func ReadRows(ctx context.Context, path, table string) (_ []map[string]any, err error) {
-	if err := results.ValidateIdentifier(table, "table"); err != nil {
+	if err := resultio.ValidateIdentifier(table, "table"); err != nil {
 		return nil, err
 	}
 	path = paths.ExpandHome(path)
@@ -165,9 +226,9 @@ func ReadRows(ctx context.Context, path, table string) (_ []map[string]any, err 
 
 // AppendSweep appends results to table bench_serve of the SQLite
 // database at path (reference: write_sqlite), creating file and table
-// (results.SQLSchema) when missing, all rows in one transaction; see WriteRows.
+// (resultio.SQLSchema) when missing, all rows in one transaction; see WriteRows.
 func AppendSweep(rows []results.SweepResult, path string) error {
-	return WriteRows(context.Background(), path, results.SweepTable, results.SQLSchema, results.ResultColumns, results.SweepRows(rows))
+	return WriteRows(context.Background(), path, resultio.SweepTable, resultio.SQLSchema, resultio.ResultColumns, resultio.SweepRows(rows))
 }
 
-func init() { results.RegisterWriter(results.FormatSQLite, AppendPayload) }
+func init() { resultio.RegisterWriter(resultio.FormatSQLite, AppendPayload) }

@@ -17,8 +17,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/benchserve/benchserve/capacity"
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/internal/capacity"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // FromCapacity wraps a capacity search's result (capacity.Search, or
@@ -79,6 +79,8 @@ type capacityLimit struct {
 // thresholds it failed with their measured values, and the statistics the
 // chart and table show; a statistic with no sample behind it is nil.
 type capacityProbe struct {
+	// Index is the probe's number in the order run, from 1 as the CLI
+	// numbers probes (capacity.Probe.Index + 1).
 	Index        int      `json:"index"`
 	Load         float64  `json:"load"`
 	Pass         bool     `json:"pass"`
@@ -169,7 +171,7 @@ func capacityRunData(id string, r Run) *runData {
 		if failed == nil {
 			failed = []string{}
 		}
-		cd.Probes = append(cd.Probes, capacityProbe{Index: p.Index, Load: p.Load, Pass: p.Pass, Failed: failed,
+		cd.Probes = append(cd.Probes, capacityProbe{Index: p.Index + 1, Load: p.Load, Pass: p.Pass, Failed: failed,
 			Requests: s.Requests + s.Dropped, Succeeded: s.Succeeded, AchievedRate: round(s.AchievedRate, 3),
 			ErrorRate: round(s.ErrorRate, 4), TTFTp95ms: roundPtr(s.TTFTp95ms), TPOTp95ms: roundPtr(s.TPOTp95ms),
 			E2ELp95ms: roundPtr(s.E2ELp95ms), Goodput: roundPtr(s.Goodput)})

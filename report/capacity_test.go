@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/capacity"
+	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 )
@@ -157,6 +157,8 @@ func TestCapacityByConcurrency(t *testing.T) {
 		map[string]any{"threshold": "ttft_p95_s <= 0.5", "metric": "ttft_p95_ms", "op": "<=", "value": 500.0},
 	}, cd["limits"], "a p95 TTFT limit in seconds is drawn in ms; a p99 limit does not apply to the p95 chart")
 	assert.Nil(t, cd["probes"].([]any)[0].(map[string]any)["goodput"], "goodput not measured stays null")
+	assert.EqualValues(t, 1, cd["probes"].([]any)[0].(map[string]any)["index"], "the first probe is probe 1, as on the CLI")
+	assert.Contains(t, page, `<td class="num">1</td><td class="num">4</td>`, "and the table numbers it 1")
 	assert.Contains(t, page, `<span class="badge fail">FIRST PROBE FAILED</span>`, "the badge is the search's status")
 	assert.Contains(t, page, `Capacity <strong>0 streams</strong> · first_probe_failed`, "the summary gives the unit and status")
 	assert.Contains(t, page, "goodput was not measured", "the page says why goodput is not drawn")

@@ -358,16 +358,57 @@ func padRange(ax *plot.Axis) {
 }
 
 // trimTicks are gonum's default ticks with trailing zeros cut from the
-// labels ("125.00" → "125", "0.50" → "0.5").
+// labels ("125.00" → "125", "0.50" → "0.5"), and labels that would read
+// alike over a narrow range ("1.2 1.2 1.2" for 1.19–1.21) written with
+// as many decimals as it takes to tell them apart.
 type trimTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (trimTicks) Ticks(lo, hi float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	distinctLabels(ts)
 	for i, t := range ts {
 		if strings.Contains(t.Label, ".") && !strings.ContainsAny(t.Label, "eE") {
 			ts[i].Label = strings.TrimRight(strings.TrimRight(t.Label, "0"), ".")
 		}
 	}
 	return ts
+}
+
+// distinctLabels rewrites the labels of ts's labelled ticks with the
+// fewest decimals (up to 12) that make them all differ, when gonum's
+// labels repeat.
+func distinctLabels(ts []plot.Tick) {
+	seen := map[string]bool{}
+	repeated := false
+	for _, t := range ts {
+		if t.Label == "" {
+			continue
+		}
+		repeated = repeated || seen[t.Label]
+		seen[t.Label] = true
+	}
+	if !repeated {
+		return
+	}
+	for d := 0; d <= 12; d++ {
+		labels := map[string]bool{}
+		ok := true
+		for _, t := range ts {
+			if t.Label == "" {
+				continue
+			}
+			l := strconv.FormatFloat(t.Value, 'f', d, 64)
+			ok = ok && !labels[l]
+			labels[l] = true
+		}
+		if ok {
+			for i, t := range ts {
+				if t.Label != "" {
+					ts[i].Label = strconv.FormatFloat(t.Value, 'f', d, 64)
+				}
+			}
+			return
+		}
+	}
 }

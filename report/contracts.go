@@ -26,3 +26,50 @@ func withoutContracts(recs []results.Record) []results.Record {
 	}
 	return out
 }
+
+// compareContracts adds the protocol contracts of two runs to their
+// comparison, one row each: a contract that holds (or is only a warning)
+// in the baseline and fails the run in the candidate is a regression, the
+// other way round a fix. Contracts are not timed, so the rows have no
+// deltas.
+func compareContracts(c *comparisonData, base, cand *runData) {
+	byName := func(rd *runData) map[string]contractData {
+		m := make(map[string]contractData, len(rd.Contracts))
+		for _, k := range rd.Contracts {
+			m[k.Name] = k
+		}
+		return m
+	}
+	b, k := byName(base), byName(cand)
+	var names []string
+	for _, x := range base.Contracts {
+		names = append(names, x.Name)
+	}
+	for _, x := range cand.Contracts {
+		if _, ok := b[x.Name]; !ok {
+			names = append(names, x.Name)
+		}
+	}
+	for _, name := range names {
+		bc, inBase := b[name]
+		kc, inCand := k[name]
+		cd := caseDelta{CaseID: name}
+		switch {
+		case !inCand:
+			cd.Status = "only baseline"
+		case !inBase:
+			cd.Status = "only candidate"
+		case !bc.Failing && kc.Failing:
+			cd.Status = "pass→fail"
+			c.Regressions++
+		case bc.Failing && !kc.Failing:
+			cd.Status = "fail→pass"
+			c.Fixes++
+		case kc.Failing:
+			cd.Status = "fail"
+		default:
+			cd.Status = "pass"
+		}
+		c.Cases = append(c.Cases, cd)
+	}
+}

@@ -49,3 +49,22 @@ func TestReportShowsTheContractTable(t *testing.T) {
 	assert.NotContains(t, page, "Latency distributions", "contracts are checked, not timed: no latency charts")
 	snaps.MatchSnapshot(t, table)
 }
+
+func TestComparisonCountsAContractThatBroke(t *testing.T) {
+	base := conformancePayload()
+	base.Results[1].Contract.Verdict, base.Results[1].Contract.Failing = "pass", false
+	_, data := dataOf(t, render(t, report.FromPayload(base, "v1"), report.FromPayload(conformancePayload(), "v2")))
+	comps := data["comparisons"].([]any)
+	if assert.Len(t, comps, 1, "two runs of the suite are compared") {
+		c := comps[0].(map[string]any)
+		assert.EqualValues(t, 1, c["regressions"], "stream.usage_chunk went from pass to fail")
+		byCase := map[string]string{}
+		for _, cd := range c["cases"].([]any) {
+			m := cd.(map[string]any)
+			byCase[m["case_id"].(string)] = m["status"].(string)
+		}
+		assert.Equal(t, "pass→fail", byCase["stream.usage_chunk"])
+		assert.Equal(t, "pass", byCase["choices.n"], "a warning is not a failure of the run")
+		assert.Equal(t, "pass", byCase["errors.wrong_api_key"], "a skip is not a failure")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 )
@@ -15,7 +16,7 @@ func Example() {
 		StartedAt: "2025-01-02T03:04:05.000000+00:00",
 		Metrics:   results.Metrics{TTFTms: 12, TPOTms: 3, E2ELms: 200, GenTPS: 300},
 		Quality:   results.Quality{OK: true, Issues: []string{}}, OK: true}
-	p := results.BuildPayload(results.PayloadInput{RunID: "ab12cd34", Workload: results.WorkloadInfo{Name: "smoke"},
+	p := resultio.BuildPayload(resultio.PayloadInput{RunID: "ab12cd34", Workload: results.WorkloadInfo{Name: "smoke"},
 		Records: []results.Record{rec}})
 
 	var page bytes.Buffer

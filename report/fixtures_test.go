@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 )
@@ -37,8 +38,8 @@ func record(runID, model string, rt results.Runtime, q req) results.Record {
 		"long-summary":  {"quality", "slow"},
 	}[q.caseID]
 	r := results.Record{
-		RunID: runID, Timestamp: results.ISOTimestamp(t0), Workload: "promotion",
-		StartedAt: results.ISOTimestamp(t0.Add(time.Duration(q.startMS * float64(time.Millisecond)))),
+		RunID: runID, Timestamp: resultio.ISOTimestamp(t0), Workload: "promotion",
+		StartedAt: resultio.ISOTimestamp(t0.Add(time.Duration(q.startMS * float64(time.Millisecond)))),
 		CaseID:    q.caseID, Repetition: q.rep, Tags: tags, ModelID: model, Runtime: rt,
 		Hardware: results.Hardware{Chip: "Apple M3 Max", GPUCores: 40, MemoryGB: 128, BandwidthGBs: 400, OSVersion: "macOS-15.3-arm64"},
 		Request:  results.RequestInfo{MaxTokens: 256, ExtraBody: map[string]any{}, MessageCount: 2},
@@ -67,9 +68,9 @@ func payload(runID, model string, rt results.Runtime, reqs []req) *results.Paylo
 	for _, q := range reqs {
 		recs = append(recs, record(runID, model, rt, q))
 	}
-	return results.BuildPayload(results.PayloadInput{
-		RunID: runID, Timestamp: results.ISOTimestamp(t0),
-		Workload:  results.WorkloadInfo{Name: "promotion", Path: "workloads/promotion.json", Repetitions: 2},
+	return resultio.BuildPayload(resultio.PayloadInput{
+		RunID: runID, Timestamp: resultio.ISOTimestamp(t0),
+		Workload:  results.WorkloadInfo{Name: "promotion", Path: "workloads/examples/promotion.json", Repetitions: 2},
 		CacheMode: "preserve", Records: recs,
 	})
 }
@@ -120,7 +121,7 @@ func sweepRows() []results.SweepResult {
 		for _, c := range []int{1, 2, 4, 8} {
 			for rep := range 2 {
 				r := results.NewSweepResult()
-				r.RunID, r.Timestamp, r.Tag = "swp00003", results.ISOTimestamp(t0), "nightly"
+				r.RunID, r.Timestamp, r.Tag = "swp00003", resultio.ISOTimestamp(t0), "nightly"
 				r.Chip, r.GPUCores, r.MemoryGB, r.BandwidthGBs, r.OSVersion = "Apple M3 Max", 40, 128, 400, "macOS-15.3-arm64"
 				r.ModelID, r.ModelType, r.EngineType, r.CacheType = "qwen3-8b-4bit", "llm", "batched", "prefix_cache"
 				r.PromptSet, r.Concurrency, r.Repetition, r.PromptTokens = set.name, c, rep, set.tokens

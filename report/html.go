@@ -11,7 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchserve/benchserve/capacity"
+	"github.com/benchserve/benchserve/internal/capacity"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -73,13 +74,13 @@ func WriteWith(w io.Writer, opts Options, runs ...Run) error {
 }
 
 func init() {
-	results.RegisterWriter(results.FormatHTML, func(p *results.Payload, path string) error {
+	resultio.RegisterWriter(resultio.FormatHTML, func(p *results.Payload, path string) error {
 		return WriteFile(path, FromPayload(p, ""))
 	})
 }
 
 // WriteFile renders runs as Write does and replaces path with the page
-// atomically (results.WriteFileAtomic, mode 0644): readers see the old file
+// atomically (resultio.WriteFileAtomic, mode 0644): readers see the old file
 // or the new one, never half a report. Errors are Write's or the
 // "results: write <path>: …" of the atomic write.
 func WriteFile(path string, runs ...Run) error {
@@ -92,7 +93,7 @@ func WriteFileWith(path string, opts Options, runs ...Run) error {
 	if err != nil {
 		return err
 	}
-	return results.WriteFileAtomic(path, b, 0o644)
+	return resultio.WriteFileAtomic(path, b, 0o644)
 }
 
 // figure is one chart in the page.

@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/report"
-	"github.com/benchserve/benchserve/results"
 )
 
 func TestLoadJournalIsOneRun(t *testing.T) {
 	p := baselinePayload()
-	path := results.JournalPath(filepath.Join(t.TempDir(), "out.json"))
-	j, err := results.CreateJournal(path, results.JournalHeaderFor(p))
+	path := resultio.JournalPath(filepath.Join(t.TempDir(), "out.json"))
+	j, err := resultio.CreateJournal(path, resultio.JournalHeaderFor(p))
 	require.NoError(t, err, "setup: journal")
 	for _, r := range p.Results[:5] {
 		require.NoError(t, j.Append(r), "setup: append")
@@ -42,7 +42,7 @@ func TestLoadRefusesDevicesAndOversizedInput(t *testing.T) {
 	_, err := report.Load("/dev/zero")
 	require.Error(t, err, "/dev/zero is refused, not read until memory runs out")
 	assert.ErrorIs(t, err, report.ErrBadInput, "bad input")
-	assert.ErrorIs(t, err, results.ErrNotAFile, "because it is a device")
+	assert.ErrorIs(t, err, resultio.ErrNotAFile, "because it is a device")
 	assert.ErrorContains(t, err, "/dev/zero", "names the file")
 
 	big := filepath.Join(t.TempDir(), "big.json")
@@ -51,6 +51,6 @@ func TestLoadRefusesDevicesAndOversizedInput(t *testing.T) {
 	require.NoError(t, f.Truncate(report.MaxInputBytes+1), "setup: sparse file one byte over the cap")
 	require.NoError(t, f.Close(), "setup")
 	_, err = report.Load(big)
-	assert.True(t, errors.Is(err, results.ErrInputTooLarge), "over MaxInputBytes is refused before reading: %v", err)
+	assert.True(t, errors.Is(err, resultio.ErrInputTooLarge), "over MaxInputBytes is refused before reading: %v", err)
 	assert.ErrorContains(t, err, "big.json", "names the file")
 }

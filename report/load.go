@@ -11,9 +11,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/benchserve/benchserve/history"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -45,7 +47,7 @@ func badInput(path, format string, args ...any) error {
 //     table, labelled "<file>:<run id>". SQLite rows do not store
 //     started_at, so those runs have no request timeline;
 //   - a run's journal (a .jsonl file, or any file starting with a
-//     journal header, see results.Journal): one Run of the records that
+//     journal header, see resultio.Journal): one Run of the records that
 //     finished, labelled with the output's name ("out.json.journal.jsonl"
 //     → "out"), so an interrupted run can be reported as it is.
 //
@@ -64,14 +66,14 @@ func Load(path string) ([]Run, error) {
 	if ext == ".db" || ext == ".sqlite" || ext == ".sqlite3" {
 		return nil, badInput(path, "not a SQLite database (no SQLite header)")
 	}
-	if ext == ".jsonl" || results.IsJournal(head) {
+	if ext == ".jsonl" || resultio.IsJournal(head) {
 		return loadJournal(path)
 	}
-	data, err := results.ReadFileLimit(path, MaxInputBytes)
+	data, err := resultio.ReadFileLimit(path, MaxInputBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	if results.IsJournal(data) {
+	if resultio.IsJournal(data) {
 		return loadJournal(path)
 	}
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
@@ -96,17 +98,17 @@ func Load(path string) ([]Run, error) {
 const MaxInputBytes = 256 << 20
 
 // readHead returns up to n first bytes of path, refusing directories and
-// devices (results.ErrNotAFile) without reading them.
+// devices (resultio.ErrNotAFile) without reading them.
 func readHead(path string, n int) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if fi.IsDir() {
-		return nil, fmt.Errorf("%s: %w: is a directory", path, results.ErrNotAFile)
+		return nil, fmt.Errorf("%s: %w: is a directory", path, resultio.ErrNotAFile)
 	}
 	if fi.Mode()&os.ModeDevice != 0 {
-		return nil, fmt.Errorf("%s: %w: is a device", path, results.ErrNotAFile)
+		return nil, fmt.Errorf("%s: %w: is a device", path, resultio.ErrNotAFile)
 	}
 	if !fi.Mode().IsRegular() { // a pipe can be read once only
 		return nil, nil
@@ -124,17 +126,17 @@ func readHead(path string, n int) ([]byte, error) {
 	return head[:m], nil
 }
 
-// loadJournal reads a run's journal (results.Journal, the
+// loadJournal reads a run's journal (resultio.Journal, the
 // "<output>.journal.jsonl" a run leaves when it is stopped) as one Run,
 // labelled with the file name up to ".journal.jsonl"; a torn last line is
 // dropped.
 func loadJournal(path string) ([]Run, error) {
-	p, err := results.ReadJournalPayload(path)
+	p, err := resultio.ReadJournalPayload(path)
 	if err != nil {
 		return nil, badInput(path, "journal: %v", err)
 	}
 	base := filepath.Base(path)
-	if b, ok := strings.CutSuffix(base, results.JournalSuffix); ok {
+	if b, ok := strings.CutSuffix(base, resultio.JournalSuffix); ok {
 		base = strings.TrimSuffix(b, filepath.Ext(b))
 	} else {
 		base = strings.TrimSuffix(base, filepath.Ext(base))
@@ -217,28 +219,91 @@ func loadSQLite(path, base string) ([]Run, error) {
 		return nil, badInput(path, "%v", err)
 	}
 	var runs []Run
-	if tables[results.WorkloadTable] {
-		rows, err := history.ReadRows(ctx, path, results.WorkloadTable)
+	if tables[resultio.WorkloadTable] {
+		if err := checkColumns(ctx, path, resultio.WorkloadTable, resultio.WorkloadResultColumns); err != nil {
+			return nil, badInput(path, "%v", err)
+		}
+		rows, err := history.ReadRows(ctx, path, resultio.WorkloadTable)
 		if err != nil {
 			return nil, badInput(path, "%v", err)
 		}
-		runs = append(runs, workloadRuns(rows, base)...)
+		wr, err := workloadRuns(rows, base)
+		if err != nil {
+			return nil, badInput(path, "table %s: %v", resultio.WorkloadTable, err)
+		}
+		runs = append(runs, wr...)
 	}
-	if tables[results.SweepTable] {
-		rows, err := history.ReadRows(ctx, path, results.SweepTable)
+	if tables[resultio.SweepTable] {
+		if err := checkColumns(ctx, path, resultio.SweepTable, resultio.ResultColumns); err != nil {
+			return nil, badInput(path, "%v", err)
+		}
+		rows, err := history.ReadRows(ctx, path, resultio.SweepTable)
 		if err != nil {
 			return nil, badInput(path, "%v", err)
 		}
 		sweep := make([]results.SweepResult, 0, len(rows))
-		for _, m := range rows {
-			sweep = append(sweep, sweepRow(m))
+		var errs []string
+		for i, m := range rows {
+			c := cells{m: m}
+			sweep = append(sweep, sweepRow(&c))
+			if len(c.errs) > 0 {
+				errs = append(errs, fmt.Sprintf("row %d: %s", i+1, strings.Join(c.errs, "; ")))
+			}
+		}
+		if len(errs) > 0 {
+			return nil, badInput(path, "table %s: %s", resultio.SweepTable, strings.Join(firstN(errs, 5), "\n"))
 		}
 		runs = append(runs, groupSweep(sweep, base, true)...)
 	}
 	if len(runs) == 0 {
-		return nil, badInput(path, "no rows in tables %s or %s", results.WorkloadTable, results.SweepTable)
+		return nil, badInput(path, "no rows in tables %s or %s", resultio.WorkloadTable, resultio.SweepTable)
 	}
 	return runs, nil
+}
+
+// checkColumns refuses a table that lacks a column of want (a table of
+// that name that is not a benchserve or reference history), naming what
+// is missing.
+func checkColumns(ctx context.Context, path, table string, want []string) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rs, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		return fmt.Errorf("table %s: columns: %w", table, err)
+	}
+	defer rs.Close()
+	have := map[string]bool{}
+	for rs.Next() {
+		var name string
+		if err := rs.Scan(&name); err != nil {
+			return fmt.Errorf("table %s: columns: %w", table, err)
+		}
+		have[name] = true
+	}
+	if err := rs.Err(); err != nil {
+		return fmt.Errorf("table %s: columns: %w", table, err)
+	}
+	var missing []string
+	for _, c := range want {
+		if !have[c] {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("table %s is not a benchserve history: it lacks the column(s) %s (of the %d a history has)", table, strings.Join(missing, ", "), len(want))
+	}
+	return nil
+}
+
+// firstN returns the first n of ss, and a count of the rest.
+func firstN(ss []string, n int) []string {
+	if len(ss) <= n {
+		return ss
+	}
+	return append(ss[:n:n], fmt.Sprintf("and %d more rows", len(ss)-n))
 }
 
 func sqliteTables(ctx context.Context, path string) (map[string]bool, error) {
@@ -264,12 +329,20 @@ func sqliteTables(ctx context.Context, path string) (map[string]bool, error) {
 }
 
 // workloadRuns rebuilds one payload per run_id from bench_serve_workload
-// rows (the columns of results.WorkloadResultColumns).
-func workloadRuns(rows []map[string]any, base string) []Run {
+// rows (the columns of resultio.WorkloadResultColumns). A cell that does
+// not read as its column's type (a non-numeric latency) is an error
+// naming the row and the column, never a 0.
+func workloadRuns(rows []map[string]any, base string) ([]Run, error) {
 	var order []string
 	by := map[string][]results.Record{}
-	for _, m := range rows {
-		rec := workloadRecord(m)
+	var errs []string
+	for i, m := range rows {
+		c := cells{m: m}
+		rec := workloadRecord(&c)
+		if len(c.errs) > 0 {
+			errs = append(errs, fmt.Sprintf("row %d: %s", i+1, strings.Join(c.errs, "; ")))
+			continue
+		}
 		if _, ok := by[rec.RunID]; !ok {
 			order = append(order, rec.RunID)
 		}
@@ -278,29 +351,32 @@ func workloadRuns(rows []map[string]any, base string) []Run {
 	runs := make([]Run, 0, len(order))
 	for _, id := range order {
 		recs := by[id]
-		p := results.BuildPayload(results.PayloadInput{
+		p := resultio.BuildPayload(resultio.PayloadInput{
 			RunID: id, Timestamp: recs[0].Timestamp,
 			Workload: results.WorkloadInfo{Name: recs[0].Workload},
 			Records:  recs,
 		})
 		runs = append(runs, FromPayload(p, base+":"+id))
 	}
-	return runs
+	if len(errs) > 0 {
+		return nil, errors.New(strings.Join(firstN(errs, 5), "\n"))
+	}
+	return runs, nil
 }
 
-func workloadRecord(m map[string]any) results.Record {
+func workloadRecord(c *cells) results.Record {
 	var tags []string
-	if s := str(m["tags"]); s != "" {
+	if s := c.str("tags"); s != "" {
 		tags = strings.Split(s, ",")
 	}
 	var issues []string
-	_ = json.Unmarshal([]byte(str(m["quality_issues"])), &issues)
+	_ = json.Unmarshal([]byte(c.str("quality_issues")), &issues)
 	if issues == nil {
 		issues = []string{}
 	}
 	var extra map[string]any
-	_ = json.Unmarshal([]byte(str(m["request_extra_body"])), &extra)
-	model := str(m["model_id"])
+	_ = json.Unmarshal([]byte(c.str("request_extra_body")), &extra)
+	model := c.str("model_id")
 	// The history has no error column: a failed request is the one whose
 	// issues carry "request error: …" (the record kept its error there).
 	errText := ""
@@ -311,137 +387,192 @@ func workloadRecord(m map[string]any) results.Record {
 		}
 	}
 	rec := results.Record{
-		RunID: str(m["run_id"]), Timestamp: str(m["timestamp"]), Workload: str(m["workload"]),
-		CaseID: str(m["case_id"]), Repetition: integer(m["repetition"]), Tags: tags, ModelID: model,
-		Runtime: results.Runtime{ModelID: model, EngineType: str(m["engine_type"]), ModelType: str(m["model_type"]),
-			MTPEnabled: boolean(m["mtp_enabled"]), SpecPrefill: boolean(m["specprefill"]),
-			KVQuant: str(m["kv_quant"]), CacheType: str(m["cache_type"])},
-		Hardware: results.Hardware{Chip: str(m["chip"]), MemoryGB: float(m["memory_gb"]), OSVersion: str(m["os_version"])},
-		Request: results.RequestInfo{MaxTokens: integer(m["request_max_tokens"]),
-			EnableThinking: optBool(m["request_enable_thinking"]), ExtraBody: extra},
-		Policy: results.Policy{TimeoutMS: optFloat(m["policy_timeout_ms"]), WithinTimeout: optBool(m["within_policy_timeout"])},
+		RunID: c.str("run_id"), Timestamp: c.str("timestamp"), Workload: c.str("workload"),
+		CaseID: c.str("case_id"), Repetition: c.integer("repetition"), Tags: tags, ModelID: model,
+		Runtime: results.Runtime{ModelID: model, EngineType: c.str("engine_type"), ModelType: c.str("model_type"),
+			MTPEnabled: c.boolean("mtp_enabled"), SpecPrefill: c.boolean("specprefill"),
+			KVQuant: c.str("kv_quant"), CacheType: c.str("cache_type")},
+		Hardware: results.Hardware{Chip: c.str("chip"), MemoryGB: c.float("memory_gb"), OSVersion: c.str("os_version")},
+		Request: results.RequestInfo{MaxTokens: c.integer("request_max_tokens"),
+			EnableThinking: c.optBool("request_enable_thinking"), ExtraBody: extra},
+		Policy: results.Policy{TimeoutMS: c.optFloat("policy_timeout_ms"), WithinTimeout: c.optBool("within_policy_timeout")},
 		Metrics: results.Metrics{
-			TTFTms: float(m["ttft_ms"]), TPOTms: nullable(m["tpot_ms"]), E2ELms: float(m["e2e_latency_ms"]),
-			GenTPS: nullable(m["gen_tps"]), PromptTPS: float(m["prompt_tps"]),
-			PromptTokens: integer(m["prompt_tokens"]), CompletionTokens: integer(m["completion_tokens"]),
-			CacheHits: optInt64(m["cache_hits"]), CacheMisses: optInt64(m["cache_misses"]), TokensSaved: optInt64(m["tokens_saved"]),
-			Metal: results.Metal{Model: model, MetalActiveGB: float(m["metal_active_gb"]), MetalPeakGB: float(m["metal_peak_gb"]),
-				MetalCacheGB: float(m["metal_cache_gb"]), CacheType: str(m["cache_type"])},
+			TTFTms: c.measured("ttft_ms"), TPOTms: c.nullable("tpot_ms"), E2ELms: c.measured("e2e_latency_ms"),
+			GenTPS: c.nullable("gen_tps"), PromptTPS: c.float("prompt_tps"),
+			PromptTokens: c.integer("prompt_tokens"), CompletionTokens: c.integer("completion_tokens"),
+			CacheHits: c.optInt64("cache_hits"), CacheMisses: c.optInt64("cache_misses"), TokensSaved: c.optInt64("tokens_saved"),
+			Metal: results.Metal{Model: model, MetalActiveGB: c.float("metal_active_gb"), MetalPeakGB: c.float("metal_peak_gb"),
+				MetalCacheGB: c.float("metal_cache_gb"), CacheType: c.str("cache_type")},
 		},
-		Quality: results.Quality{OK: boolean(m["quality_ok"]), Issues: issues, FinishReason: optString(m["finish_reason"]),
-			ContentChars: integer(m["content_chars"]), ContentPreview: str(m["content_preview"])},
-		OK:    boolean(m["quality_ok"]),
+		Quality: results.Quality{OK: c.boolean("quality_ok"), Issues: issues, FinishReason: c.optString("finish_reason"),
+			ContentChars: c.integer("content_chars"), ContentPreview: c.str("content_preview")},
+		OK:    c.boolean("quality_ok"),
 		Error: errText,
 	}
 	return rec
 }
 
-// nullable is a REAL column whose NULL means "not measured" (a rate the
-// timing could not support): NaN, as in the record, never 0.
-func nullable(v any) float64 {
-	if v == nil {
-		return math.NaN()
-	}
-	return float(v)
-}
-
-func sweepRow(m map[string]any) results.SweepResult {
+func sweepRow(c *cells) results.SweepResult {
 	return results.SweepResult{
-		RunID: str(m["run_id"]), Timestamp: str(m["timestamp"]), Tag: str(m["tag"]), Chip: str(m["chip"]),
-		GPUCores: integer(m["gpu_cores"]), MemoryGB: float(m["memory_gb"]), BandwidthGBs: float(m["bandwidth_gbs"]),
-		OSVersion: str(m["os_version"]), ModelID: str(m["model_id"]), ModelType: str(m["model_type"]),
-		EngineType: str(m["engine_type"]), MTPEnabled: boolean(m["mtp_enabled"]), SpecPrefill: boolean(m["specprefill"]),
-		KVQuant: str(m["kv_quant"]), CacheType: str(m["cache_type"]), PromptSet: str(m["prompt_set"]),
-		Concurrency: integer(m["concurrency"]), MaxTokens: integer(m["max_tokens"]),
-		EnableThinking: optBool(m["enable_thinking"]), ExtraBody: str(m["extra_body"]),
-		Repetition: integer(m["repetition"]), PromptTokens: integer(m["prompt_tokens"]),
-		TTFTms: float(m["ttft_ms"]), TPOTms: float(m["tpot_ms"]), E2ELms: float(m["e2e_latency_ms"]),
-		GenTPS: float(m["gen_tps"]), PromptTPS: float(m["prompt_tps"]), ThroughputTPS: float(m["throughput_tps"]),
-		RequestsPerS: float(m["requests_per_s"]), MetalActiveGB: float(m["metal_active_gb"]),
-		MetalPeakGB: float(m["metal_peak_gb"]), MetalCacheGB: float(m["metal_cache_gb"]),
-		CacheHits: integer(m["cache_hits"]), CacheMisses: integer(m["cache_misses"]),
-		CacheHitRate: float(m["cache_hit_rate"]), TokensSaved: integer(m["tokens_saved"]),
-		Validated: boolean(m["validated"]),
+		RunID: c.str("run_id"), Timestamp: c.str("timestamp"), Tag: c.str("tag"), Chip: c.str("chip"),
+		GPUCores: c.integer("gpu_cores"), MemoryGB: c.float("memory_gb"), BandwidthGBs: c.float("bandwidth_gbs"),
+		OSVersion: c.str("os_version"), ModelID: c.str("model_id"), ModelType: c.str("model_type"),
+		EngineType: c.str("engine_type"), MTPEnabled: c.boolean("mtp_enabled"), SpecPrefill: c.boolean("specprefill"),
+		KVQuant: c.str("kv_quant"), CacheType: c.str("cache_type"), PromptSet: c.str("prompt_set"),
+		Concurrency: c.integer("concurrency"), MaxTokens: c.integer("max_tokens"),
+		EnableThinking: c.optBool("enable_thinking"), ExtraBody: c.str("extra_body"),
+		Repetition: c.integer("repetition"), PromptTokens: c.integer("prompt_tokens"),
+		TTFTms: c.float("ttft_ms"), TPOTms: c.float("tpot_ms"), E2ELms: c.float("e2e_latency_ms"),
+		GenTPS: c.float("gen_tps"), PromptTPS: c.float("prompt_tps"), ThroughputTPS: c.float("throughput_tps"),
+		RequestsPerS: c.float("requests_per_s"), MetalActiveGB: c.float("metal_active_gb"),
+		MetalPeakGB: c.float("metal_peak_gb"), MetalCacheGB: c.float("metal_cache_gb"),
+		CacheHits: c.integer("cache_hits"), CacheMisses: c.integer("cache_misses"),
+		CacheHitRate: c.float("cache_hit_rate"), TokensSaved: c.integer("tokens_saved"),
+		Validated: c.boolean("validated"),
 	}
 }
 
-// Cell readers for what the SQLite driver returns (int64, float64,
-// string, []byte, nil); anything else reads as the zero value.
+// cells reads one row's cells as what the SQLite driver returns (int64,
+// float64, string, []byte, nil) and records, in errs, every cell that
+// does not read as its column's type, naming the column: a cell that is
+// not a number is an error, not a 0.
+type cells struct {
+	m    map[string]any
+	errs []string
+}
 
-func str(v any) string {
+func (c *cells) bad(col string, v any, want string) {
+	c.errs = append(c.errs, fmt.Sprintf("column %s: %s, not %s", col, describeCell(v), want))
+}
+
+func describeCell(v any) string {
 	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case []byte:
+		return strconv.Quote(string(x))
+	case string:
+		return strconv.Quote(x)
+	}
+	return fmt.Sprint(v)
+}
+
+func (c *cells) str(col string) string {
+	switch x := c.m[col].(type) {
 	case string:
 		return x
 	case []byte:
 		return string(x)
 	case nil:
 		return ""
+	default:
+		return fmt.Sprint(x)
 	}
-	return fmt.Sprint(v)
 }
 
-func float(v any) float64 {
-	switch x := v.(type) {
+// number reads a numeric cell; ok false (and an error recorded) for
+// anything else, NULL included.
+func (c *cells) number(col string) (float64, bool) {
+	switch x := c.m[col].(type) {
 	case float64:
-		return x
+		return x, true
 	case int64:
-		return float64(x)
+		return float64(x), true
+	case string, []byte:
+		if f, err := strconv.ParseFloat(strings.TrimSpace(c.str(col)), 64); err == nil {
+			return f, true
+		}
 	}
-	return 0
+	c.bad(col, c.m[col], "a number")
+	return 0, false
 }
 
-func integer(v any) int {
-	switch x := v.(type) {
-	case int64:
-		return int(x)
-	case float64:
-		return int(x)
+// float reads a REAL column; NULL (NaN when written) is NaN, not a 0.
+func (c *cells) float(col string) float64 {
+	if c.m[col] == nil {
+		return math.NaN()
 	}
-	return 0
+	f, _ := c.number(col)
+	return f
 }
 
-func boolean(v any) bool {
-	switch x := v.(type) {
+// measured reads a latency: a number, NULL included as an error (a
+// history row always has one).
+func (c *cells) measured(col string) float64 {
+	f, _ := c.number(col)
+	return f
+}
+
+// nullable is a REAL column whose NULL means "not measured" (a rate the
+// timing could not support): NaN, as in the record, never 0.
+func (c *cells) nullable(col string) float64 {
+	if c.m[col] == nil {
+		return math.NaN()
+	}
+	return c.float(col)
+}
+
+func (c *cells) integer(col string) int {
+	if c.m[col] == nil {
+		return 0 // a count the row does not have
+	}
+	f, ok := c.number(col)
+	if ok && f != math.Trunc(f) {
+		c.bad(col, c.m[col], "a whole number")
+	}
+	return int(f)
+}
+
+func (c *cells) boolean(col string) bool {
+	switch x := c.m[col].(type) {
+	case nil:
+		return false
 	case int64:
 		return x != 0
 	case float64:
 		return x != 0
 	case bool:
 		return x
-	case string:
-		return x == "1" || strings.EqualFold(x, "true")
+	case string, []byte:
+		switch strings.ToLower(strings.TrimSpace(c.str(col))) {
+		case "1", "true":
+			return true
+		case "0", "false", "":
+			return false
+		}
 	}
+	c.bad(col, c.m[col], "a boolean")
 	return false
 }
 
-func optBool(v any) *bool {
-	if v == nil {
+func (c *cells) optBool(col string) *bool {
+	if c.m[col] == nil {
 		return nil
 	}
-	b := boolean(v)
+	b := c.boolean(col)
 	return &b
 }
 
-func optFloat(v any) *float64 {
-	if v == nil {
+func (c *cells) optFloat(col string) *float64 {
+	if c.m[col] == nil {
 		return nil
 	}
-	f := float(v)
+	f := c.float(col)
 	return &f
 }
 
-func optInt64(v any) *int64 {
-	if v == nil {
+func (c *cells) optInt64(col string) *int64 {
+	if c.m[col] == nil {
 		return nil
 	}
-	i := int64(integer(v))
+	i := int64(c.integer(col))
 	return &i
 }
 
-func optString(v any) *string {
-	if v == nil {
+func (c *cells) optString(col string) *string {
+	if c.m[col] == nil {
 		return nil
 	}
-	s := str(v)
+	s := c.str(col)
 	return &s
 }

@@ -2,6 +2,8 @@ package report_test
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"errors"
 	"math"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/history"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 )
@@ -30,12 +33,12 @@ func writeInputs(t *testing.T) (base, cand, sweep, db string) {
 		p    *results.Payload
 	}{{base, baselinePayload()}, {cand, candidatePayload()}} {
 		path, p := in.path, in.p
-		b, err := results.FormatJSON(p)
+		b, err := resultio.FormatJSON(p)
 		require.NoError(t, err, "setup: format payload")
 		require.NoError(t, os.WriteFile(path, b, 0o644), "setup: write payload")
 		require.NoError(t, history.AppendPayload(p, db), "setup: sqlite workload rows")
 	}
-	b, err := results.FormatSweepJSON(sweepRows())
+	b, err := resultio.FormatSweepJSON(sweepRows())
 	require.NoError(t, err, "setup: format sweep")
 	require.NoError(t, os.WriteFile(sweep, b, 0o644), "setup: write sweep")
 	require.NoError(t, history.AppendSweep(sweepRows(), db), "setup: sqlite sweep rows")
@@ -139,7 +142,7 @@ func TestLoadSQLiteKeepsFailuresAndNulls(t *testing.T) {
 			Quality: results.Quality{Issues: []string{"request error: stream_chat_completion timed out after 0.300s"}},
 			Error:   "stream_chat_completion timed out after 0.300s"},
 	}
-	p := results.BuildPayload(results.PayloadInput{RunID: "sq000001", Workload: results.WorkloadInfo{Name: "w"}, Records: recs})
+	p := resultio.BuildPayload(resultio.PayloadInput{RunID: "sq000001", Workload: results.WorkloadInfo{Name: "w"}, Records: recs})
 	db := filepath.Join(t.TempDir(), "h.db")
 	require.NoError(t, history.AppendPayload(p, db), "setup")
 	runs, err := report.Load(db)
@@ -149,4 +152,38 @@ func TestLoadSQLiteKeepsFailuresAndNulls(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.True(t, math.IsNaN(got[0].Metrics.GenTPS), "a NULL gen_tps is unmeasured, not 0")
 	assert.Equal(t, "stream_chat_completion timed out after 0.300s", got[1].Error, "the failed request is a failure, not a measurement")
+}
+
+// A SQLite file whose bench_serve_workload table is not a benchserve
+// history (other columns) is refused naming what is missing, and a cell
+// that is not a number is an error naming the row and column: neither
+// renders as a run measured at 0 ms.
+func TestLoadSQLiteThatIsNotAHistory(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.db")
+	require.NoError(t, history.WriteRows(context.Background(), other, resultio.WorkloadTable,
+		"run_id TEXT, case_id TEXT, latency REAL", []string{"run_id", "case_id", "latency"},
+		[][]any{{"r1", "a", 12.5}}), "setup: a table of that name with other columns")
+	_, err := report.Load(other)
+	require.Error(t, err, "not a history")
+	assert.ErrorIs(t, err, report.ErrBadInput)
+	assert.Contains(t, err.Error(), "table bench_serve_workload is not a benchserve history: it lacks the column(s) timestamp, workload, repetition", "names the missing columns")
+	assert.Contains(t, err.Error(), "ttft_ms", "including the latencies")
+
+	bad := filepath.Join(dir, "bad.db")
+	var recs []results.Record
+	for i := range 3 {
+		recs = append(recs, results.Record{RunID: "r1", Timestamp: "2025-01-02T03:04:05+00:00", Workload: "w", CaseID: "a", Repetition: i,
+			OK: true, Quality: results.Quality{OK: true, Issues: []string{}}, Metrics: results.Metrics{TTFTms: 10, E2ELms: 100}})
+	}
+	p := resultio.BuildPayload(resultio.PayloadInput{RunID: "r1", Records: recs})
+	require.NoError(t, history.AppendPayload(p, bad), "setup: a history")
+	db, err := sql.Open("sqlite", bad)
+	require.NoError(t, err)
+	_, err = db.Exec("UPDATE bench_serve_workload SET e2e_latency_ms = 'fast' WHERE rowid = 2")
+	require.NoError(t, err, "setup: a non-numeric cell")
+	require.NoError(t, db.Close())
+	_, err = report.Load(bad)
+	require.Error(t, err, "a non-numeric latency")
+	assert.Contains(t, err.Error(), `row 2: column e2e_latency_ms: "fast", not a number`, "names the row, the column and the cell")
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchserve/benchserve/capacity"
+	"github.com/benchserve/benchserve/internal/capacity"
+	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/stats"
 )
 
 // Run is one input of a report: a workload run (Payload set), a prompt
@@ -581,6 +581,7 @@ func compareRuns(base, cand *runData) comparisonData {
 		}
 		c.Cases = append(c.Cases, cd)
 	}
+	compareContracts(&c, base, cand)
 	return c
 }
 

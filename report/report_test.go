@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 )
@@ -184,7 +185,7 @@ func TestWriteFile(t *testing.T) {
 }
 
 func TestEmptyPayload(t *testing.T) {
-	p := results.BuildPayload(results.PayloadInput{RunID: "empty001", Workload: results.WorkloadInfo{Name: "w"}})
+	p := resultio.BuildPayload(resultio.PayloadInput{RunID: "empty001", Workload: results.WorkloadInfo{Name: "w"}})
 	page := render(t, report.FromPayload(p, ""))
 	assert.Contains(t, page, "w empty001", "an empty run still gets its section")
 	assert.NotContains(t, page, `<figure class="chart"`, "no requests, no charts")
@@ -202,7 +203,7 @@ func TestEveryRateNull(t *testing.T) {
 			Metrics: results.Metrics{TTFTms: 2, E2ELms: 3, TPOTms: math.NaN(), GenTPS: math.NaN(), CompletionTokens: 50, TokenChunks: 50, UsagePresent: true},
 			Quality: results.Quality{OK: true, Issues: []string{}, FinishReason: &stop, ContentChars: 200}})
 	}
-	p := results.BuildPayload(results.PayloadInput{RunID: "burst001", Workload: results.WorkloadInfo{Name: "w"}, Records: recs})
+	p := resultio.BuildPayload(resultio.PayloadInput{RunID: "burst001", Workload: results.WorkloadInfo{Name: "w"}, Records: recs})
 	type out struct {
 		page string
 		err  error

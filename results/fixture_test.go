@@ -1,6 +1,6 @@
 package results
 
-import "github.com/benchserve/benchserve/openai"
+import "github.com/benchserve/benchserve/internal/openai"
 
 func ptr[T any](v T) *T { return &v }
 
@@ -57,41 +57,4 @@ func fixedRecords() []Record {
 	c.Error = "connection refused"
 
 	return []Record{a, b, c}
-}
-
-// fixedPayload is the payload every format snapshot renders.
-func fixedPayload() *Payload {
-	return BuildPayload(PayloadInput{
-		RunID:     "abcd1234",
-		Timestamp: "2025-01-02T03:04:05.123456+00:00",
-		Workload: WorkloadInfo{Name: "smoke", Description: "Smoke workload", Path: "/tmp/smoke.json",
-			Defaults: map[string]any{"max_tokens": float64(128), "checks": map[string]any{"finish_reason": []any{"stop"}}}, Repetitions: 2},
-		RequestTimeoutS: ptr(300.0),
-		CacheMode:       "before-case",
-		CacheEvents: []CacheEvent{{Scope: "before-case", CaseID: ptr("greet"), Repetition: ptr(0),
-			Event: CacheReset{Attempted: true, OK: ptr(true), StatusCode: ptr(200), Response: map[string]any{"cleared": true}}}},
-		Records: fixedRecords(),
-	})
-}
-
-// fixedSweep returns two sweep results with fixed numbers, one with
-// enable_thinking unset and one failed (validated false).
-func fixedSweep() []SweepResult {
-	a := NewSweepResult()
-	a.RunID, a.Timestamp, a.Tag = "abcd1234", "2025-01-02T03:04:05+00:00", "baseline"
-	a.Chip, a.GPUCores, a.MemoryGB, a.BandwidthGBs, a.OSVersion = "Apple M3 Max", 40, 64, 400, "14.5"
-	a.ModelID, a.ModelType, a.EngineType = "qwen3-4b", "llm", "batched"
-	a.PromptSet, a.Concurrency, a.PromptTokens = "short", 1, 35
-	a.TTFTms, a.TPOTms, a.E2ELms, a.GenTPS, a.PromptTPS = 101.25, 12.5, 1700.0, 80.04, 345.6
-	a.ThroughputTPS, a.RequestsPerS = 80.04, 0.588
-	a.CacheHits, a.CacheMisses, a.CacheHitRate, a.TokensSaved = 1, 1, 0.5, 32
-
-	b := a
-	b.PromptSet, b.Concurrency, b.EnableThinking = "long", 4, ptr(true)
-	b.ExtraBody = `{"top_k": 20}`
-	b.Repetition = 1
-	b.PromptTokens, b.TTFTms, b.TPOTms, b.E2ELms, b.GenTPS, b.PromptTPS = 1200, 1523.75, 25.0, 9000.5, 40.0, 787.0
-	b.ThroughputTPS, b.RequestsPerS, b.CacheHitRate = 160.0, 0.444, 0
-	b.Validated = false
-	return []SweepResult{a, b}
 }

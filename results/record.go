@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/benchserve/benchserve/openai"
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // Runtime describes the server under test (reference: auto_detect_runtime).
@@ -75,7 +75,7 @@ type RequestInfo struct {
 	// ExtraBody is the case's extra body merged into the request, {} when none.
 	ExtraBody map[string]any `json:"extra_body" ordered:"ExtraBodyJSON"`
 	// ExtraBodyJSON, when set, is ExtraBody as JSON in the reference's key
-	// order (workload.Case.ExtraBodyJSON); the results writers render it in
+	// order (workloads.Case.ExtraBodyJSON); the results writers render it in
 	// place of ExtraBody. Not decoded from payload files.
 	ExtraBodyJSON json.RawMessage `json:"-"`
 	// MessageCount is the number of messages sent.
@@ -340,6 +340,15 @@ type Record struct {
 	// which share the RunID (--run-id); nil (omitted) in an unsharded
 	// run. MergePayloads joins the shards' payloads. Addition.
 	Shard *int `json:"shard,omitempty"`
+	// EndedAt is when this request's stream ended (started_at +
+	// e2e_latency_ms, in started_at's format), so a run's requests in
+	// flight can be counted from its records. Addition; omitted when
+	// unknown.
+	EndedAt string `json:"ended_at,omitempty"`
+	// LagMS is, in a load run on a schedule, how late the request was
+	// sent: started_at minus the instant the schedule had it due, in ms.
+	// Addition; omitted outside an open-loop run.
+	LagMS *float64 `json:"lag_ms,omitempty"`
 	// Contract is the outcome of a protocol contract (a case with a
 	// "protocol" object, see package conformance); nil (omitted) for an
 	// ordinary case. Addition.
@@ -358,11 +367,15 @@ type WorkloadInfo struct {
 	// Defaults is the workload's defaults block as written.
 	Defaults map[string]any `json:"defaults" ordered:"DefaultsJSON"`
 	// DefaultsJSON, when set, is the defaults block's JSON text in file
-	// order (workload.Workload.DefaultsJSON); the results writers render
+	// order (workloads.Workload.DefaultsJSON); the results writers render
 	// it in place of Defaults. Not decoded from payload files.
 	DefaultsJSON json.RawMessage `json:"-"`
 	// Repetitions is how many times each case ran.
 	Repetitions int `json:"repetitions"`
+	// Digest identifies the workload by its resolved content
+	// (workloads.Workload.Digest), whatever path it was given by; merge
+	// compares it. Addition; omitted when unknown.
+	Digest string `json:"digest,omitempty"`
 }
 
 // Transport is the payload's "transport" block. RequestTimeoutS is nil
@@ -394,7 +407,7 @@ type CacheEvent struct {
 
 // CachePolicy is the payload's "cache_policy" block.
 type CachePolicy struct {
-	// Mode is the normalized cache policy (see workload.NormalizeCachePolicy).
+	// Mode is the normalized cache policy (see workloads.NormalizeCachePolicy).
 	Mode string `json:"mode"`
 	// Events are the resets made, in order; [] when none.
 	Events []CacheEvent `json:"events"`
@@ -462,23 +475,59 @@ type Schedule struct {
 	// unsent); DurationS the schedule's length cap in seconds (0: none).
 	Requests  int     `json:"requests"`
 	DurationS float64 `json:"duration_s"`
-	// AchievedRate is requests sent per second of the run's wall time.
-	AchievedRate float64 `json:"achieved_rate"`
+	// RunRequests is the run's request count (--num-prompts) before a
+	// sharded run split it, 0 when the duration bounds the run; omitted
+	// when 0.
+	RunRequests int `json:"run_requests,omitempty"`
+	// InFlightCap is the bound on requests in flight the run applied, per
+	// process: MaxConcurrency, else the default bound
+	// (loadgen.DefaultMaxInFlight), or a closed loop's number of streams.
+	InFlightCap int `json:"in_flight_cap,omitempty"`
+	// StartedAt is the instant the schedule started (its offset 0; ISO
+	// 8601 as Record.StartedAt): what the shards of a run compare for
+	// their start skew. Omitted when unknown.
+	StartedAt string `json:"started_at,omitempty"`
+	// Sent is how many requests were sent, and SendingWindowS the
+	// seconds from the first send to the last.
+	Sent           int     `json:"sent"`
+	SendingWindowS float64 `json:"sending_window_s"`
+	// AchievedRate is the rate the requests were sent at, over the
+	// sending window: (Sent − 1) / SendingWindowS (stats.SendRate), so the
+	// time the last request took is not part of it. Null when the window
+	// holds too few requests to measure a rate, AchievedRateReason then
+	// says why.
+	AchievedRate       *float64 `json:"achieved_rate"`
+	AchievedRateReason string   `json:"achieved_rate_reason,omitempty"`
 	// LagMS is the send time minus the scheduled time over the sent
 	// requests (p50, p95, p99, max); nil when nothing was sent.
 	LagMS *LagStats `json:"lag_ms"`
 	// Late counts requests sent more than 1 ms behind schedule (the client
 	// or the concurrency cap held them), Dropped those not sent because of
-	// the cap, Unsent those the run's end cut off.
-	Late    int `json:"late"`
-	Dropped int `json:"dropped"`
-	Unsent  int `json:"unsent"`
+	// the cap, Unsent those the run's end cut off; UnsentEstimated says
+	// Unsent is the expected number of arrivals the duration had left (a
+	// schedule is not drawn past a stop), not a count.
+	Late            int  `json:"late"`
+	Dropped         int  `json:"dropped"`
+	Unsent          int  `json:"unsent"`
+	UnsentEstimated bool `json:"unsent_estimated,omitempty"`
 	// PeakInFlight is the most requests in flight at once.
 	PeakInFlight int `json:"peak_in_flight"`
-	// Goodput is the requests per second that succeeded and met every
-	// limit of GoodputSLO (DistServe); nil without one.
-	Goodput    *float64           `json:"goodput"`
-	GoodputSLO map[string]float64 `json:"goodput_slo,omitempty"`
+	// Goodput is the rate of the requests that succeeded and met every
+	// limit of GoodputSLO (DistServe): AchievedRate times their share of
+	// the sent requests; nil without an SLO, or with GoodputReason when
+	// the achieved rate is null.
+	Goodput       *float64           `json:"goodput"`
+	GoodputReason string             `json:"goodput_reason,omitempty"`
+	GoodputSLO    map[string]float64 `json:"goodput_slo,omitempty"`
+	// StartSkewS is, in a merged sharded run, the seconds between the
+	// first shard's start and the last shard's (their schedules'
+	// StartedAt, else their first sends); the merged AchievedRate is
+	// measured over the window in which every shard was sending.
+	// Omitted otherwise.
+	StartSkewS *float64 `json:"start_skew_s,omitempty"`
+	// Notes are warnings about the figures above (a large start skew, lag
+	// not recorded per request); omitted when none.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // LagStats are percentiles of the client's lag behind the schedule, in ms.

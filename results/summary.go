@@ -6,7 +6,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/internal/py"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // GroupByCase buckets records by CaseID, keeping each bucket in input order
@@ -77,7 +78,7 @@ func failureRate(failures, total int) float64 {
 	if total == 0 {
 		return 0
 	}
-	return pyRound(float64(failures)/float64(total), 4)
+	return py.Round(float64(failures)/float64(total), 4)
 }
 
 // SummarizeCase builds one case's summary block (reference:
@@ -138,7 +139,9 @@ func SummarizeCase(records []Record) CaseSummary {
 // count and statistic, case_count included, and counted in
 // interrupted_count instead; passed and quality_passed are false when
 // there is one (the run did not finish). A case whose only records were
-// interrupted still has an entry in CaseSummaries.
+// interrupted still has an entry in CaseSummaries. A run without a
+// measured record does not pass (the reference's all([]) would): nothing
+// was shown to work.
 func Summarize(records []Record) RunSummary {
 	all := records
 	records, interrupted := measured(records)
@@ -158,10 +161,10 @@ func Summarize(records []Record) RunSummary {
 		CaseCount:                 len(records),
 		UniqueCaseCount:           len(cases),
 		RepetitionCount:           repCount,
-		Passed:                    failures == 0 && interrupted == 0,
+		Passed:                    failures == 0 && interrupted == 0 && len(records) > 0,
 		FailureCount:              failures,
 		FailureRate:               failureRate(failures, len(records)),
-		QualityPassed:             failures == 0 && interrupted == 0,
+		QualityPassed:             failures == 0 && interrupted == 0 && len(records) > 0,
 		QualityFailureCount:       failures,
 		PolicyTimeoutPassed:       passedPolicy,
 		PolicyTimeoutFailureCount: policyFailures,

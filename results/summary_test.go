@@ -62,15 +62,16 @@ func TestSummarizeEmptyAndAllErrored(t *testing.T) {
 	s := Summarize(nil)
 	assert.Equal(t, 0, s.CaseCount, "no records")
 	assert.Equal(t, 0, s.RepetitionCount, "repetition_count defaults to 0")
-	assert.True(t, s.Passed, "nothing failed")
+	assert.False(t, s.Passed, "nothing failed, but nothing was shown to work either: no pass")
+	assert.False(t, s.QualityPassed, "nor a quality pass")
 	assert.Equal(t, 0.0, s.FailureRate, "failure_rate of nothing is 0")
 	assert.Nil(t, s.LatencyMS, "no samples: nil stats")
 	assert.NotNil(t, s.CaseSummaries, "case_summaries is an empty map, not nil")
 
 	b, err := json.Marshal(s)
 	require.NoError(t, err, "marshal empty summary")
-	assert.JSONEq(t, `{"case_count":0,"unique_case_count":0,"repetition_count":0,"passed":true,"failure_count":0,
-		"failure_rate":0,"quality_passed":true,"quality_failure_count":0,"policy_timeout_passed":null,
+	assert.JSONEq(t, `{"case_count":0,"unique_case_count":0,"repetition_count":0,"passed":false,"failure_count":0,
+		"failure_rate":0,"quality_passed":false,"quality_failure_count":0,"policy_timeout_passed":null,
 		"policy_timeout_failure_count":null,"latency_ms":{},"ttft_ms":{},"gen_tps":{},"case_summaries":{}}`, string(b),
 		"empty stats marshal as {} like _summary_or_empty")
 

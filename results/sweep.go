@@ -1,5 +1,7 @@
 package results
 
+import "github.com/benchserve/benchserve/internal/openai"
+
 // SweepResult is one prompt-sweep configuration's aggregated result
 // (reference: the BenchServeResult dataclass), field for field in
 // ResultColumns order; JSON keys are the column names. Times in ms, rates
@@ -82,81 +84,5 @@ type SweepResult struct {
 // defaults: Concurrency 1, MaxTokens 256, Validated true, the rest zero
 // (EnableThinking nil).
 func NewSweepResult() SweepResult {
-	return SweepResult{Concurrency: 1, MaxTokens: 256, Validated: true}
-}
-
-// Row returns r's cells in ResultColumns order (reference:
-// _result_to_dict): nil for a nil EnableThinking, otherwise string, int,
-// float64 or bool.
-func (r SweepResult) Row() []any {
-	return []any{
-		r.RunID, r.Timestamp, r.Tag, r.Chip, r.GPUCores, r.MemoryGB, r.BandwidthGBs,
-		r.OSVersion, r.ModelID, r.ModelType, r.EngineType, r.MTPEnabled, r.SpecPrefill,
-		r.KVQuant, r.CacheType, r.PromptSet, r.Concurrency, r.MaxTokens,
-		optBool(r.EnableThinking), r.ExtraBody, r.Repetition, r.PromptTokens, r.TTFTms,
-		r.TPOTms, r.E2ELms, r.GenTPS, r.PromptTPS, r.ThroughputTPS,
-		r.RequestsPerS, r.MetalActiveGB, r.MetalPeakGB, r.MetalCacheGB,
-		r.CacheHits, r.CacheMisses, r.CacheHitRate, r.TokensSaved, r.Validated,
-	}
-}
-
-// SweepRows returns one row per sweep result, cells in ResultColumns
-// order (reference: the rows of write_csv / write_sqlite).
-func SweepRows(results []SweepResult) [][]any {
-	rows := make([][]any, 0, len(results))
-	for _, r := range results {
-		rows = append(rows, r.Row())
-	}
-	return rows
-}
-
-// FormatSweepTable renders the TableColumns of each result as a tabulate
-// "simple" table with floats rounded to one decimal (reference:
-// format_table); layout as FormatTable.
-func FormatSweepTable(results []SweepResult) []byte {
-	idx := columnIndex(ResultColumns, TableColumns)
-	rows := make([][]any, 0, len(results))
-	for _, r := range results {
-		rows = append(rows, pick(r.Row(), idx))
-	}
-	return []byte(tabulateSimple(TableColumns, rows))
-}
-
-// FormatSweepJSON renders results as a JSON array of objects with every
-// ResultColumns key, like json.dumps(..., indent=2) (reference:
-// format_json); "[]" for none. NaN/Inf become null, as in FormatJSON.
-func FormatSweepJSON(results []SweepResult) ([]byte, error) {
-	if results == nil {
-		results = []SweepResult{}
-	}
-	return pyJSON(results, jsonOpts{indent: true})
-}
-
-// FormatSweepCSV renders a ResultColumns header and one row per result as
-// Python's csv.DictWriter does (reference: format_csv); see FormatCSV.
-func FormatSweepCSV(results []SweepResult) []byte {
-	return writePyCSV(ResultColumns, SweepRows(results))
-}
-
-// FormatSweepSQL renders "CREATE TABLE IF NOT EXISTS bench_serve
-// (SQLSchema);" and one INSERT per result, escaped by SQLLiteral, joined by
-// "\n" (reference: format_sql).
-func FormatSweepSQL(results []SweepResult) []byte {
-	return formatSQL(SweepTable, SQLSchema, SweepRows(results))
-}
-
-// FormatSweep renders results in one of Formats (the CLI's --format for
-// sweeps); other formats return an error wrapping ErrUnknownFormat.
-func FormatSweep(results []SweepResult, format string) ([]byte, error) {
-	switch format {
-	case "json":
-		return FormatSweepJSON(results)
-	case "csv":
-		return FormatSweepCSV(results), nil
-	case "sql":
-		return FormatSweepSQL(results), nil
-	case "table":
-		return FormatSweepTable(results), nil
-	}
-	return nil, unknownFormat(format)
+	return SweepResult{Concurrency: 1, MaxTokens: openai.DefaultMaxTokens, Validated: true}
 }

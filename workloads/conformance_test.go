@@ -6,8 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/conformance"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -28,7 +27,7 @@ func TestConformanceSuiteParses(t *testing.T) {
 		assert.True(t, kinds[k], "check kind %s has a contract in the suite", k)
 	}
 	// The file on disk is the embedded one: a copy to extend is that file.
-	disk, err := workload.Load("conformance.json")
+	disk, err := workloads.Load("conformance.json")
 	require.NoError(t, err)
 	assert.Len(t, disk.Cases, len(w.Cases))
 }

@@ -23,9 +23,9 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/benchserve/benchserve/loadgen"
-	"github.com/benchserve/benchserve/stats"
-	"github.com/benchserve/benchserve/stream"
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/internal/stream"
 )
 
 var modes = []string{"inproc", "child"}

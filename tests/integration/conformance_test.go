@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/runner"
+	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/workloads"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/stream"
+	"github.com/benchserve/benchserve/internal/stream"
 )
 
 // ollamaPins is what one Ollama version does where the versions CI runs

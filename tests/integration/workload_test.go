@@ -12,14 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/benchtest"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stream"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // workloadPath is the workload written for the tiny model.
-const workloadPath = "workloads/tiny-model.json"
+const workloadPath = "workloads/examples/tiny-model.json"
 
 // basicCases are the ids of the cases tagged "basic", which must pass.
 var basicCases = []string{"greet", "stop-early", "long", "multi-turn"}
@@ -136,7 +136,8 @@ func TestPolicyTimeoutFiresMidStream(t *testing.T) {
 	assert.GreaterOrEqual(t, rec.Metrics.E2ELms, limit, "the request ran at least until the limit")
 
 	// The server drops the abandoned generation and keeps serving.
-	after, err := r.Client().ChatStream(t.Context(), stream.Request{
+	client := &stream.Client{BaseURL: r.URL(), HTTP: r.HTTP()}
+	after, err := client.ChatStream(t.Context(), stream.Request{
 		Model: model, Messages: userMsg("are you still there?"), MaxTokens: 16,
 		ExtraBody: map[string]any{"seed": 1},
 	})
@@ -148,9 +149,9 @@ func TestPolicyTimeoutFiresMidStream(t *testing.T) {
 
 // loadCase loads the tiny-model workload, returns the case with the given
 // id and a runner for the server (the lower-level API benchtest uses).
-func loadCase(t *testing.T, url, model, id string) (*workload.Workload, workload.Case, *runner.Runner) {
+func loadCase(t *testing.T, url, model, id string) (*workloads.Workload, workloads.Case, *runner.Runner) {
 	t.Helper()
-	w, err := workload.Load(workloadPath)
+	w, err := workloads.Load(workloadPath)
 	require.NoError(t, err, "load %s", workloadPath)
 	idx := -1
 	for i := range w.Cases {

@@ -13,9 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stream"
 )
 
 // Cases 11–15 are the shapes of modern servers (issue 12): thinking
@@ -39,7 +40,7 @@ func recordJSON(t *testing.T, rec results.Record) map[string]any {
 	t.Helper()
 	p := &results.Payload{Results: []results.Record{rec}}
 	p.Summary = results.Summarize(p.Results)
-	b, err := results.FormatJSON(p)
+	b, err := resultio.FormatJSON(p)
 	require.NoError(t, err, "a record with unmeasured rates must still format")
 	var m struct {
 		Summary map[string]any   `json:"summary"`

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/openai"
-	"github.com/benchserve/benchserve/stream"
+	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/stream"
 )
 
 // TestCase01UsageAfterFinish: usage arrives after the finish chunk (or on

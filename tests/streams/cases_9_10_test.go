@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stream"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/stream"
 )
 
 // TestCase09Timing: what starts the clocks. A role-only first chunk is not

@@ -14,10 +14,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/openai"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stream"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -88,7 +88,7 @@ func chatCtx(ctx context.Context, t *testing.T, srv *fixtures.Server, opts ...op
 // runner.RunCase, as a benchmark run would.
 func record(t *testing.T, srv *fixtures.Server, caseJSON string, cfg ...func(*runner.Config)) runner.Outcome {
 	t.Helper()
-	w, err := workload.Parse([]byte(`{"name":"streams","cases":[`+caseJSON+`]}`), "streams.json")
+	w, err := workloads.Parse([]byte(`{"name":"streams","cases":[`+caseJSON+`]}`), "streams.json")
 	require.NoError(t, err, "the test's workload must load")
 	c := runner.Config{URL: srv.URL, RequestTimeout: 30 * time.Second}
 	for _, f := range cfg {

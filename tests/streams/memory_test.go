@@ -13,11 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/openai"
+	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stream"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // endlessChunkBytes is the content of one chunk of endlessScript.
@@ -90,7 +91,7 @@ func TestMemoryBounded(t *testing.T) {
 		out := record(t, srv, simpleCase("endless", `"policy_timeout_ms":1500`))
 		assert.ErrorIs(t, out.Err, stream.ErrPolicyTimeout, "policy timeout")
 		require.Greater(t, out.Record.Metrics.TokenChunks, stream.MaxKeptGaps+1, "more gaps than are kept")
-		data, err := results.FormatJSON(&results.Payload{Results: []results.Record{out.Record}})
+		data, err := resultio.FormatJSON(&results.Payload{Results: []results.Record{out.Record}})
 		require.NoError(t, err, "render")
 		assert.Len(t, out.Record.Metrics.ITLms, stream.MaxKeptGaps, "the record keeps MaxKeptGaps gaps")
 		assert.Less(t, len(data), 256<<10, "one case's JSON stays bounded (%d chunks streamed)", out.Record.Metrics.TokenChunks)
@@ -213,7 +214,7 @@ func BenchmarkEndlessStreamHeap(b *testing.B) {
 
 	b.Run("record", func(b *testing.B) {
 		srv := fixtures.Start(b, fixtures.Options{Responder: responder})
-		w, err := workload.Parse([]byte(`{"name":"streams","cases":[`+simpleCase("endless", `"policy_timeout_ms":1000`)+`]}`), "streams.json")
+		w, err := workloads.Parse([]byte(`{"name":"streams","cases":[`+simpleCase("endless", `"policy_timeout_ms":1000`)+`]}`), "streams.json")
 		if err != nil {
 			b.Fatalf("streams: the benchmark's workload must load: %v", err)
 		}

@@ -5,8 +5,8 @@ import (
 	"io"
 	"sync"
 
+	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
 )
 
 // answerLine is the extra progress line under a case whose answer was

@@ -9,6 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // defaultURL is --url's default (a variable so tests can point it at a
@@ -51,6 +55,7 @@ type benchFlags struct {
 	tag                     optString
 	overrides               listValue
 	slo                     listValue
+	thresholds              []stats.Threshold // slo, parsed once by commonChecks
 	caseTags                listValue
 	envTags                 string
 	load                    loadFlags
@@ -82,7 +87,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.StringVar(&f.systemPromptFile, "system-prompt-file", "", "`Path` to a text file whose contents are prepended as a system message to\nevery prompt (unless it starts with one). Implies --skip-preflight-token-count.")
 	fs.BoolVar(&f.skipPreflightTokenCount, "skip-preflight-token-count", false, "Skip the max_tokens=1 request that counts prompt tokens per prompt set\n(it warms the prefix cache, which defeats cold-vs-warm comparisons)")
 	fs.StringVar(&f.concurrency, "concurrency", defaultConcurrency, "Comma-separated concurrency `levels` to sweep")
-	fs.IntVar(&f.maxTokens, "max-tokens", 256, "Maximum `tokens` to generate per request (sweeps)")
+	fs.IntVar(&f.maxTokens, "max-tokens", workloads.DefaultMaxTokens, "Maximum `tokens` to generate per request (sweeps)")
 	fs.IntVar(&f.repetitions, "repetitions", 3, "`Number` of repetitions per sweep configuration or workload case")
 	fs.IntVar(&f.warmup, "warmup", defaultWarmup, "Warmup `rounds` before the first measured repetition (sweeps)")
 	fs.Var(&f.enableThinking, "enable-thinking", "Enable thinking mode: \"true\", \"false\", or \"true,false\" to sweep `both`")
@@ -92,7 +97,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.Var(f.validate, "validate", "Validate responses: `true` or false")
 	fs.Var(f.scrapeMetrics, "scrape-metrics", "Scrape /metrics before and after each run: `true` or false")
 	fs.BoolVar(&f.includeContent, "include-content", false, "Include full generated content in workload JSON output")
-	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; 0 disables. Product policy timeouts\nbelong in the workload.")
+	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; <= 0 disables. Product policy timeouts\nbelong in the workload.")
 	fs.Var(f.cachePolicy, "cache-policy", "Workload cache handling: `preserve`, before-run or before-case\n(default: the workload's defaults.cache_policy, else preserve)")
 	fs.Var(&f.tag, "tag", "Optional tag `string` stored in every sweep result row")
 	fs.Var(&f.overrides, "override-field", "Override sweep result fields as `key=value` pairs (e.g. chip=M4Pro);\nrepeatable, and like the reference several pairs may follow one flag")
@@ -141,10 +146,31 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	e = e.redacting(f.url, f.apiKey) // no password or token of --url, nor the API key a server echoes, in any output
+	expandHome(&f.output, &f.workload.val, &f.promptFile, &f.systemPromptFile, &f.promptsDir)
+	f.prompts = expandList(f.prompts)
 	if f.workload.set {
 		return runWorkloadMode(ctx, e, f)
 	}
 	return runSweepMode(ctx, e, f)
+}
+
+// expandHome expands a leading "~" in each path flag: the one place the
+// CLI does it (paths.ExpandHome); everything after the door uses the
+// paths as they are.
+func expandHome(ps ...*string) {
+	for _, p := range ps {
+		*p = paths.ExpandHome(*p)
+	}
+}
+
+// expandList is expandHome on each entry of a comma-separated list of
+// names or paths (a builtin prompt set name is left as it is).
+func expandList(s string) string {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		parts[i] = paths.ExpandHome(strings.TrimSpace(p))
+	}
+	return strings.Join(parts, ",")
 }
 
 // tags returns the --case-tag values split at commas, else
@@ -176,18 +202,17 @@ func (f *benchFlags) requestTimeout() time.Duration {
 const minTimeout = time.Millisecond
 
 // checkSeconds says what is wrong with a timeout in seconds given in a
-// flag, "" when it is usable: 0 (none) or a finite value from 1 ms up to
-// the largest time.Duration (about 292 years). NaN, infinities, negative
-// values, values too large for a time.Duration and positive values below
-// 1 ms used to mean "no timeout" silently.
+// flag, "" when it is usable: <= 0 (none, the reference's meaning) or a
+// finite value from 1 ms up to the largest time.Duration (about 292
+// years). NaN, infinities, values too large for a time.Duration and
+// positive values below 1 ms are refused: they would mean "no timeout"
+// silently.
 func checkSeconds(s float64) string {
 	switch {
 	case math.IsNaN(s) || math.IsInf(s, 0):
 		return fmt.Sprintf("want a finite number of seconds, got %v", s)
-	case s < 0:
-		return fmt.Sprintf("must not be negative, got %v (0 disables the timeout)", s)
-	case s == 0:
-		return ""
+	case s <= 0:
+		return "" // none, as the reference's `<= 0`
 	case s < minTimeout.Seconds():
 		return fmt.Sprintf("%v s is below the smallest timeout of 1 ms (0 disables the timeout)", s)
 	case s >= float64(math.MaxInt64)/float64(time.Second):

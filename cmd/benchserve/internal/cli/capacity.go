@@ -11,15 +11,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchserve/benchserve/capacity"
-	"github.com/benchserve/benchserve/loadgen"
-	"github.com/benchserve/benchserve/openai"
-	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/serverinfo"
-	"github.com/benchserve/benchserve/stats"
-	"github.com/benchserve/benchserve/sweep"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/internal/capacity"
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/serverinfo"
+	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/internal/sweep"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // capacityFlags are the flags of `benchserve capacity`.
@@ -72,7 +71,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.workload, "workload", "", "workload `FILE` whose cases are the request mix")
 	fs.StringVar(&f.prompts, "prompts", "", "prompt `SET` (builtin name or file) whose prompts are the request mix, instead of --workload")
 	fs.StringVar(&f.promptsDir, "prompts-dir", e.getenv("BENCHSERVE_PROMPTS_DIR"), "`Directory` the builtin prompt set names are loaded from")
-	fs.IntVar(&f.maxTokens, "max-tokens", 256, "max_tokens per request with --prompts (a length ending is accepted)")
+	fs.IntVar(&f.maxTokens, "max-tokens", workloads.DefaultMaxTokens, "max_tokens per request with --prompts (a length ending is accepted)")
 	fs.Var(&f.caseTags, "case-tag", "only the workload cases having any of these `tags`")
 	fs.Var(&f.slo, "slo", "threshold `EXPR` every passing probe meets, e.g. 'ttft_p95_ms <= 500' (repeatable; at least one)")
 	fs.StringVar(&f.by, "by", "rate", "search the request `rate` (req/s, open loop) or the concurrency (streams, closed loop)")
@@ -87,7 +86,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Uint64Var(&f.seed, "seed", 0, "`seed` of the arrival schedules")
 	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "at most `C` requests in flight in a rate probe (default: no cap)")
 	fs.Var(&f.goodput, "goodput", "per-request SLO for each probe's goodput, `KEY:MS` pairs (ttft:500 tpot:50 e2el:30000)")
-	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; 0 disables")
+	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; <= 0 disables")
 	fs.StringVar(&f.output, "output", "", "write capacity.json to this `path`")
 	fs.Float64Var(&f.floor, "floor", 0, "exit 1 when the capacity found is below this `load` (a CI gate: capacity >= floor)")
 	fs.Usage = func() { fmt.Fprint(e.stderr, capacityUsage); printFlags(e.stderr, fs) }
@@ -99,6 +98,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	}
 
 	e = e.redacting(f.url, f.apiKey) // no URL secret or echoed API key in any output
+	expandHome(&f.output, &f.workload, &f.prompts, &f.promptsDir)
 	var pr problems
 	cfg, l := f.searchConfig(&pr)
 	if fs.NArg() > 0 {
@@ -130,10 +130,11 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if cfg.By == capacity.ByConcurrency && cfg.Max > 0 {
 		conns = max(conns, int(cfg.Max))
 	}
-	r, err := runner.New(ctx, runner.Config{URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: timeout, NoScrape: true, Conns: conns})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
-		return ExitUsage
+	urlGiven := false
+	fs.Visit(func(fl *flag.Flag) { urlGiven = urlGiven || fl.Name == "url" })
+	r, code := connect(ctx, e, runner.Config{URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: timeout, NoScrape: true, Conns: conns}, urlGiven)
+	if r == nil {
+		return code
 	}
 	defer r.Close()
 	fmt.Fprintf(e.stderr, "Capacity search by %s on %s (model %s), %d cases in the mix, SLOs: %s, max error rate %g\n",
@@ -162,7 +163,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		return ExitFailed
 	}
 	if f.output != "" {
-		if werr := results.WriteFileAtomic(f.output, append(data, '\n'), 0o644); werr != nil {
+		if werr := resultio.WriteFileAtomic(f.output, append(data, '\n'), 0o644); werr != nil {
 			fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", werr)
 			return ExitFailed
 		}
@@ -226,13 +227,13 @@ func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load
 
 // mix loads the request mix: the workload's cases, or one case per prompt
 // of a prompt set (basic validation, a length ending accepted).
-func (f *capacityFlags) mix(pr *problems) *workload.Workload {
+func (f *capacityFlags) mix(pr *problems) *workloads.Workload {
 	switch {
 	case f.workload != "" && f.prompts != "":
 		pr.addUsage("give --workload or --prompts, not both")
 		return nil
 	case f.workload != "":
-		w, err := workload.Load(f.workload)
+		w, err := workloads.Load(f.workload)
 		if err != nil {
 			pr.addInput("%v", err)
 			return nil
@@ -247,48 +248,11 @@ func (f *capacityFlags) mix(pr *problems) *workload.Workload {
 			pr.addInput("%v", err)
 			return nil
 		}
-		w, err := promptWorkload(f.prompts, prompts, f.maxTokens)
-		if err != nil {
-			pr.addInput("%v", err)
+		if f.maxTokens < 1 {
+			pr.addUsage("--max-tokens must be at least 1, got %d", f.maxTokens)
 		}
-		return w
+		return workloads.FromPrompts(f.prompts, prompts, workloads.PromptOptions{MaxTokens: f.maxTokens, AcceptLength: true})
 	}
 	pr.addUsage("give the request mix: --workload FILE or --prompts SET")
 	return nil
-}
-
-// promptWorkload turns a prompt set into a workload of one case per
-// prompt (ids <set>-0, <set>-1, …) with max_tokens and a finish_reason
-// check that accepts a capped answer, through the workload loader.
-func promptWorkload(name string, prompts [][]openai.Message, maxTokens int) (*workload.Workload, error) {
-	type caseJSON struct {
-		ID       string           `json:"id"`
-		Messages []openai.Message `json:"messages"`
-	}
-	doc := struct {
-		Name     string         `json:"name"`
-		Defaults map[string]any `json:"defaults"`
-		Cases    []caseJSON     `json:"cases"`
-	}{Name: name, Defaults: map[string]any{"max_tokens": maxTokens, "checks": map[string]any{"finish_reason": []string{"stop", "length"}}}}
-	for i, msgs := range prompts {
-		doc.Cases = append(doc.Cases, caseJSON{ID: fmt.Sprintf("%s-%d", promptSetLabel(name), i), Messages: msgs})
-	}
-	data, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	return workload.Parse(data, name)
-}
-
-// promptSetLabel names a prompt set in case ids: a builtin name as is, a
-// file by its base name without extension.
-func promptSetLabel(set string) string {
-	base := set
-	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
-		base = base[i+1:]
-	}
-	if i := strings.LastIndex(base, "."); i > 0 {
-		base = base[:i]
-	}
-	return base
 }

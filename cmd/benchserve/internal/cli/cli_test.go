@@ -19,7 +19,7 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/history"
-	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/internal/resultio"
 )
 
 // result is one in-process run of benchserve.
@@ -37,7 +37,7 @@ func invoke(t *testing.T, args ...string) result {
 	return result{code, out.String(), errb.String()}
 }
 
-const smoke = "../../../../workloads/smoke.json"
+const smoke = "../../../../workloads/examples/smoke.json"
 
 // keyPaths returns every JSON key path of v ("a.b", list items as "a[]"),
 // not descending into opaque paths and replacing the keys of wildcard
@@ -142,7 +142,7 @@ func TestWorkloadJSONKeyStructure(t *testing.T) {
 		"results[].metrics.itl.min_ms": true, "results[].metrics.itl.max_ms": true, "results[].metrics.itl.mean_ms": true,
 		"results[].metrics.itl.p50_ms": true, "results[].metrics.itl.p95_ms": true, "results[].metrics.itl.p99_ms": true,
 		"results[].metrics.itl.estimated": true, "results[].metrics.itl.relative_error": true,
-		"results[].runtime.server": true, "results[].error": true,
+		"results[].runtime.server": true, "results[].error": true, "workload.digest": true,
 		"results[].quality.reasoning_chars": true, "results[].quality.reasoning_chunks": true, "results[].quality.reasoning_tokens": true,
 		"results[].metrics.decode_timing": true, "results[].metrics.decode_timing_note": true, "summary.gen_tps_skipped": true,
 		"summary.case_summaries.*.gen_tps_skipped": true,
@@ -172,11 +172,11 @@ func TestWorkloadTabularFormats(t *testing.T) {
 	res := invoke(t, "--url", srv.URL, "--workload", smoke, "--repetitions", "1", "--format", "csv")
 	require.Equal(t, ExitOK, res.code)
 	header, _, _ := strings.Cut(res.stdout, "\r\n")
-	assert.Equal(t, strings.Join(results.WorkloadResultColumns, ","), header, "csv header is WORKLOAD_RESULT_COLUMNS")
+	assert.Equal(t, strings.Join(resultio.WorkloadResultColumns, ","), header, "csv header is WORKLOAD_RESULT_COLUMNS")
 
 	res = invoke(t, "--url", srv.URL, "--workload", smoke, "--repetitions", "1", "--format", "sql")
 	require.Equal(t, ExitOK, res.code)
-	assert.Contains(t, res.stdout, "CREATE TABLE IF NOT EXISTS bench_serve_workload ("+results.WorkloadSQLSchema+");", "sql schema is the reference's")
+	assert.Contains(t, res.stdout, "CREATE TABLE IF NOT EXISTS bench_serve_workload ("+resultio.WorkloadSQLSchema+");", "sql schema is the reference's")
 	assert.Equal(t, 3, strings.Count(res.stdout, "INSERT INTO bench_serve_workload VALUES ("), "one insert per record")
 
 	db := filepath.Join(dir, "runs.db")
@@ -185,14 +185,14 @@ func TestWorkloadTabularFormats(t *testing.T) {
 		require.Equal(t, ExitOK, res.code, "sqlite run %d", i)
 		assert.Contains(t, res.stderr, "Workload SQLite results written to "+db)
 	}
-	rows, err := history.ReadRows(context.Background(), db, results.WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), db, resultio.WorkloadTable)
 	require.NoError(t, err)
 	require.Len(t, rows, 6, "two runs of 3 records are both kept")
 	var cols []string
 	for k := range rows[0] {
 		cols = append(cols, k)
 	}
-	assert.ElementsMatch(t, results.WorkloadResultColumns, cols, "sqlite columns are WORKLOAD_RESULT_COLUMNS")
+	assert.ElementsMatch(t, resultio.WorkloadResultColumns, cols, "sqlite columns are WORKLOAD_RESULT_COLUMNS")
 	assert.NotEqual(t, rows[0]["run_id"], rows[5]["run_id"], "the two runs have their own run ids")
 
 	res = invoke(t, "--url", srv.URL, "--workload", smoke, "--format", "sqlite")
@@ -258,7 +258,7 @@ func TestSweepAllFormats(t *testing.T) {
 	assert.Contains(t, res.stderr, "  medium conc=4 rep=1: TTFT=", "progress for the last run")
 	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
 	require.Len(t, lines, 2+8, "table on stdout by default: header, rule, 8 rows")
-	assert.Equal(t, results.TableColumns, strings.Fields(lines[0]), "table columns are the reference's")
+	assert.Equal(t, resultio.TableColumns, strings.Fields(lines[0]), "table columns are the reference's")
 
 	jsonOut := filepath.Join(dir, "sweep.json")
 	res = invoke(t, append(base, "--format", "json", "--output", jsonOut, "--tag", "nightly", "--override-field", "chip=TestChip", "gpu_cores=7")...)
@@ -273,7 +273,7 @@ func TestSweepAllFormats(t *testing.T) {
 	for k := range rows[0] {
 		keys = append(keys, k)
 	}
-	assert.ElementsMatch(t, results.ResultColumns, keys, "json rows carry RESULT_COLUMNS")
+	assert.ElementsMatch(t, resultio.ResultColumns, keys, "json rows carry RESULT_COLUMNS")
 	assert.Equal(t, "nightly", rows[0]["tag"], "--tag stored")
 	assert.Equal(t, "TestChip", rows[7]["chip"], "--override-field with several pairs (nargs=*)")
 	assert.EqualValues(t, 7, rows[7]["gpu_cores"], "int override converted")
@@ -284,12 +284,12 @@ func TestSweepAllFormats(t *testing.T) {
 	res = invoke(t, append(base, "--format", "csv")...)
 	require.Equal(t, ExitOK, res.code)
 	header, _, _ := strings.Cut(res.stdout, "\r\n")
-	assert.Equal(t, strings.Join(results.ResultColumns, ","), header, "csv header is RESULT_COLUMNS")
+	assert.Equal(t, strings.Join(resultio.ResultColumns, ","), header, "csv header is RESULT_COLUMNS")
 	assert.Equal(t, 9, strings.Count(res.stdout, "\r\n"), "header and 8 rows")
 
 	res = invoke(t, append(base, "--format", "sql")...)
 	require.Equal(t, ExitOK, res.code)
-	assert.Contains(t, res.stdout, "CREATE TABLE IF NOT EXISTS bench_serve ("+results.SQLSchema+");")
+	assert.Contains(t, res.stdout, "CREATE TABLE IF NOT EXISTS bench_serve ("+resultio.SQLSchema+");")
 	assert.Equal(t, 8, strings.Count(res.stdout, "INSERT INTO bench_serve VALUES ("), "one insert per row")
 
 	db := filepath.Join(dir, "sweep.db")
@@ -298,7 +298,7 @@ func TestSweepAllFormats(t *testing.T) {
 		require.Equal(t, ExitOK, res.code, "sqlite run %d", i)
 		assert.Contains(t, res.stderr, "\nSQLite results written to "+db+"\n")
 	}
-	dbRows, err := history.ReadRows(context.Background(), db, results.SweepTable)
+	dbRows, err := history.ReadRows(context.Background(), db, resultio.SweepTable)
 	require.NoError(t, err)
 	assert.Len(t, dbRows, 16, "two sweeps of 8 rows are both kept")
 }

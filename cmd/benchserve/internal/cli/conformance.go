@@ -12,10 +12,10 @@ import (
 
 	"github.com/benchserve/benchserve/internal/paths"
 
+	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/serverinfo"
-	"github.com/benchserve/benchserve/workload"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -72,10 +72,10 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 	if *apiKey == "" && e.getenv != nil {
 		*apiKey = e.getenv("BENCHSERVE_API_KEY")
 	}
-	var w *workload.Workload
+	var w *workloads.Workload
 	var err error
 	if *wl != "" {
-		w, err = workload.Load(*wl)
+		w, err = workloads.Load(*wl)
 	} else {
 		w, err = workloads.Conformance()
 	}
@@ -103,12 +103,12 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 	if w != nil && len(sel) > 0 && len(w.Select(sel)) == 0 {
 		pr = append(pr, fmt.Sprintf("--case-tag %s: no contract of %s has any of these tags", strings.Join(sel, ","), w.Path))
 	}
-	if err := checkOutput(*output, results.FormatForPath(*output)); err != nil {
+	if err := checkOutput(*output, resultio.FormatForPath(*output)); err != nil {
 		pr = append(pr, err.Error())
 	}
 	if w != nil && *output != "" {
 		for _, in := range w.InputFiles() {
-			if results.SameFile(*output, in) {
+			if resultio.SameFile(*output, in) {
 				pr = append(pr, fmt.Sprintf("--output %s is the suite file %s: writing the results would destroy it", *output, in))
 			}
 		}
@@ -134,7 +134,7 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 	}
 	defer r.Close()
 	fmt.Fprintf(e.stdout, "benchserve conformance: %s, model %q, %s\n", serverinfo.RedactURL(r.URL()), r.Model(), w.Path)
-	sess, err := r.Start(ctx, w, runner.RunOptions{Tags: sel, Journal: results.JournalFor(*output),
+	sess, err := r.Start(ctx, w, runner.RunOptions{Tags: sel, Journal: resultio.JournalFor(*output),
 		Progress: func(out runner.Outcome, _, _ int) {
 			if c := out.Record.Contract; c != nil {
 				// Printed as each contract ends: fixed columns, no tabwriter.
@@ -155,7 +155,7 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	if *output != "" {
-		werr := results.WriteFile(p, *output)
+		werr := resultio.WriteFile(p, *output)
 		if jerr := sess.FinishJournal(werr == nil); jerr != nil {
 			fmt.Fprintf(e.stderr, "benchserve conformance: journal: %v\n", jerr)
 		}
@@ -274,7 +274,7 @@ func runConformanceMatrix(e *env, args []string) int {
 		fmt.Fprint(e.stdout, table)
 		return ExitOK
 	}
-	if err := results.WriteFileAtomic(*output, []byte(table), 0o644); err != nil {
+	if err := resultio.WriteFileAtomic(*output, []byte(table), 0o644); err != nil {
 		fmt.Fprintf(e.stderr, "benchserve conformance matrix: %v\n", err)
 		return ExitFailed
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -54,7 +56,7 @@ func TestCtrlCKeepsFinishedCasesAndMarksTheOneInFlight(t *testing.T) {
 	assert.True(t, last.Interrupted, "the case in flight is marked interrupted")
 	assert.Equal(t, []string{results.IssueInterrupted}, last.Quality.Issues, "and says so")
 	assert.Equal(t, 2, p.Summary.CaseCount, "it is left out of the counts")
-	assert.NoFileExists(t, results.JournalPath(out), "the output was written: no journal left")
+	assert.NoFileExists(t, resultio.JournalPath(out), "the output was written: no journal left")
 }
 
 // TestSIGKILLLeavesTheJournal: a CLI process killed mid-run (no handler
@@ -64,12 +66,7 @@ func TestSIGKILLLeavesTheJournal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI binary")
 	}
-	bin := filepath.Join(t.TempDir(), "benchserve")
-	build := exec.Command("go", "build", "-o", bin, "github.com/benchserve/benchserve/cmd/benchserve")
-	build.Dir = "."
-	if outb, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the CLI: %v\n%s", err, outb)
-	}
+	bin := buildCLI(t)
 	srv := fixtures.Start(t, fixtures.Options{})
 	dir := t.TempDir()
 	w := writeWorkloadFile(t, dir, "w.json", slowWorkload)
@@ -83,8 +80,8 @@ func TestSIGKILLLeavesTheJournal(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL), "kill -9 mid-run")
 	_ = cmd.Wait()
 	assert.NoFileExists(t, out, "no output was written")
-	journal := results.JournalPath(out)
-	p, err := results.ReadJournalPayload(journal)
+	journal := resultio.JournalPath(out)
+	p, err := resultio.ReadJournalPayload(journal)
 	require.NoError(t, err, "the journal holds the finished cases")
 	require.Len(t, p.Results, 2, "both finished cases, nothing invented for the one in flight")
 	assert.Equal(t, []string{"a", "b"}, []string{p.Results[0].CaseID, p.Results[1].CaseID})
@@ -95,4 +92,57 @@ func TestSIGKILLLeavesTheJournal(t *testing.T) {
 	assert.Len(t, readPayload(t, recovered).Results, 2)
 	_, err = os.Stat(journal)
 	assert.NoError(t, err, "recover leaves the journal where it was")
+}
+
+// buildCLI builds the benchserve binary into a temporary directory of t.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "benchserve")
+	build := exec.Command("go", "build", "-o", bin, "github.com/benchserve/benchserve/cmd/benchserve")
+	if outb, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the CLI: %v\n%s", err, outb)
+	}
+	return bin
+}
+
+// TestSIGKILLedSweepLeavesRowsInItsJournal: a prompt sweep killed while a
+// point is in flight leaves its journal, and benchserve recover turns it
+// into the rows of the points that finished (the point in flight is
+// absent).
+func TestSIGKILLedSweepLeavesRowsInItsJournal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI binary")
+	}
+	bin := buildCLI(t)
+	srv := fixtures.Start(t, fixtures.Options{})
+	dir := t.TempDir()
+	quick := writeWorkloadFile(t, dir, "quick.json", `[{"role": "user", "content": "Say hello."}]`)
+	hang := writeWorkloadFile(t, dir, "hang.json", `[{"role": "user", "content": "[fixture:hang]"}]`)
+	out := filepath.Join(dir, "rows.csv")
+	cmd := exec.Command(bin, "--url", srv.URL, "--prompts", quick+","+hang, "--concurrency", "1", "--repetitions", "2",
+		"--warmup", "0", "--skip-preflight-token-count", "--output", out)
+	require.NoError(t, cmd.Start(), "start the CLI")
+	deadline := time.Now().Add(20 * time.Second)
+	for len(srv.ChatRequests()) < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL), "kill -9 mid-sweep")
+	_ = cmd.Wait()
+	assert.NoFileExists(t, out, "no output was written")
+	journal := resultio.JournalPath(out)
+
+	res := invoke(t, "recover", journal, "--output", filepath.Join(dir, "recovered.json"))
+	require.Equal(t, ExitOK, res.code, "recover writes the rows")
+	data, err := os.ReadFile(filepath.Join(dir, "recovered.json"))
+	require.NoError(t, err)
+	var rows []results.SweepResult
+	require.NoError(t, json.Unmarshal(data, &rows), "the recovered file is the sweep's JSON rows")
+	require.Len(t, rows, 2, "the two finished points of the quick set; the hung point is absent")
+	for i, r := range rows {
+		assert.Equal(t, quick, r.PromptSet, "row %d", i)
+		assert.Equal(t, i, r.Repetition, "row %d", i)
+		assert.True(t, r.Validated, "row %d", i)
+		assert.Positive(t, r.E2ELms, "row %d is measured", i)
+	}
+	assert.Contains(t, res.stderr, "Recovered 2 sweep rows")
 }

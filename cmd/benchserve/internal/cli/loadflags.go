@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchserve/benchserve/loadgen"
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
 )
 
 // loadFlags are the flags that send a workload as load (vLLM bench
@@ -33,11 +33,11 @@ func addLoadFlags(fs *flag.FlagSet, l *loadFlags, getenv func(string) string) {
 	l.getenv = getenv
 	l.requestRate = rateList{math.Inf(1)}
 	l.mix = newChoice("cycle", "cycle", "sample")
-	fs.Var(&l.requestRate, "request-rate", "Send requests as an open loop at `R` requests per second (Poisson arrivals;\ninf sends them all at once, capped by --max-concurrency). A workload run: any\nload flag switches it to load mode. A prompt sweep: a comma-separated list is a\nsweep dimension after --concurrency (which caps requests in flight), each point\n--num-prompts requests. benchserve addition")
+	fs.Var(&l.requestRate, "request-rate", "Send requests as an open loop at `R` requests per second (Poisson arrivals).\ninf (the default) has no schedule: a closed loop of --max-concurrency streams,\neach sending its next request when its last one ended; without\n--max-concurrency every request at once (at most 256) for --num-prompts, one\nstream for --duration. A workload run: any load flag switches it to load mode.\nA prompt sweep: a comma-separated list is a sweep dimension after --concurrency\n(which caps requests in flight), each point --num-prompts requests. benchserve\naddition")
 	fs.Float64Var(&l.burstiness, "burstiness", 1, "Gamma shape `B` of the arrival gaps: 1 = Poisson, < 1 burstier, > 1 steadier")
 	fs.IntVar(&l.numPrompts, "num-prompts", 0, "`N` requests in load mode (default: as many as --duration holds, else\ncases x --repetitions)")
-	fs.Var(&l.duration, "duration", "Stop scheduling requests after `D` (e.g. 2m, 90s, or seconds) in load mode")
-	fs.IntVar(&l.maxConcurrency, "max-concurrency", 0, "At most `C` requests in flight in load mode; a request due beyond it waits\nand its lag is recorded (default: no cap)")
+	fs.Var(&l.duration, "duration", "Stop sending requests after `D` (e.g. 2m, 90s, or seconds) in load mode, at\nany rate; requests in flight finish")
+	fs.IntVar(&l.maxConcurrency, "max-concurrency", 0, "At most `C` requests in flight in load mode; a request due beyond it waits\nand its lag is recorded (default: at most 256 in flight)")
 	fs.Uint64Var(&l.seed, "seed", 0, "`Seed` of the arrival schedule and of --mix sample")
 	fs.Var(l.mix, "mix", "How load mode picks each request's case: `cycle` (in order) or sample (seeded)")
 	fs.StringVar(&l.shard, "shard", "", "Send only shard `I/N` of the load (rate/N, a seed of its own) in a run spread over\nN processes; with the same --run-id their outputs join with benchserve merge\n(default: $BENCHSERVE_SHARD, else Kubernetes' $JOB_COMPLETION_INDEX with\n$BENCHSERVE_SHARDS)")
@@ -71,6 +71,15 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 	if len(f.load.requestRate) != 1 {
 		pr.addUsage("--request-rate: one rate in a workload run (a prompt sweep takes a list), got %s", f.load.requestRate.String())
 	}
+	unlimited := len(f.load.requestRate) == 1 && math.IsInf(f.load.requestRate[0], 1)
+	if f.given("burstiness") && f.load.burstiness == 0 {
+		pr.addUsage("--burstiness 0: want a gamma shape > 0 (1 = Poisson, < 1 burstier, > 1 steadier)")
+	} else if f.given("burstiness") && unlimited {
+		pr.addUsage("--burstiness %g has no effect without a --request-rate: an unlimited rate has no arrival schedule to shape", f.load.burstiness)
+	}
+	if f.given("seed") && unlimited && f.load.mix.val != "sample" {
+		pr.addUsage("--seed %d has no effect without a --request-rate or --mix sample: nothing is drawn", f.load.seed)
+	}
 	if f.load.shard != "" {
 		sh, err := loadgen.ParseShard(f.load.shard)
 		if err != nil {
@@ -103,26 +112,48 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 // scheduleLine summarizes a load run's schedule for stderr, saying when
 // the client could not keep up:
 //
-//	Load: target 8 req/s (burstiness 1, seed 0), achieved 7.93 req/s; lag p50 0.1 ms p99 1.2 ms; 0 late, 0 dropped, 0 unsent; goodput 7.50 req/s
+//	Load: target 8 req/s (burstiness 1, seed 0), achieved 7.93 req/s over 9.87 s of sending; lag p50 0.1 ms p99 1.2 ms; 0 late, 0 dropped, 0 unsent; goodput 7.50 req/s
 func scheduleLine(sc *results.Schedule) string {
 	if sc == nil {
 		return ""
 	}
-	target := "inf"
-	if sc.TargetRate != nil {
-		target = strconv.FormatFloat(*sc.TargetRate, 'g', 4, 64) + " req/s"
+	achieved := "achieved rate null (" + sc.AchievedRateReason + ")"
+	if sc.AchievedRate != nil {
+		achieved = fmt.Sprintf("achieved %.2f req/s over %.3g s of sending", *sc.AchievedRate, sc.SendingWindowS)
+	}
+	var b strings.Builder
+	if sc.TargetRate == nil {
+		streams := fmt.Sprintf("%d streams", sc.InFlightCap)
+		if sc.InFlightCap == 1 {
+			streams = "1 stream"
+		}
+		fmt.Fprintf(&b, "Load: no schedule (no --request-rate): a closed loop of %s, each sending its next request when its last one ended", streams)
+		if sc.Shard != "" {
+			fmt.Fprintf(&b, ", in shard %s", sc.Shard)
+		}
+		fmt.Fprintf(&b, "; %s", achieved)
+	} else {
+		target := strconv.FormatFloat(*sc.TargetRate, 'g', 4, 64) + " req/s"
 		if sc.Shard != "" && sc.RunRate != nil {
 			target += fmt.Sprintf(" (shard %s of %g req/s)", sc.Shard, *sc.RunRate)
 		}
+		fmt.Fprintf(&b, "Load: target %s (burstiness %g, seed %d), %s", target, sc.Burstiness, sc.Seed, achieved)
+		if sc.MaxConcurrency == 0 && sc.InFlightCap > 0 {
+			fmt.Fprintf(&b, "; at most %d in flight (the default bound; --max-concurrency sets it)", sc.InFlightCap)
+		}
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Load: target %s (burstiness %g, seed %d), achieved %.2f req/s", target, sc.Burstiness, sc.Seed, sc.AchievedRate)
 	if sc.LagMS != nil {
 		fmt.Fprintf(&b, "; lag p50 %.1f ms p99 %.1f ms", sc.LagMS.P50, sc.LagMS.P99)
 	}
-	fmt.Fprintf(&b, "; %d late, %d dropped, %d unsent", sc.Late, sc.Dropped, sc.Unsent)
+	unsent := strconv.Itoa(sc.Unsent)
+	if sc.UnsentEstimated {
+		unsent = "about " + unsent
+	}
+	fmt.Fprintf(&b, "; %d late, %d dropped, %s unsent", sc.Late, sc.Dropped, unsent)
 	if sc.Goodput != nil {
 		fmt.Fprintf(&b, "; goodput %.2f req/s", *sc.Goodput)
+	} else if sc.GoodputReason != "" {
+		fmt.Fprintf(&b, "; goodput null (%s)", sc.GoodputReason)
 	}
 	b.WriteString("\n")
 	if sc.TargetRate != nil && sc.LagMS != nil && sc.LagMS.P99 > behindMS(*sc.TargetRate) {

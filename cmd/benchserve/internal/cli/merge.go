@@ -3,21 +3,20 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 
+	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/loadgen"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
 // runMerge is `benchserve merge OUT IN...`: it joins the JSON payloads of
 // one sharded run (every shard started with the same --run-id) into OUT,
-// in the format OUT's extension names (results.WriteFile), with the
+// in the format OUT's extension names (resultio.WriteFile), with the
 // summary recomputed from every record and the inputs' run-level
 // thresholds evaluated again on the whole run. It exits ExitFailed when
 // one of those thresholds fails, ExitUsage for bad arguments or inputs.
@@ -30,7 +29,11 @@ func runMerge(_ context.Context, e *env, args []string) int {
 		fmt.Fprint(e.stderr, "Usage: benchserve merge [--slo EXPR]... OUT IN...\n\n"+
 			"Joins the results payloads (JSON) of one run's shards (--shard I/N, the same\n"+
 			"--run-id) into OUT: every record once, statistics recomputed exactly from all\n"+
-			"records. Refuses payloads of different runs or workloads. OUT's extension picks\n"+
+			"records, and the load figures too (achieved rate over the window in which\n"+
+			"every shard was sending, goodput, peak in flight, lag, the shards' start\n"+
+			"skew). Refuses payloads of different runs, workloads (by content) or load\n"+
+			"settings, sharded and unsharded payloads together, a shard that lost records\n"+
+			"and damaged records, naming the files. OUT's extension picks\n"+
 			"the format (.json, .csv, .sql, .txt, .db/.sqlite, .html). Inputs must be JSON\n"+
 			"payloads: SQLite rows and sweep rows keep no shard and no per-request ITL.\n\n")
 		fs.PrintDefaults()
@@ -61,22 +64,12 @@ func runMerge(_ context.Context, e *env, args []string) int {
 		}
 		ps[i] = p
 	}
-	for i, p := range ps[1:] {
-		if p.RunID != ps[0].RunID {
-			fmt.Fprintf(e.stderr, "benchserve merge: %s is run %q but %s is run %q: only the shards of one run merge (start every shard with the same --run-id)\n", ins[i+1], p.RunID, ins[0], ps[0].RunID)
-			return ExitUsage
-		}
-	}
-	merged, err := results.MergePayloads(ps...)
+	merged, err := resultio.MergeNamed(ins, ps)
 	if err != nil {
-		legend := make([]string, len(ins))
-		for i, in := range ins {
-			legend[i] = fmt.Sprintf("payload %d = %s", i+1, in)
-		}
-		fmt.Fprintf(e.stderr, "benchserve merge: %v (%s)\n", err, strings.Join(legend, ", "))
+		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
 		return ExitUsage
 	}
-	thresholds := append(results.SLOThresholds(ps...), slos...)
+	thresholds := append(resultio.SLOThresholds(ps...), slos...)
 	outcomes, err := loadgen.CheckPayload(merged, thresholds)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
@@ -85,7 +78,7 @@ func runMerge(_ context.Context, e *env, args []string) int {
 	if len(thresholds) == 0 {
 		merged.SLO = nil
 	}
-	if err := results.WriteFile(merged, out); err != nil {
+	if err := resultio.WriteFile(merged, out); err != nil {
 		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
 		return ExitUsage
 	}
@@ -97,6 +90,18 @@ func runMerge(_ context.Context, e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "benchserve merge: run %s, workload %q: %d records from %d payloads (%d shards) → %s\n",
 		merged.RunID, merged.Workload.Name, len(merged.Results), len(ins), len(shards), out)
+	if sc := merged.Schedule; sc != nil {
+		fmt.Fprint(e.stdout, scheduleLine(sc))
+		if sc.StartSkewS != nil {
+			fmt.Fprintf(e.stdout, "Start skew: the shards' schedules started %.3g s apart\n", *sc.StartSkewS)
+		}
+		for _, n := range sc.Notes {
+			fmt.Fprintf(e.stderr, "benchserve merge: warning: %s\n", n)
+		}
+	}
+	if merged.Incomplete != nil {
+		fmt.Fprintf(e.stderr, "benchserve merge: warning: %s (summary.passed false)\n", merged.Incomplete.Reason)
+	}
 	code := ExitOK
 	for _, o := range outcomes {
 		verdict := "ok  "
@@ -111,12 +116,12 @@ func runMerge(_ context.Context, e *env, args []string) int {
 // readShardPayload reads one workload results payload (JSON) for merge; the
 // error names the file and says what it holds instead.
 func readShardPayload(path string) (*results.Payload, error) {
-	switch results.FormatForPath(path) {
+	switch resultio.FormatForPath(path) {
 	case "json", "":
-	case results.FormatSQLite:
+	case resultio.FormatSQLite:
 		return nil, fmt.Errorf("%s: SQLite input is not supported: its rows keep neither the shard nor per-request ITL, so the statistics could not be recomputed exactly; merge the shards' JSON payloads (--output shard-N.json)", path)
 	default:
-		return nil, fmt.Errorf("%s: not a JSON payload (extension %q): merge the shards' JSON payloads", path, results.FormatForPath(path))
+		return nil, fmt.Errorf("%s: not a JSON payload (extension %q): merge the shards' JSON payloads", path, resultio.FormatForPath(path))
 	}
 	data, err := os.ReadFile(paths.ExpandHome(path))
 	if err != nil {
@@ -126,12 +131,12 @@ func readShardPayload(path string) (*results.Payload, error) {
 	if bytes.HasPrefix(data, []byte("[")) {
 		return nil, fmt.Errorf("%s: a prompt-sweep result (a JSON array of rows), not a workload payload: sweep rows hold means, which cannot be merged exactly", path)
 	}
-	var p results.Payload
-	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, fmt.Errorf("%s: not a results payload: %w", path, err)
+	p, err := resultio.DecodeMergeInput(path, data)
+	if err != nil {
+		return nil, err
 	}
 	if p.RunID == "" || p.Results == nil {
 		return nil, fmt.Errorf("%s: not a workload results payload (no run_id or results)", path)
 	}
-	return &p, nil
+	return p, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -27,11 +28,11 @@ func writeShard(t *testing.T, dir, runID string, i int) string {
 			StartedAt: "2025-01-02T03:04:05+00:00",
 			Metrics:   results.Metrics{TTFTms: float64(100*(i+1) + 10*j), E2ELms: 1000, CompletionTokens: 10}})
 	}
-	p := results.BuildPayload(results.PayloadInput{RunID: runID, Timestamp: "2025-01-02T03:04:05+00:00",
+	p := resultio.BuildPayload(resultio.PayloadInput{RunID: runID, Timestamp: "2025-01-02T03:04:05+00:00",
 		Workload: results.WorkloadInfo{Name: "smoke", Path: "/w/smoke.json"}, Records: recs})
 	p.SLO = []results.SLOResult{{Threshold: "ttft_p95_ms <= 1000", Pass: true}}
 	path := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
-	require.NoError(t, results.WriteFile(p, path), "write shard")
+	require.NoError(t, resultio.WriteFile(p, path), "write shard")
 	return path
 }
 
@@ -86,11 +87,10 @@ func TestMergeCommandRefuses(t *testing.T) {
 	var p results.Payload
 	require.NoError(t, json.Unmarshal(data, &p))
 	p.Results[0].Metrics.TTFTms++
-	require.NoError(t, results.WriteFile(&p, dup))
+	require.NoError(t, resultio.WriteFile(&p, dup))
 	code, _, stderr = runCLI("merge", out, s0, dup)
 	assert.Equal(t, ExitUsage, code, "conflicting records")
-	assert.Contains(t, stderr, "appears with different results in payload 1 and payload 2", "conflict")
-	assert.Contains(t, stderr, "payload 1 = "+s0+", payload 2 = "+dup, "legend names the files")
+	assert.Contains(t, stderr, "appears with different results in "+s0+" and "+dup, "the conflict names both files")
 
 	db := filepath.Join(dir, "shard.db")
 	code, _, stderr = runCLI("merge", out, db)
@@ -109,4 +109,31 @@ func TestMergeCommandRefuses(t *testing.T) {
 	code, _, stderr = runCLI("merge", s0, s0)
 	assert.Equal(t, ExitUsage, code, "output is an input")
 	assert.Contains(t, stderr, "is both the output and an input", "guard")
+}
+
+// A record without metrics, or with a null latency, is refused by name
+// (decoding alone would count it as 0 ms), and so is a negative latency.
+func TestMergeCommandRefusesDamagedRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name, from, to, want string
+	}{
+		{"null latency", `"e2e_latency_ms": 1000.0`, `"e2e_latency_ms": null`, "record 0 (case \"c0\" repetition 0): metrics.e2e_latency_ms is null, not a number"},
+		{"no metrics", `"metrics": {`, `"metrics_gone": {`, "record 0 (case \"c0\" repetition 0): no metrics"},
+		{"negative latency", `"ttft_ms": 200.0`, `"ttft_ms": -3`, "record 0 (case \"c0\" repetition 0 of shard 1): metrics.ttft_ms is -3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s0, s1 := writeShard(t, dir, "abcd1234", 0), writeShard(t, dir, "abcd1234", 1)
+			data, err := os.ReadFile(s1)
+			require.NoError(t, err)
+			require.True(t, strings.Contains(string(data), tc.from), "the fixture payload has %s", tc.from)
+			require.NoError(t, os.WriteFile(s1, []byte(strings.Replace(string(data), tc.from, tc.to, 1)), 0o644))
+			out := filepath.Join(dir, "merged.json")
+			code, _, stderr := runCLI("merge", out, s0, s1)
+			assert.Equal(t, ExitUsage, code, "damaged input")
+			assert.Contains(t, stderr, s1+": "+tc.want, "names the file, the record and the field")
+			_, err = os.Stat(out)
+			assert.True(t, os.IsNotExist(err), "nothing written")
+		})
+	}
 }

@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/history"
-	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
 
 // outputFormat resolves --format auto: from --output's extension when it
-// names a results format (results.FormatForPath: .db/.sqlite/.sqlite3 →
+// names a results format (resultio.FormatForPath: .db/.sqlite/.sqlite3 →
 // sqlite, .csv, .sql, .txt/.table → table, .json; a benchserve departure:
 // the reference writes JSON whatever the name), else modeDefault (json for
 // workloads, table for sweeps, as the reference).
@@ -21,8 +21,8 @@ func outputFormat(format, output, modeDefault string) string {
 	if format != "auto" {
 		return format
 	}
-	switch f := results.FormatForPath(output); f {
-	case "", results.FormatHTML:
+	switch f := resultio.FormatForPath(output); f {
+	case "", resultio.FormatHTML:
 		return modeDefault
 	default:
 		return f
@@ -32,8 +32,8 @@ func outputFormat(format, output, modeDefault string) string {
 func writeWorkload(e *env, p *results.Payload, format, output string) int {
 	return writeOutput(e, format, output, outputMessages{sqlite: "Workload SQLite results written to %s\n", file: "Workload results written to %s\n"},
 		func() error { return history.AppendPayload(p, output) },
-		func() ([]byte, error) { return results.Format(p, format) },
-		func() ([]byte, error) { return results.FormatJSON(p) })
+		func() ([]byte, error) { return resultio.Format(p, format) },
+		func() ([]byte, error) { return resultio.FormatJSON(p) })
 }
 
 // outputMessages are the reference's "written to" lines (they differ
@@ -61,7 +61,7 @@ func writeOutput(e *env, format, output string, msg outputMessages, sqlite func(
 		return keepResults(e, output, err, asJSON)
 	}
 	if output != "" {
-		if err := results.WriteFileAtomic(output, data, 0o644); err != nil {
+		if err := resultio.WriteFileAtomic(output, data, 0o644); err != nil {
 			return keepResults(e, output, err, asJSON)
 		}
 		fmt.Fprintf(e.stderr, msg.file, output)
@@ -99,7 +99,7 @@ func keepResults(e *env, output string, writeErr error, asJSON func() ([]byte, e
 func writeFallback(output string, data []byte) (string, error) {
 	var errs []error
 	if output != "" {
-		path, err := writeNew(paths.ExpandHome(output), ".partial", ".json", data)
+		path, err := writeNew(output, ".partial", ".json", data)
 		if err == nil {
 			return path, nil
 		}
@@ -132,8 +132,8 @@ func writeFallback(output string, data []byte) (string, error) {
 func writeSweep(e *env, rows []results.SweepResult, format, output string) int {
 	return writeOutput(e, format, output, outputMessages{sqlite: "\nSQLite results written to %s\n", file: "\nResults written to %s\n", beforeStdout: "\n"},
 		func() error { return history.AppendSweep(rows, output) },
-		func() ([]byte, error) { return results.FormatSweep(rows, format) },
-		func() ([]byte, error) { return results.FormatSweep(rows, "json") })
+		func() ([]byte, error) { return resultio.FormatSweep(rows, format) },
+		func() ([]byte, error) { return resultio.FormatSweep(rows, "json") })
 }
 
 // writeNew writes data to a file that did not exist:

@@ -14,7 +14,7 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/history"
-	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/internal/resultio"
 )
 
 func TestOutputCheckedBeforeRun(t *testing.T) {
@@ -51,7 +51,7 @@ func TestOutputCheckedBeforeRun(t *testing.T) {
 	require.NoError(t, os.WriteFile(empty, nil, 0o644))
 	res = invoke(t, "--url", srv.URL, "--workload", smoke, "--repetitions", "1", "--format", "sqlite", "--output", empty)
 	require.Equal(t, ExitOK, res.code, "an empty file is fine for sqlite")
-	rows, err := history.ReadRows(context.Background(), empty, results.WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), empty, resultio.WorkloadTable)
 	require.NoError(t, err)
 	assert.Len(t, rows, 3, "the run was appended to the empty file")
 }
@@ -67,14 +67,14 @@ func TestFormatAutoFromExtension(t *testing.T) {
 	res, db := wl("runs.db")
 	require.Equal(t, ExitOK, res.code)
 	assert.Contains(t, res.stderr, "Workload SQLite results written to "+db, ".db picks sqlite")
-	rows, err := history.ReadRows(context.Background(), db, results.WorkloadTable)
+	rows, err := history.ReadRows(context.Background(), db, resultio.WorkloadTable)
 	require.NoError(t, err, ".db output is a SQLite database")
 	assert.Len(t, rows, 3)
 
 	for _, ext := range []string{".sqlite", ".sqlite3"} {
 		res, out := wl("runs" + ext)
 		require.Equal(t, ExitOK, res.code)
-		_, err := history.ReadRows(context.Background(), out, results.WorkloadTable)
+		_, err := history.ReadRows(context.Background(), out, resultio.WorkloadTable)
 		assert.NoError(t, err, "%s picks sqlite", ext)
 	}
 
@@ -82,7 +82,7 @@ func TestFormatAutoFromExtension(t *testing.T) {
 	require.Equal(t, ExitOK, res.code)
 	data, err := os.ReadFile(csvOut)
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(string(data), strings.Join(results.WorkloadResultColumns, ",")+"\r\n"), ".csv (any case) picks csv")
+	assert.True(t, strings.HasPrefix(string(data), strings.Join(resultio.WorkloadResultColumns, ",")+"\r\n"), ".csv (any case) picks csv")
 
 	res, sqlOut := wl("runs.sql")
 	require.Equal(t, ExitOK, res.code)
@@ -94,7 +94,7 @@ func TestFormatAutoFromExtension(t *testing.T) {
 	require.Equal(t, ExitOK, res.code)
 	data, err = os.ReadFile(txtOut)
 	require.NoError(t, err)
-	assert.Equal(t, results.WorkloadTableColumns, strings.Fields(strings.SplitN(string(data), "\n", 2)[0]), ".txt picks the table")
+	assert.Equal(t, resultio.WorkloadTableColumns, strings.Fields(strings.SplitN(string(data), "\n", 2)[0]), ".txt picks the table")
 
 	res, other := wl("runs.out")
 	require.Equal(t, ExitOK, res.code)
@@ -112,7 +112,7 @@ func TestFormatAutoFromExtension(t *testing.T) {
 	sweepDB := filepath.Join(dir, "sweep.sqlite")
 	res = invoke(t, "--url", srv.URL, "--prompts", "short", "--concurrency", "1", "--repetitions", "1", "--warmup", "0", "--output", sweepDB)
 	require.Equal(t, ExitOK, res.code)
-	sweepRows, err := history.ReadRows(context.Background(), sweepDB, results.SweepTable)
+	sweepRows, err := history.ReadRows(context.Background(), sweepDB, resultio.SweepTable)
 	require.NoError(t, err, ".sqlite picks sqlite for sweeps")
 	assert.Len(t, sweepRows, 1)
 

@@ -4,22 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/serverinfo"
-	"github.com/benchserve/benchserve/stats"
-	"github.com/benchserve/benchserve/sweep"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/serverinfo"
+	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/internal/sweep"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // problems are what stops a run before it starts: flag mistakes (usage,
@@ -55,17 +48,20 @@ func (p *problems) report(e *env) int {
 // place (serverinfo.NormalizeBaseURL), --slo expressions must parse,
 // --request-timeout-s must be a usable timeout (checkSeconds), and
 // --output must not name one of the run's input files.
-func commonChecks(f *benchFlags, pr *problems) {
+// w is the loaded workload in workload mode (nil when it did not load, and
+// in sweep mode).
+func commonChecks(f *benchFlags, pr *problems, w *workloads.Workload) {
 	if msg := checkSeconds(f.requestTimeoutS); msg != "" {
 		pr.addUsage("--request-timeout-s: %s", msg)
 	}
-	checkOutputNotInput(f, pr)
+	checkOutputNotInput(f, pr, w)
 	if u, err := serverinfo.NormalizeBaseURL(f.url); err != nil {
 		pr.addUsage("--url: %s", strings.TrimPrefix(err.Error(), "serverinfo: "))
 	} else {
 		f.url = u
 	}
-	if _, err := stats.ParseThresholds(f.slo...); err != nil {
+	var err error
+	if f.thresholds, err = stats.ParseThresholds(f.slo...); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			pr.addUsage("--slo: %s", strings.TrimPrefix(line, "load: "))
 		}
@@ -73,18 +69,18 @@ func commonChecks(f *benchFlags, pr *problems) {
 }
 
 // checkOutputNotInput refuses an --output that is one of the run's
-// input files (results.SameFile: same inode, or the same path after
+// input files (resultio.SameFile: same inode, or the same path after
 // cleaning and resolving symlinks): the workload in workload mode, the
 // prompt-set files, --prompt-file and --system-prompt-file in sweep mode.
 // Writing the results there would destroy the input.
-func checkOutputNotInput(f *benchFlags, pr *problems) {
+func checkOutputNotInput(f *benchFlags, pr *problems, w *workloads.Workload) {
 	if f.output == "" {
 		return
 	}
 	var inputs [][2]string // flag, path
 	if f.workload.set {
 		inputs = append(inputs, [2]string{"--workload", f.workload.val})
-		if w, err := workload.Load(f.workload.val); err == nil {
+		if w != nil {
 			for _, in := range w.InputFiles()[1:] {
 				inputs = append(inputs, [2]string{"a request_path of --workload:", in})
 			}
@@ -98,82 +94,21 @@ func checkOutputNotInput(f *benchFlags, pr *problems) {
 		inputs = append(inputs, [2]string{"--prompt-file", f.promptFile}, [2]string{"--system-prompt-file", f.systemPromptFile})
 	}
 	for _, in := range inputs {
-		if results.SameFile(f.output, in[1]) {
+		if resultio.SameFile(f.output, in[1]) {
 			pr.addInput("--output %s is the same file as %s %s: writing the results would destroy it; choose another --output", f.output, in[0], in[1])
 		}
 	}
 }
 
-// sqliteHeader starts every SQLite database file.
-const sqliteHeader = "SQLite format 3\x00"
-
-// checkOutput reports why output could not be written in format, before
-// anything runs: its directory must exist and take new files (the
-// atomic write creates a temporary file there), it must not be a
-// directory, and with sqlite an existing non-empty file must be a SQLite
-// database that can be opened for writing. "" (stdout) is always fine.
+// checkOutput is the one output pre-check (resultio.CheckOutput) with
+// the flag named: why output could not be written in format, before
+// anything runs. "" (stdout) is always fine.
 func checkOutput(output, format string) error {
 	if output == "" {
 		return nil
 	}
-	path := output
-	if format == "sqlite" {
-		path = paths.ExpandHome(path) // as results.WriteSQLite does
-	}
-	// Written through a symlink to its target (results.WriteFileAtomic).
-	if target, err := results.ResolveOutput(path); err == nil {
-		path = target
-	}
-	if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
-		// A device or FIFO is written through, never replaced.
-		if format == "sqlite" {
-			return fmt.Errorf("--output %s: not a regular file; a SQLite history must be one", output)
-		}
-		return nil
-	}
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("--output %s: directory %s does not exist", output, dir)
-	case err != nil:
-		return fmt.Errorf("--output %s: %w", output, err)
-	case !st.IsDir():
-		return fmt.Errorf("--output %s: %s is not a directory", output, dir)
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("--output %s: is a directory", output)
-	}
-	probe, err := os.CreateTemp(dir, ".benchserve-write-check-*")
-	if err != nil {
-		return fmt.Errorf("--output %s: directory %s is not writable: %w", output, dir, err)
-	}
-	_ = probe.Close()
-	_ = os.Remove(probe.Name())
-	if format == "sqlite" {
-		return checkSQLiteFile(output, path)
-	}
-	return nil
-}
-
-// checkSQLiteFile accepts a missing or empty file, or one starting with
-// the SQLite header that can be opened for writing.
-func checkSQLiteFile(output, path string) error {
-	fh, err := os.OpenFile(path, os.O_RDWR, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("--output %s: cannot open it to append: %w", output, err)
-	}
-	defer fh.Close()
-	hdr := make([]byte, len(sqliteHeader))
-	n, err := io.ReadFull(fh, hdr)
-	if n == 0 && (err == io.EOF || err == nil) {
-		return nil
-	}
-	if n < len(hdr) || string(hdr) != sqliteHeader {
-		return fmt.Errorf("--output %s: the file exists and is not a SQLite database (--format sqlite appends to it); choose another path or format", output)
+	if err := resultio.CheckOutput(output, format); err != nil {
+		return fmt.Errorf("--output %w", err)
 	}
 	return nil
 }
@@ -206,32 +141,21 @@ func addSweepProblems(pr *problems, err error) {
 	walk(err)
 }
 
-// checkServer probes GET {url}/health. Any HTTP answer means the server is
-// reachable. When it is not, it prints why, and when --url was not given
-// how to start the embedded fixture, and returns ExitUsage.
-func checkServer(ctx context.Context, e *env, f *benchFlags) (int, bool) {
-	hc := runner.NewHTTPClient(5*time.Second, 1)
-	defer hc.CloseIdleConnections()
-	url := strings.TrimRight(f.url, "/")
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: --url %q: %v\n", f.url, err)
-		return ExitUsage, false
-	}
-	if f.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+f.apiKey)
-	}
-	resp, err := hc.Do(req)
+// connect is the one server probe of a run (runner.New: the runtime and
+// model detection). When nothing answers it prints why, and when --url was
+// not given (urlGiven false) how to start the embedded fixture; it
+// returns nil and the exit status (ExitUsage) when it cannot connect.
+func connect(ctx context.Context, e *env, cfg runner.Config, urlGiven bool) (*runner.Runner, int) {
+	r, err := runner.New(ctx, cfg)
 	if err == nil {
-		resp.Body.Close()
-		return ExitOK, true
+		return r, ExitOK
 	}
-	fmt.Fprintf(e.stderr, "benchserve: cannot reach a server at %s: %v\n", serverinfo.RedactURL(url), err)
-	if !f.given("url") {
+	fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
+	if errors.Is(err, runner.ErrUnreachable) && !urlGiven {
 		fmt.Fprintf(e.stderr, "No --url was given and nothing answers at the default %s.\n"+
 			"To try benchserve without a model server, start the embedded fixture in another terminal:\n"+
 			"    benchserve fixture --addr %s\n"+
 			"or point --url at your server.\n", defaultURL, defaultAddr)
 	}
-	return ExitUsage, false
+	return nil, ExitUsage
 }

@@ -6,17 +6,22 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/internal/resultio"
 )
 
-const recoverUsage = `usage: benchserve recover JOURNAL [--output FILE]
+const recoverUsage = `usage: benchserve recover JOURNAL [--output FILE] [--strict]
 
 Rebuilds the results of a run that was stopped before it wrote its output
 (Ctrl-C, SIGKILL, go test -timeout, a full disk) from its journal,
 OUTPUT.journal.jsonl next to the output it was meant to write. Only the
 records that finished are written: the case in flight when the run stopped
 is absent, and the summary covers what was journaled. A torn last line
-(the write the kill interrupted) is dropped and reported.
+(the write the kill interrupted) is dropped and reported; a corrupt line
+elsewhere is skipped with a warning naming it (--strict refuses the
+journal instead). A load run's journal keeps its schedule settings and
+shard, so a recovered shard merges with the others (benchserve merge);
+its payload is marked incomplete. Recovering into a SQLite history twice
+does not append the run twice.
 
 The format follows --output's extension as for bench-serve (.json, .csv,
 .sql, .txt/.table, .db/.sqlite/.sqlite3 appends to a SQLite history,
@@ -33,6 +38,7 @@ func runRecover(_ context.Context, e *env, args []string) int {
 	fs.SetOutput(e.stderr)
 	output := fs.String("output", "", "write the recovered results to this `file` (format from its extension; default: JSON on stdout)")
 	fs.StringVar(output, "o", "", "shorthand for --output")
+	strict := fs.Bool("strict", false, "refuse a journal with a corrupt line instead of skipping the line")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), recoverUsage)
 		fs.PrintDefaults()
@@ -58,24 +64,41 @@ func runRecover(_ context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	journal := files[0]
-	if results.SameFile(journal, *output) {
+	expandHome(&journal, output)
+	if resultio.SameFile(journal, *output) {
 		fmt.Fprintf(e.stderr, "benchserve recover: --output %s is the journal itself: writing the results would destroy it; choose another --output\n", *output)
 		return ExitUsage
 	}
-	format := results.FormatForPath(*output)
+	format := resultio.FormatForPath(*output)
 	if err := checkOutput(*output, format); err != nil {
 		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
 		return ExitUsage
 	}
-	h, recs, err := results.ReadJournal(journal)
+	h, recs, err := resultio.ReadJournalWith(journal, resultio.JournalReadOptions{SkipCorrupt: !*strict})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
+		if errors.Is(err, resultio.ErrBadJournal) && *strict {
+			fmt.Fprintln(e.stderr, "benchserve recover: without --strict the corrupt line is skipped and the rest recovered")
+		}
 		return ExitUsage
+	}
+	for _, s := range h.Skipped {
+		fmt.Fprintf(e.stderr, "benchserve recover: warning: %s: skipped a corrupt %s (--strict refuses the journal)\n", journal, s)
+	}
+	if h.Sweep {
+		return recoverSweep(e, journal, *output, h, len(recs))
 	}
 	p := h.Payload(recs)
 	of := ""
-	if h.Expected > 0 {
+	switch {
+	case h.Expected > 0 && h.Schedule != nil && h.Schedule.Shard != "":
+		of = fmt.Sprintf(" of the %d requests shard %s was to send", h.Expected, h.Schedule.Shard)
+	case h.Expected > 0 && h.Schedule != nil:
+		of = fmt.Sprintf(" of the %d requests the load run was to send", h.Expected)
+	case h.Expected > 0:
 		of = fmt.Sprintf(" of the %d the run was to make", h.Expected)
+	case h.Schedule != nil:
+		of = " of a load run bounded by its duration"
 	}
 	fmt.Fprintf(e.stderr, "Recovered %d records%s, run %s (workload %q), from %s; cases that had not finished are absent, and the payload is marked incomplete (summary.passed false)\n",
 		len(recs), of, h.RunID, h.Workload.Name, journal)
@@ -83,7 +106,7 @@ func runRecover(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "Dropped an incomplete last line of %d bytes (the write the interruption cut)\n", h.TornBytes)
 	}
 	if *output == "" {
-		data, err := results.FormatJSON(p)
+		data, err := resultio.FormatJSON(p)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
 			return ExitFailed
@@ -91,10 +114,23 @@ func runRecover(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "%s\n", data)
 		return ExitOK
 	}
-	if err := results.WriteFile(p, *output); err != nil {
+	if err := resultio.WriteFile(p, *output); err != nil {
 		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
 		return ExitFailed
 	}
 	fmt.Fprintf(e.stderr, "Workload results written to %s\n", *output)
 	return ExitOK
+}
+
+// recoverSweep writes the rows of a prompt sweep's journal (one per
+// sweep point that finished; the point in flight when the run stopped is
+// absent) in the format --output's extension names, the table on stdout
+// without --output, as the sweep itself does.
+func recoverSweep(e *env, journal, output string, h resultio.JournalHeader, records int) int {
+	fmt.Fprintf(e.stderr, "Recovered %d sweep rows (%d measured requests), run %s, from %s; sweep points that had not finished are absent\n",
+		len(h.SweepRows), records, h.RunID, journal)
+	if h.TornBytes > 0 {
+		fmt.Fprintf(e.stderr, "Dropped an incomplete last line of %d bytes (the write the interruption cut)\n", h.TornBytes)
+	}
+	return writeSweep(e, h.SweepRows, outputFormat("auto", output, "table"), output)
 }

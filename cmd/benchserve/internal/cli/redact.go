@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/benchserve/benchserve/serverinfo"
+	"github.com/benchserve/benchserve/internal/serverinfo"
 )
 
 // redacting returns e with stdout and stderr filtered through

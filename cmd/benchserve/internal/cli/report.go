@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/report"
-	"github.com/benchserve/benchserve/results"
 )
 
 const reportUsage = `usage: benchserve report [--output report.html] [--title TITLE] RESULTS...
@@ -60,8 +60,12 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	expandHome(output)
+	for i := range files {
+		expandHome(&files[i])
+	}
 	for _, f := range files {
-		if results.SameFile(f, *output) {
+		if resultio.SameFile(f, *output) {
 			fmt.Fprintf(stderr, "benchserve report: --output %s is the same file as the input %s: writing the report would destroy it; choose another --output\n", *output, f)
 			return 2
 		}

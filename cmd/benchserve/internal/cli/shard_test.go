@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/loadgen"
+	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -35,14 +35,14 @@ func TestShardedProcessesMerge(t *testing.T) {
 	// /metrics and /v1/status, more than the default log keeps.
 	srv := fixtures.Start(t, fixtures.Options{MaxLoggedRequests: -1})
 	dir := t.TempDir()
-	workload := filepath.Join("..", "..", "..", "..", "workloads", "smoke.json")
+	workload := filepath.Join("..", "..", "..", "..", "workloads", "examples", "smoke.json")
 
 	// What the schedule holds: shard I's arrivals before the duration.
 	want := 0
 	for i := range shards {
 		cfg, err := loadgen.Shard{Index: i, Count: shards}.Open(loadgen.Open{Rate: rate, Seed: seed, Duration: dur})
 		require.NoError(t, err)
-		for _, at := range loadgen.Schedule(cfg.Rate, 1, int(cfg.Rate*dur.Seconds()*2)+50, cfg.Seed) {
+		for _, at := range cfg.Schedule(int(cfg.Rate*dur.Seconds()*2) + 50) {
 			if at >= dur {
 				break
 			}
@@ -84,5 +84,10 @@ func TestShardedProcessesMerge(t *testing.T) {
 		assert.Equal(t, runID, r.RunID, "record run id")
 	}
 	assert.InEpsilon(t, rate, float64(len(p.Results))/dur.Seconds(), 0.1, "achieved rate within 10%% of the target")
+	require.NotNil(t, p.Schedule, "the merged schedule")
+	require.NotNil(t, p.Schedule.AchievedRate, "the merged rate is measured: %s", p.Schedule.AchievedRateReason)
+	assert.InEpsilon(t, rate, *p.Schedule.AchievedRate, 0.25, "merged achieved rate, from the records, near the target")
+	assert.NotNil(t, p.Schedule.StartSkewS, "the shards' start skew is reported")
+	assert.Equal(t, len(p.Results), p.Schedule.Sent, "sent: every record")
 	assert.Equal(t, results.Summarize(p.Results), p.Summary, "summary = one recomputation over every record")
 }

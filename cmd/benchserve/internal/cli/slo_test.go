@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/stats"
+	"github.com/benchserve/benchserve/internal/stats"
 )
 
 func TestWorkloadSLOs(t *testing.T) {

@@ -7,9 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/sweep"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/sweep"
 )
 
 // sweepConfig turns the flags into a sweep.Config, collecting every
@@ -130,7 +131,7 @@ func isSpace(b byte) bool {
 func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	format := outputFormat(f.format.val, f.output, "table")
 	var pr problems
-	commonChecks(f, &pr)
+	commonChecks(f, &pr, nil)
 	for _, name := range []string{"burstiness", "duration", "max-concurrency", "mix", "goodput", "shard"} {
 		if f.given(name) {
 			pr.addUsage("--%s applies to --workload runs; a prompt sweep takes --request-rate (a list), --num-prompts and --seed", name)
@@ -164,27 +165,38 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	if !pr.empty() {
 		return pr.report(e)
 	}
-	if code, ok := checkServer(ctx, e, f); !ok {
-		return code
-	}
 	conns := 1
 	for _, n := range cfg.Concurrencies {
 		conns = max(conns, n)
 	}
-	r, err := runner.New(ctx, runner.Config{
+	r, code := connect(ctx, e, runner.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
 		NoScrape: cfg.NoScrape, Conns: conns,
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", msg) },
-	})
+	}, f.given("url"))
+	if r == nil {
+		return code
+	}
+	defer r.Close()
+	cfg.Journal = resultio.JournalFor(f.output)
+	sw, err := sweep.Start(ctx, r, cfg)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
 		return ExitUsage
 	}
-	defer r.Close()
-	outcomes, runErr := sweep.Run(ctx, r, cfg)
+	sess := sw.Session()
+	if _, moved := sess.Journal(); moved != "" {
+		fmt.Fprintf(e.stderr, "benchserve: an earlier run's journal was moved to %s (benchserve recover turns it into rows)\n", moved)
+	}
+	outcomes, runErr := sw.Run(ctx)
+	journal, _ := sess.Journal()
 	if runErr != nil && len(outcomes) == 0 {
 		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
+		if jerr := sess.FinishJournal(false); jerr != nil {
+			fmt.Fprintf(e.stderr, "benchserve: journal: %v\n", jerr)
+		}
 		if ctx.Err() != nil {
+			fmt.Fprintf(e.stderr, "benchserve: every measured request is in %s (benchserve recover %s --output FILE)\n", journal, journal)
 			return ExitFailed
 		}
 		return ExitUsage
@@ -197,7 +209,12 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 			failed++
 		}
 	}
-	if code := writeSweep(e, rows, format, f.output); code != ExitOK {
+	code = writeSweep(e, rows, format, f.output)
+	if jerr := sess.FinishJournal(code == ExitOK); jerr != nil {
+		fmt.Fprintf(e.stderr, "benchserve: journal: %v\n", jerr)
+	}
+	if code != ExitOK {
+		fmt.Fprintf(e.stderr, "benchserve: every finished row is also in %s (benchserve recover %s --output FILE)\n", journal, journal)
 		return code
 	}
 	if runErr != nil {

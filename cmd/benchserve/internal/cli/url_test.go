@@ -26,3 +26,28 @@ func TestURLNormalized(t *testing.T) {
 		assert.NotContains(t, res.stderr, "cannot reach", "no connection attempted (%s)", mode[0])
 	}
 }
+
+// A --url that is not a URL still has its secrets redacted wherever the
+// CLI echoes it: userinfo with or without a scheme, a key in the query,
+// a token in the fragment.
+func TestMalformedURLSecretsNeverEchoed(t *testing.T) {
+	for _, tc := range []struct{ name, url, secret string }{
+		{"userinfo without the scheme's colon", "http//alice:PW1234@127.0.0.1:9", "PW1234"},
+		{"userinfo without a scheme", "alice:PW1234@127.0.0.1:9", "PW1234"},
+		{"key in the query", "127.0.0.1:9?api_key=K3Y123", "K3Y123"},
+		{"token in the fragment", "http://127.0.0.1:9/#token=T0K123", "T0K123"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, args := range [][]string{
+				{"--url", tc.url, "--workload", smoke},
+				{"--url", tc.url, "--prompts", "short"},
+				{"capacity", "--url", tc.url, "--workload", smoke, "--slo", "ttft_p95_ms <= 100"},
+			} {
+				res := invoke(t, args...)
+				assert.Equal(t, ExitUsage, res.code, "%v: a usage error", args)
+				assert.NotContains(t, res.stderr+res.stdout, tc.secret, "%v: the secret is not echoed", args)
+				assert.Contains(t, res.stderr, "xxxxx", "%v: the URL is echoed redacted", args)
+			}
+		})
+	}
+}

@@ -11,11 +11,12 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/benchserve/benchserve/progress"
+	"github.com/benchserve/benchserve/internal/progress"
+	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
-	"github.com/benchserve/benchserve/runner"
-	"github.com/benchserve/benchserve/stats"
-	"github.com/benchserve/benchserve/workload"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // runWorkloadMode runs a declarative workload (reference:
@@ -32,21 +33,25 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	if f.repetitions < 1 {
 		pr.addUsage("--repetitions must be at least 1, got %d", f.repetitions)
 	}
-	commonChecks(f, &pr)
 	tags := f.tags()
-	w, err := workload.Load(f.workload.val)
-	var selected []workload.Case
+	w, err := workloads.Load(f.workload.val) // the one load of the run
+	var selected []workloads.Case
 	if err != nil {
 		pr.addInput("%v", err)
+		w = nil
 	} else if selected = w.Select(tags); len(selected) == 0 {
 		pr.addUsage("--case-tag %s: no case of %s has any of these tags", strings.Join(tags, ","), f.workload.val)
 	}
+	commonChecks(f, &pr, w)
 	if err := checkOutput(f.output, format); err != nil {
 		pr.addInput("%v", err)
 	}
 	var ld runner.Load
 	if f.loadMode() {
 		ld = f.runnerLoad(&pr)
+		if err := ld.CheckSplit(len(selected) * f.repetitions); err != nil && len(selected) > 0 {
+			pr.addUsage("%v", err)
+		}
 	}
 	if !pr.empty() {
 		return pr.report(e)
@@ -54,18 +59,13 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	for _, warning := range w.Warnings {
 		fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", warning)
 	}
-	if code, ok := checkServer(ctx, e, f); !ok {
-		return code
-	}
-
-	r, err := runner.New(ctx, runner.Config{
+	r, code := connect(ctx, e, runner.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
 		NoScrape: f.scrapeMetrics.val == "false", IncludeContent: f.includeContent, RunID: f.load.runID,
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", msg) },
-	})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
-		return ExitUsage
+	}, f.given("url"))
+	if r == nil {
+		return code
 	}
 	defer r.Close()
 	// In a terminal a live progress line (done/total, elapsed, ETA);
@@ -80,8 +80,8 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		Repetitions: f.repetitions,
 		CachePolicy: f.cachePolicy.val,
 		Tags:        tags,
-		SLOs:        f.slo,
-		Journal:     results.JournalFor(f.output),
+		SLOs:        f.thresholds,
+		Journal:     resultio.JournalFor(f.output),
 		CacheReset:  cacheResetReporter(e.stderr),
 		Progress: func(out runner.Outcome, done, total int) {
 			rec := out.Record
@@ -135,8 +135,8 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	}
 	p := sess.Payload()
 	fmt.Fprint(e.stderr, scheduleLine(p.Schedule))
-	sloFailed := printSLOs(e, sess.SLOs(), sess.Outcomes(p))
-	code := writeWorkload(e, p, format, f.output)
+	sloFailed := printSLOs(e, sess.Outcomes(p))
+	code = writeWorkload(e, p, format, f.output)
 	journal, _ := sess.Journal()
 	if jerr := sess.FinishJournal(code == ExitOK); jerr != nil {
 		fmt.Fprintf(e.stderr, "benchserve: journal: %v\n", jerr)
@@ -219,13 +219,10 @@ func failureReport(failed []results.Record, reps int) string {
 //	SLO ttft_p95_ms <= 500: FAIL (measured 612.4, want <= 500)
 //
 // and reports whether any failed.
-func printSLOs(e *env, thresholds []string, outcomes []stats.Outcome) bool {
+func printSLOs(e *env, outcomes []stats.Outcome) bool {
 	failed := false
-	for i, o := range outcomes {
-		expr := o.Name()
-		if i < len(thresholds) {
-			expr = thresholds[i]
-		}
+	for _, o := range outcomes {
+		expr := o.Expr
 		if o.Skipped > 0 {
 			fmt.Fprintf(e.stderr, "SLO %s: %d requests left out (decode span not observable, see decode_timing)\n", expr, o.Skipped)
 		}

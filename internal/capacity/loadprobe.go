@@ -1,0 +1,59 @@
+package capacity
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/stats"
+)
+
+// ProbeOptions configure the runs of LoadProbe. The zero value works.
+type ProbeOptions struct {
+	// Burstiness, Seed, MaxInFlight and Overflow configure each rate
+	// probe's open loop (loadgen.Open); every probe uses the same Seed.
+	Burstiness  float64
+	Seed        uint64
+	MaxInFlight int
+	Overflow    loadgen.Overflow
+	// Stats configures the probes' statistics (a goodput SLO, extra
+	// percentiles for the thresholds).
+	Stats loadgen.StatsOptions
+	// Shard, when set (Count > 1), runs only this shard's part of every
+	// rate probe's schedule (see loadgen.Shard.Open): for a capacity search
+	// spread over several machines, each running the same search. Its
+	// statistics are then the shard's alone.
+	Shard loadgen.Shard
+}
+
+// LoadProbe returns a ProbeFunc that runs fn (one request) for each
+// probe: a rate probe as an open loop (loadgen.RunOpen at spec.Load req/s,
+// spec.Requests requests), a concurrency probe as a closed loop
+// (loadgen.RunClosed with spec.Load streams, for spec.Requests requests or
+// spec.Duration). The probe's stats are loadgen.Run.Stats(opts.Stats).
+func LoadProbe(fn loadgen.Func, opts ProbeOptions) ProbeFunc {
+	return func(ctx context.Context, spec ProbeSpec) (stats.Stats, error) {
+		var run *loadgen.Run
+		var err error
+		switch spec.By {
+		case ByConcurrency:
+			run, err = loadgen.RunClosed(ctx, fn, loadgen.Closed{Concurrency: int(spec.Load), Requests: spec.Requests, Duration: spec.Duration})
+		case ByRate, "":
+			cfg := loadgen.Open{Rate: spec.Load, Burstiness: opts.Burstiness, Seed: opts.Seed, Requests: spec.Requests,
+				Duration: spec.Duration, MaxInFlight: opts.MaxInFlight, Overflow: opts.Overflow}
+			if opts.Shard.Count > 1 {
+				cfg, err = opts.Shard.Open(cfg)
+				if err != nil {
+					return stats.Stats{}, err
+				}
+			}
+			run, err = loadgen.RunOpen(ctx, fn, cfg)
+		default:
+			return stats.Stats{}, fmt.Errorf("capacity: probe by %q: want %q or %q", spec.By, ByRate, ByConcurrency)
+		}
+		if err != nil {
+			return stats.Stats{}, err
+		}
+		return run.Stats(opts.Stats), nil
+	}
+}

@@ -1,0 +1,39 @@
+package capacity
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/internal/stats"
+)
+
+// The time cap stops the search before a probe would start past it; the
+// capacity is the highest load that passed, and the reason gives the
+// bracket. A fake clock advances 10 s per probe.
+func TestSearchTimeCap(t *testing.T) {
+	clock := time.Unix(0, 0)
+	probe := func(_ context.Context, spec ProbeSpec) (stats.Stats, error) {
+		clock = clock.Add(10 * time.Second)
+		ttft := 100.0
+		if spec.Load > 40 {
+			ttft = 1000
+		}
+		return stats.Stats{Requests: 1, Succeeded: 1, Duration: time.Second, TTFT: stats.NewDist([]float64{ttft})}, nil
+	}
+	ths, err := stats.ParseThresholds("ttft_p95_ms <= 500")
+	require.NoError(t, err)
+	cfg := Config{SLOs: ths, Start: 10, Precision: 0.01, MaxTime: 35 * time.Second, now: func() time.Time { return clock }}
+	res, err := Search(context.Background(), probe, cfg)
+	require.NoError(t, err, "a time cap is not an error")
+	// Probes at 10, 20 (pass), 40 (pass: capacity is 40 inclusive), 80
+	// (fail) take 40 s: the fourth started at 30 s < 35 s, none after.
+	assert.Equal(t, StatusTimeCap, res.Status, "stopped by the cap")
+	require.Len(t, res.Probes, 4, "no probe starts after the cap")
+	assert.Equal(t, 40.0, res.Capacity, "highest pass so far")
+	assert.Equal(t, "time cap 35s reached after 4 probes; capacity between 40 and 80 req/s", res.Reason, "reason")
+	assert.Equal(t, 40*time.Second, res.Elapsed, "elapsed on the search's clock")
+}

@@ -1,0 +1,32 @@
+package conformance_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/conformance"
+	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/stream"
+)
+
+// Run checks one contract, here the stream framing, on a fixture that
+// keeps it and on one that ends its streams without data: [DONE].
+func Example() {
+	spec, err := conformance.ParseSpec(map[string]any{"level": "MUST", "check": "stream_framing"})
+	if err != nil {
+		panic(err)
+	}
+	in := conformance.Input{Spec: spec, Messages: []openai.Message{{"role": "user", "content": "Say hello."}}, MaxTokens: 8}
+	for _, faults := range [][]fixtures.Fault{nil, {fixtures.FaultNoDone}} {
+		srv := fixtures.New(fixtures.Options{Faults: faults, Timing: &fixtures.Timing{}})
+		out := conformance.Run(context.Background(), conformance.Target{Client: &stream.Client{BaseURL: srv.URL}, Model: srv.Model()}, in)
+		srv.Close()
+		msg, _, _ := strings.Cut(out.Message("stream.framing", spec), "; sent:")
+		fmt.Println(out.Verdict, "|", msg)
+	}
+	// Output:
+	// pass | stream.framing (MUST): holds: 12 events, 11 chunks, then data: [DONE]
+	// fail | stream.framing (MUST): the stream ended after 11 events without data: [DONE]; breaks: a stream is data: events of JSON chat.completion.chunk objects ending with data: [DONE] (https://platform.openai.com/docs/api-reference/chat/streaming)
+}

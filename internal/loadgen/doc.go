@@ -1,0 +1,34 @@
+// Package load generates load against an OpenAI-compatible server and
+// summarizes it the way serious serving benchmarks do (vLLM's bench serve,
+// AIPerf, GuideLLM).
+//
+// Two ways to send requests:
+//
+//   - RunClosed: a closed loop of N concurrent streams, each sending its
+//     next request when the previous one ends (the reference's mode), for a
+//     request count or a duration.
+//   - RunOpen: an open loop at a request rate with Poisson or gamma
+//     (burstiness) arrivals from a seeded schedule (Schedule); a request is
+//     sent on schedule whether or not earlier ones finished, and each
+//     records its lag behind the schedule, so a client that cannot keep up
+//     is visible in the stats (stats.Stats.Lag, stats.Stats.Late), never silent.
+//     A cap on requests in flight bounds it; the overflow either waits
+//     (and is late) or is dropped and counted.
+//
+// Run.Stats / Summarize turn the samples into stats.Stats: mean, median, stddev,
+// p50/p90/p95/p99 (and chosen percentiles) of TTFT, TTFO, TPOT, ITL (every
+// chunk gap, pooled) and E2EL, request and output-token throughput, peak
+// streams in flight, errors by kind (Classify) and DistServe goodput
+// (requests per second meeting a per-request stats.RequestSLO).
+//
+// A run can be spread over several processes or machines (Shard: "I/N",
+// BENCHSERVE_SHARD, or Kubernetes Indexed Jobs' JOB_COMPLETION_INDEX with
+// BENCHSERVE_SHARDS): Shard.Open gives shard I of N its part of an
+// open-loop schedule (rate/N, its own seed), and Shard.Global numbers its
+// requests within the whole run; resultio.MergePayloads joins the shards'
+// payloads afterwards.
+//
+// Thresholds (stats.ParseThreshold: "ttft_p95_ms <= 500", "error_rate <= 0.01")
+// are evaluated on stats.Stats after the run, each giving an stats.Outcome with the
+// measured value; package benchtest turns them into subtests.
+package loadgen

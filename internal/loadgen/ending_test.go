@@ -1,0 +1,135 @@
+package loadgen_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/internal/loadgen"
+)
+
+// instant is a Func that answers at once.
+func instant(context.Context, int) loadgen.Sample { return loadgen.Sample{E2ELms: 1} }
+
+// Cancelling a run ends it at any rate without drawing the arrivals left:
+// at 10⁸ req/s for an hour the remaining ~3.6·10¹¹ arrivals are counted
+// arithmetically (a walk over them would not end in this test's life).
+func TestRunOpenCancelAtAnyRateCountsUnsentArithmetically(t *testing.T) {
+	for _, rate := range []float64{1e8, 1e3, 0.01} {
+		t.Run(fmt.Sprintf("rate=%g", rate), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var once sync.Once
+			fn := func(ctx context.Context, i int) loadgen.Sample {
+				once.Do(cancel) // the user presses Ctrl-C during the first request
+				return loadgen.Sample{E2ELms: 1}
+			}
+			run, err := loadgen.RunOpen(ctx, fn, loadgen.Open{Rate: rate, Seed: 1, Duration: time.Hour})
+			require.NoError(t, err, "rate %g", rate)
+			assert.GreaterOrEqual(t, run.Sent, 1, "the first request was sent")
+			assert.True(t, run.UnsentEstimated, "rate %g: an hour's arrivals are estimated, not drawn", rate)
+			want := rate * 3600
+			assert.InDelta(t, want, float64(run.Unsent+run.Sent), max(2, want/100), "rate %g: unsent ≈ rate × the hour left", rate)
+		})
+	}
+}
+
+// A count-bounded run cancelled early counts its unsent requests exactly.
+func TestRunOpenCancelWithACountIsExact(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	var once sync.Once
+	fn := func(context.Context, int) loadgen.Sample { once.Do(cancel); return loadgen.Sample{} }
+	run, err := loadgen.RunOpen(ctx, fn, loadgen.Open{Rate: 1e6, Seed: 1, Requests: 1_000_000_000})
+	require.NoError(t, err)
+	assert.False(t, run.UnsentEstimated, "a count is exact")
+	assert.Equal(t, 1_000_000_000, run.Sent+run.Unsent, "sent + unsent = the count")
+}
+
+// An unlimited rate bounded only by a duration has no schedule: RunOpen
+// refuses it instead of looping forever at t = 0.
+func TestRunOpenRefusesUnlimitedRateWithOnlyADuration(t *testing.T) {
+	_, err := loadgen.RunOpen(t.Context(), instant, loadgen.Open{Rate: math.Inf(1), Duration: time.Second})
+	require.Error(t, err, "inf rate with a duration")
+	assert.Contains(t, err.Error(), "RunClosed", "the error says what to run instead")
+}
+
+// The duration ends the sending on the wall clock too: a client held
+// back by its in-flight cap stops soon after the duration (DurationGrace),
+// whatever is still due, and counts the rest as unsent.
+func TestRunOpenDurationEndsABlockedSchedule(t *testing.T) {
+	var calls atomic.Int64
+	fn := func(ctx context.Context, _ int) loadgen.Sample {
+		calls.Add(1)
+		time.Sleep(300 * time.Millisecond) // longer than the duration and its grace
+		return loadgen.Sample{}
+	}
+	run, err := loadgen.RunOpen(t.Context(), fn, loadgen.Open{Rate: 1000, Seed: 1, Duration: 100 * time.Millisecond, MaxInFlight: 1})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), calls.Load(), "one request held the only slot until the duration passed")
+	assert.Equal(t, 1, run.Sent, "sent")
+	assert.Positive(t, run.Unsent, "the arrivals due meanwhile are unsent")
+	assert.True(t, run.UnsentEstimated, "a duration's remaining arrivals are estimated")
+}
+
+// Without a cap the in-flight bound is DefaultMaxInFlight, and the run
+// says which bound it applied.
+func TestRunOpenDefaultInFlightBound(t *testing.T) {
+	run, err := loadgen.RunOpen(t.Context(), instant, loadgen.Open{Rate: 1000, Requests: 3})
+	require.NoError(t, err)
+	assert.Equal(t, loadgen.DefaultMaxInFlight, run.InFlightCap, "the default bound")
+	run, err = loadgen.RunOpen(t.Context(), instant, loadgen.Open{Rate: 1000, Requests: 3, MaxInFlight: 7})
+	require.NoError(t, err)
+	assert.Equal(t, 7, run.InFlightCap, "the cap given")
+}
+
+// An open loop's Func learns when its request was due; a closed loop's
+// request has no schedule.
+func TestDueIsTheScheduledInstant(t *testing.T) {
+	var mu sync.Mutex
+	var lags []time.Duration
+	fn := func(ctx context.Context, _ int) loadgen.Sample {
+		due, ok := loadgen.Due(ctx)
+		assert.True(t, ok, "an open loop's request has a due instant")
+		mu.Lock()
+		lags = append(lags, time.Since(due))
+		mu.Unlock()
+		return loadgen.Sample{}
+	}
+	run, err := loadgen.RunOpen(t.Context(), fn, loadgen.Open{Rate: 100, Seed: 3, Requests: 5})
+	require.NoError(t, err)
+	require.Len(t, lags, 5)
+	for i, s := range run.Samples {
+		assert.GreaterOrEqual(t, lags[i], time.Duration(0), "request %d is not sent before it is due", s.Index)
+	}
+	_, err = loadgen.RunClosed(t.Context(), func(ctx context.Context, _ int) loadgen.Sample {
+		_, ok := loadgen.Due(ctx)
+		assert.False(t, ok, "a closed loop has no schedule")
+		return loadgen.Sample{}
+	}, loadgen.Closed{Requests: 2})
+	require.NoError(t, err)
+}
+
+// The achieved rate is the arrivals' own: one request sent in a 2 s run
+// at 0.1 req/s has no rate (the old requests / wall time made it 1 / its
+// latency), and many requests at a known schedule give (n−1) / window.
+func TestRunAchievedRateOverTheSendingWindow(t *testing.T) {
+	run, err := loadgen.RunOpen(t.Context(), instant, loadgen.Open{Rate: 0.1, Seed: 0, Duration: 2 * time.Second})
+	require.NoError(t, err)
+	require.Equal(t, 1, run.Sent, "the second arrival of seed 0 at 0.1 req/s falls after 2 s")
+	_, ok, reason := run.AchievedRate()
+	assert.False(t, ok, "one request is no rate")
+	assert.Equal(t, "only 1 sent: a rate needs at least 3 requests (two gaps between sends)", reason)
+
+	run, err = loadgen.RunOpen(t.Context(), instant, loadgen.Open{Rate: 200, Seed: 5, Requests: 40})
+	require.NoError(t, err)
+	rate, ok, _ := run.AchievedRate()
+	require.True(t, ok, "40 requests measure a rate")
+	assert.InDelta(t, 39/(run.LastSent-run.FirstSent).Seconds(), rate, 1e-9, "(n−1) / (last send − first send)")
+}

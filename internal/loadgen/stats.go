@@ -1,0 +1,120 @@
+package loadgen
+
+import (
+	"math"
+	"time"
+
+	"github.com/benchserve/benchserve/internal/stats"
+)
+
+// StatsOptions tunes Summarize. The zero value works.
+type StatsOptions struct {
+	// Percentiles are extra percentiles (besides 50/90/95/99) to compute
+	// for every stats.Dist, e.g. 99.9.
+	Percentiles []float64
+	// Goodput, when non-nil, is the per-request SLO stats.Stats.Goodput counts
+	// against.
+	Goodput *stats.RequestSLO
+}
+
+// Summarize computes the stats.Stats of samples collected over duration
+// (reference: compute_summary_stats per metric, extended with vLLM's
+// percentiles and throughputs). Samples of kind "dropped" count as Dropped,
+// not as Requests. Run-level fields (Mode, PeakInFlight, Unsent, Late) are
+// left zero; Run.Stats fills them.
+func Summarize(samples []Sample, duration time.Duration, opts StatsOptions) stats.Stats {
+	var ttft, ttfo, tpot, itl, e2el, gen, lag []float64
+	s := stats.Stats{Duration: duration, Errors: map[stats.ErrorKind]int{}, GoodputSLO: opts.Goodput}
+	for _, x := range samples {
+		if x.Kind == stats.KindDropped {
+			s.Dropped++
+			s.Errors[stats.KindDropped]++
+			continue
+		}
+		s.Requests++
+		lag = append(lag, ms(x.Lag))
+		if !x.OK() {
+			s.Failed++
+			kind := x.Kind
+			if kind == "" {
+				kind = Classify(x.Err)
+			}
+			s.Errors[kind]++
+			// A request that streamed its answer and only failed a
+			// quality check was measured all the same: its timings
+			// count, as in the payload summary (one definition).
+			if kind != stats.KindQuality {
+				continue
+			}
+		} else {
+			s.Succeeded++
+		}
+		s.OutputTokens += x.CompletionTokens
+		ttft = append(ttft, x.TTFTms)
+		e2el = append(e2el, x.E2ELms)
+		if x.HasOutput {
+			ttfo = append(ttfo, x.TTFOms)
+		}
+		if x.CompletionTokens >= 2 {
+			if math.IsNaN(x.TPOTms) || math.IsNaN(x.GenTPS) {
+				// One chunk or a burst: no decode span to time
+				// (stream.DecodeObservable); left out and counted.
+				s.DecodeSkipped++
+			} else {
+				tpot = append(tpot, x.TPOTms)
+				gen = append(gen, x.GenTPS)
+			}
+		}
+		itl = append(itl, x.ITLms...)
+	}
+	p := opts.Percentiles
+	s.TTFT, s.TTFO, s.TPOT = stats.NewDist(ttft, p...), stats.NewDist(ttfo, p...), stats.NewDist(tpot, p...)
+	s.ITL, s.E2EL, s.GenTPS, s.Lag = stats.NewDist(itl, p...), stats.NewDist(e2el, p...), stats.NewDist(gen, p...), stats.NewDist(lag, p...)
+	if secs := duration.Seconds(); secs > 0 {
+		s.RequestThroughput = float64(s.Succeeded) / secs
+		s.OutputThroughput = float64(s.OutputTokens) / secs
+	}
+	if total := s.Requests + s.Dropped; total > 0 {
+		s.ErrorRate = float64(s.Failed+s.Dropped) / float64(total)
+	}
+	if opts.Goodput != nil {
+		s.Goodput = Goodput(samples, duration, *opts.Goodput)
+	}
+	return s
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Met reports whether s succeeded and stayed within every limit (a limit
+// is met when the value is <= it, as in vLLM). TPOT is only checked for
+// requests with >= 2 completion tokens.
+func MetSLO(slo stats.RequestSLO, s Sample) bool {
+	if !s.OK() {
+		return false
+	}
+	if slo.TTFTms > 0 && s.TTFTms > slo.TTFTms {
+		return false
+	}
+	if slo.TPOTms > 0 && s.CompletionTokens >= 2 && s.TPOTms > slo.TPOTms {
+		return false
+	}
+	if slo.E2ELms > 0 && s.E2ELms > slo.E2ELms {
+		return false
+	}
+	return true
+}
+
+// Goodput returns the requests per second of duration that met slo
+// (DistServe's goodput); 0 when duration is not positive.
+func Goodput(samples []Sample, duration time.Duration, slo stats.RequestSLO) float64 {
+	if duration <= 0 {
+		return 0
+	}
+	n := 0
+	for _, s := range samples {
+		if s.Kind != stats.KindDropped && MetSLO(slo, s) {
+			n++
+		}
+	}
+	return float64(n) / duration.Seconds()
+}

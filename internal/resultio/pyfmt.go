@@ -1,0 +1,497 @@
+package resultio
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/benchserve/benchserve/internal/py"
+	"github.com/benchserve/benchserve/results"
+)
+
+// pyFloat renders f as Python's repr(float) / str(float) does: the
+// shortest decimal that round-trips, fixed notation with at least one
+// fractional digit ("3.0", "12.5", "0.0001") while the decimal exponent is
+// in [-4, 16), scientific otherwise ("1e-05", "1.5e+16"), and "nan", "inf",
+// "-inf" for the special values. Used wherever the reference stringifies a
+// float: csv.DictWriter, _sql_escape and json.dumps.
+func pyFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	// Shortest round-trip digits in the form [-]d[.ddd]e±XX.
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, expStr, _ := strings.Cut(s, "e")
+	exp, _ := strconv.Atoi(expStr)
+	digits := strings.Replace(mant, ".", "", 1)
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	// Python (format_float_short, 'r' mode) switches to exponent notation
+	// when decpt <= -4 or decpt > 16, where value = 0.DIGITS × 10^decpt,
+	// i.e. decpt = exp+1.
+	if exp < -4 || exp >= 16 {
+		m := digits[:1]
+		if len(digits) > 1 {
+			m += "." + digits[1:]
+		}
+		esign := "+"
+		if exp < 0 {
+			esign = "-"
+			exp = -exp
+		}
+		return fmt.Sprintf("%s%se%s%02d", sign, m, esign, exp)
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	if exp < 0 {
+		b.WriteString("0.")
+		b.WriteString(strings.Repeat("0", -exp-1))
+		b.WriteString(digits)
+		return b.String()
+	}
+	intLen := exp + 1
+	if len(digits) <= intLen {
+		b.WriteString(digits)
+		b.WriteString(strings.Repeat("0", intLen-len(digits)))
+		b.WriteString(".0")
+		return b.String()
+	}
+	b.WriteString(digits[:intLen])
+	b.WriteByte('.')
+	b.WriteString(digits[intLen:])
+	return b.String()
+}
+
+func pyRound(f float64, n int) float64 { return py.Round(f, n) }
+
+// pyGeneral renders f as Python's format(f, "g") (six significant digits,
+// trailing zeros dropped), which is how tabulate prints float cells.
+func pyGeneral(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'g', 6, 64)
+}
+
+// jsonOpts selects the json.dumps flavour pyJSON reproduces.
+type jsonOpts struct {
+	// indent 2 like json.dumps(indent=2); 0 means single-line with
+	// Python's default separators ", " and ": ".
+	indent bool
+}
+
+var (
+	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
+	jsonNumberType    = reflect.TypeFor[json.Number]()
+	rawMessageType    = reflect.TypeFor[json.RawMessage]()
+	statsPtrType      = reflect.TypeFor[*results.Stats]()
+	// intishFields are float fields whose reference value is a Python int
+	// (policy_timeout_ms: Optional[int]); integral values print as ints.
+	intishFields = map[reflect.Type]map[string]bool{
+		reflect.TypeFor[results.Policy](): {"TimeoutMS": true},
+	}
+	ownPkgPath = reflect.TypeFor[results.Record]().PkgPath()
+	// nullableFloatsType prints null when nil (itl_ms without gaps).
+	nullableFloatsType = reflect.TypeFor[results.NullableFloats]()
+)
+
+// pyJSON encodes v the way the reference's json.dumps does (ensure_ascii,
+// insertion order for structs = field order, sorted keys for Go maps), with
+// these documented departures forced by Go:
+//   - NaN and ±Inf become null (Python writes the invalid tokens NaN and
+//     Infinity);
+//   - typed float fields use Python's float repr ("3.0"); float64 values
+//     held in an interface (decoded JSON such as extra_body) that are
+//     integral print as integers, since their Python source was an int;
+//   - nil slices and maps print as [] and {} (the reference never has None
+//     where it has a list or dict), except a nil NullableFloats (null);
+//     nil pointers print null, except a nil *Stats, which prints {} like
+//     _summary_or_empty.
+func pyJSON(v any, o jsonOpts) ([]byte, error) {
+	e := &pyEncoder{}
+	if err := e.encode(reflect.ValueOf(v), false); err != nil {
+		return nil, err
+	}
+	if !o.indent {
+		return e.buf.Bytes(), nil
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, e.buf.Bytes(), "", "  "); err != nil {
+		return nil, fmt.Errorf("results: json: indent: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+type pyEncoder struct {
+	buf bytes.Buffer
+}
+
+func (e *pyEncoder) sep(item bool) {
+	// Compact output with Python separators; pyJSON with indent re-indents,
+	// and json.Indent ignores the existing insignificant spaces.
+	if item {
+		e.buf.WriteString(", ")
+	} else {
+		e.buf.WriteString(": ")
+	}
+}
+
+// encode writes v; intish prints integral floats as integers (values held
+// in interfaces, and intishFields).
+func (e *pyEncoder) encode(v reflect.Value, intish bool) error {
+	if !v.IsValid() {
+		e.buf.WriteString("null")
+		return nil
+	}
+	t := v.Type()
+	if t == statsPtrType && v.IsNil() {
+		e.buf.WriteString("{}")
+		return nil
+	}
+	if t == nullableFloatsType && v.IsNil() {
+		e.buf.WriteString("null")
+		return nil
+	}
+	if t == jsonNumberType {
+		s := v.String()
+		if s == "" {
+			s = "0"
+		}
+		e.buf.WriteString(pyNumberLiteral(s))
+		return nil
+	}
+	if t == rawMessageType {
+		if v.Len() == 0 {
+			e.buf.WriteString("null")
+			return nil
+		}
+		return e.encodeRaw(v.Bytes())
+	}
+	if t.PkgPath() != ownPkgPath && t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && t.Implements(jsonMarshalerType) {
+		b, err := v.Interface().(json.Marshaler).MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("results: json: %s: %w", t, err)
+		}
+		var c bytes.Buffer
+		if err := json.Compact(&c, b); err != nil {
+			return fmt.Errorf("results: json: %s: %w", t, err)
+		}
+		e.buf.Write(c.Bytes())
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			e.buf.WriteString("null")
+			return nil
+		}
+		return e.encode(v.Elem(), intish || t.Kind() == reflect.Interface)
+	case reflect.Bool:
+		if v.Bool() {
+			e.buf.WriteString("true")
+		} else {
+			e.buf.WriteString("false")
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		e.buf.WriteString(strconv.FormatInt(v.Int(), 10))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		e.buf.WriteString(strconv.FormatUint(v.Uint(), 10))
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		switch {
+		case math.IsNaN(f) || math.IsInf(f, 0):
+			e.buf.WriteString("null")
+		case intish && f == math.Trunc(f) && math.Abs(f) < 1e16:
+			e.buf.WriteString(strconv.FormatFloat(f, 'f', 0, 64))
+		default:
+			e.buf.WriteString(pyFloat(f))
+		}
+	case reflect.String:
+		writePyString(&e.buf, v.String())
+	case reflect.Slice, reflect.Array:
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			// []byte: encoding/json writes base64; keep that convention.
+			b, _ := json.Marshal(v.Bytes())
+			e.buf.Write(b)
+			return nil
+		}
+		e.buf.WriteByte('[')
+		for i := range v.Len() {
+			if i > 0 {
+				e.sep(true)
+			}
+			if err := e.encode(v.Index(i), false); err != nil {
+				return err
+			}
+		}
+		e.buf.WriteByte(']')
+	case reflect.Map:
+		keys := make([]string, 0, v.Len())
+		vals := make(map[string]reflect.Value, v.Len())
+		iter := v.MapRange()
+		for iter.Next() {
+			k := iter.Key()
+			var ks string
+			switch k.Kind() {
+			case reflect.String:
+				ks = k.String()
+			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+				ks = strconv.FormatInt(k.Int(), 10)
+			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+				ks = strconv.FormatUint(k.Uint(), 10)
+			default:
+				return fmt.Errorf("results: json: unsupported map key type %s", k.Type())
+			}
+			keys = append(keys, ks)
+			vals[ks] = iter.Value()
+		}
+		slices.Sort(keys)
+		e.buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				e.sep(true)
+			}
+			writePyString(&e.buf, k)
+			e.sep(false)
+			if err := e.encode(vals[k], false); err != nil {
+				return err
+			}
+		}
+		e.buf.WriteByte('}')
+	case reflect.Struct:
+		e.buf.WriteByte('{')
+		n := 0
+		if err := e.structFields(v, &n); err != nil {
+			return err
+		}
+		e.buf.WriteByte('}')
+	default:
+		return fmt.Errorf("results: json: unsupported type %s", t)
+	}
+	return nil
+}
+
+// structFields writes v's exported fields in declaration order, honouring
+// json tags (name, "-", omitempty) and inlining untagged embedded structs.
+func (e *pyEncoder) structFields(v reflect.Value, n *int) error {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		fv := v.Field(i)
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					continue
+				}
+				fv, ft = fv.Elem(), ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				if err := e.structFields(fv, n); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if strings.Contains(","+opts+",", ",omitempty,") && isEmptyValue(fv) {
+			continue
+		}
+		if *n > 0 {
+			e.sep(true)
+		}
+		*n++
+		writePyString(&e.buf, name)
+		e.sep(false)
+		// `ordered:"F"`: when field F (a json.RawMessage) is set, it is
+		// written instead, keeping the key order the reference keeps.
+		if of := f.Tag.Get("ordered"); of != "" {
+			if raw := v.FieldByName(of); raw.IsValid() && raw.Type() == rawMessageType && raw.Len() > 0 {
+				if err := e.encodeRaw(raw.Bytes()); err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				continue
+			}
+		}
+		if err := e.encode(fv, intishFields[t][f.Name]); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// isEmptyValue is encoding/json's omitempty test.
+func isEmptyValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool:
+		return !v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v.Uint() == 0
+	case reflect.Float32, reflect.Float64:
+		return v.Float() == 0
+	case reflect.Interface, reflect.Pointer:
+		return v.IsNil()
+	}
+	return false
+}
+
+// writePyString writes s as a JSON string the way json.dumps does with
+// ensure_ascii=True: \" \\ \n \r \t \b \f, other control characters and
+// every non-ASCII code point as \uXXXX (lowercase hex, surrogate pairs
+// above U+FFFF). Invalid UTF-8 becomes \ufffd.
+func writePyString(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20:
+			fmt.Fprintf(b, `\u%04x`, r)
+		case r < utf8.RuneSelf:
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			r -= 0x10000
+			fmt.Fprintf(b, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
+		default:
+			fmt.Fprintf(b, `\u%04x`, r)
+		}
+	}
+	b.WriteByte('"')
+}
+
+// pyDumps is json.dumps(v) with the reference's defaults (separators ", "
+// and ": ", ensure_ascii, sorted map keys); see pyJSON for the departures.
+func pyDumps(v any) (string, error) {
+	b, err := pyJSON(v, jsonOpts{})
+	return string(b), err
+}
+
+// encodeRaw re-encodes the JSON document raw as json.dumps would write the
+// value json.loads makes of it: object keys in written order, strings
+// ensure_ascii, integer literals as written, other numbers as Python floats.
+func (e *pyEncoder) encodeRaw(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := e.rawValue(dec); err != nil {
+		return fmt.Errorf("results: json: raw value: %w", err)
+	}
+	return nil
+}
+
+func (e *pyEncoder) rawValue(dec *json.Decoder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch x := tok.(type) {
+	case json.Delim:
+		isObject := x == '{'
+		if isObject {
+			e.buf.WriteByte('{')
+		} else {
+			e.buf.WriteByte('[')
+		}
+		for i := 0; dec.More(); i++ {
+			if i > 0 {
+				e.sep(true)
+			}
+			if isObject {
+				k, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				ks, _ := k.(string)
+				writePyString(&e.buf, ks)
+				e.sep(false)
+			}
+			if err := e.rawValue(dec); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return err
+		}
+		if isObject {
+			e.buf.WriteByte('}')
+		} else {
+			e.buf.WriteByte(']')
+		}
+	case string:
+		writePyString(&e.buf, x)
+	case json.Number:
+		e.buf.WriteString(pyNumberLiteral(string(x)))
+	case bool:
+		if x {
+			e.buf.WriteString("true")
+		} else {
+			e.buf.WriteString("false")
+		}
+	case nil:
+		e.buf.WriteString("null")
+	}
+	return nil
+}
+
+// pyNumberLiteral is how json.dumps writes the number json.loads makes of
+// the JSON number literal lit: an integer literal as written (a Python
+// int), anything else as a Python float ("0.20" → "0.2", "1e3" →
+// "1000.0"); a float overflowing to infinity is null (see pyJSON).
+func pyNumberLiteral(lit string) string {
+	if !strings.ContainsAny(lit, ".eE") {
+		return lit
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	switch {
+	case math.IsInf(f, 0):
+		return "null"
+	case err != nil:
+		return lit
+	}
+	return pyFloat(f)
+}

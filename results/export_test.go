@@ -1,8 +1,0 @@
-package results
-
-// Fixed payloads for the external tests (results_test), which also test
-// package history on them.
-var (
-	FixedPayload = fixedPayload
-	FixedSweep   = fixedSweep
-)
