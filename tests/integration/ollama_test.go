@@ -27,8 +27,8 @@ const (
 	envModel = "BENCHSERVE_MODEL"
 
 	skipMessage = "integration: BENCHSERVE_URL is not set, so the real-server tests are skipped; " +
-		"run them with: env $(scripts/realserver.sh start) go test ./integration/ -v " +
-		"(needs scripts/realserver.sh install once; see integration/README.md)"
+		"run them with: env $(scripts/realserver.sh start) go test ./tests/integration/ -v " +
+		"(needs scripts/realserver.sh install once; see tests/integration/README.md)"
 
 	// defaultModel is the name scripts/realserver.sh registers.
 	defaultModel = "tiny"
@@ -266,6 +266,33 @@ func TestOllamaDifferences(t *testing.T) {
 		require.NotEmpty(t, msg, "the server says why")
 		assert.Equal(t, msg, he.Message, "the server's own message is carried through unchanged")
 		assert.Contains(t, he.Message, "no-such-model", "the message names the model (every version does)")
+	})
+
+	t.Run("response_format json_object constrains the answer", func(t *testing.T) {
+		// The tiny model never writes a brace unconstrained (its workload
+		// forbids them), so an answer that opens with one was constrained.
+		// Versions sample differently under the grammar; a capped answer
+		// can be unfinished JSON, a finished one parses.
+		status, answer, err := postJSON(t.Context(), url+"/v1/chat/completions", map[string]any{
+			"model": model, "messages": userMsg("hi"), "max_tokens": 30, "seed": 7,
+			"response_format": map[string]any{"type": "json_object"},
+		})
+		require.NoError(t, err, "non-streamed answer decodes")
+		require.Equal(t, http.StatusOK, status, "json_object is accepted")
+		var resp struct {
+			Choices []struct {
+				Message      struct{ Content string } `json:"message"`
+				FinishReason string                   `json:"finish_reason"`
+			} `json:"choices"`
+		}
+		data, _ := json.Marshal(answer)
+		require.NoError(t, json.Unmarshal(data, &resp), "chat.completion shape")
+		require.Len(t, resp.Choices, 1, "one choice")
+		content := resp.Choices[0].Message.Content
+		assert.True(t, strings.HasPrefix(strings.TrimSpace(content), "{"), "the answer opens a JSON object: %q", content)
+		if resp.Choices[0].FinishReason == "stop" {
+			assert.True(t, json.Valid([]byte(content)), "a finished answer is JSON: %q", content)
+		}
 	})
 
 	t.Run("cancel endpoint is missing", func(t *testing.T) {

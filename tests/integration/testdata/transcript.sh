@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Regenerates ollama-transcript.txt against scripts/realserver.sh start (ollama v0.6.5, model tiny).
+# Regenerates a transcript against scripts/realserver.sh start (model tiny):
+#   tests/integration/testdata/transcript.sh > tests/integration/testdata/ollama-transcript.txt          # v0.6.5
+#   env $(scripts/realserver.sh --version v0.17.4 env) tests/integration/testdata/transcript.sh \
+#     > tests/integration/testdata/ollama-v0.17.4-transcript.txt
 set -euo pipefail
 B=${BENCHSERVE_URL:-http://127.0.0.1:11435}
+V=$(curl -fsS "$B/api/version" | sed -n 's/.*"version":"\([^"]*\)".*/\1/p')
 show() { # title, curl args...
 	local title=$1; shift
 	{ printf '### %s\n$ curl -sN -i' "$title"; printf " '%s'" "$@"; printf '\n'; } | sed "s|$B|\$BENCHSERVE_URL|g"
@@ -9,9 +13,9 @@ show() { # title, curl args...
 	printf '\n'
 }
 C=$B/v1/chat/completions
-echo "# Ollama v0.6.5 (go install, reports version 0.0.0) serving tools/tinymodel as \"tiny\""
+echo "# Ollama v$V (go install, version stamped) serving tools/tinymodel as \"tiny\""
 echo "# via scripts/realserver.sh start. Verbatim except: Date headers removed, CR stripped from"
-echo "# header lines (the SSE bodies contain no CR). Regenerate: tests/integration/testdata/transcript.sh > tests/integration/testdata/ollama-transcript.txt"
+echo "# header lines (the SSE bodies contain no CR). Regenerate with tests/integration/testdata/transcript.sh (see its head)."
 echo
 show "stream with include_usage, max_tokens 5 (ends by length)" "$C" -d '{"model":"tiny","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"max_tokens":5,"seed":7}'
 show "stream, seed 9, max_tokens 40 (ends by </s>: finish_reason stop)" "$C" -d '{"model":"tiny","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"max_tokens":40,"seed":9}'
