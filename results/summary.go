@@ -3,7 +3,6 @@ package results
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"slices"
 
 	"github.com/benchserve/benchserve/internal/py"
@@ -34,7 +33,7 @@ func timedSamples(records []Record) (latency, ttft, genTPS []float64, skipped in
 		}
 		latency = append(latency, r.Metrics.E2ELms)
 		ttft = append(ttft, r.Metrics.TTFTms)
-		if math.IsNaN(r.Metrics.GenTPS) {
+		if !stats.DecodeTimed(r.Metrics.TPOTms, r.Metrics.GenTPS) {
 			skipped++
 			continue
 		}

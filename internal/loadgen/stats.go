@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"math"
 	"time"
 
 	"github.com/benchserve/benchserve/internal/stats"
@@ -56,7 +55,7 @@ func Summarize(samples []Sample, duration time.Duration, opts StatsOptions) stat
 			ttfo = append(ttfo, x.TTFOms)
 		}
 		if x.CompletionTokens >= 2 {
-			if math.IsNaN(x.TPOTms) || math.IsNaN(x.GenTPS) {
+			if !stats.DecodeTimed(x.TPOTms, x.GenTPS) {
 				// One chunk or a burst: no decode span to time
 				// (stream.DecodeObservable); left out and counted.
 				s.DecodeSkipped++

@@ -15,6 +15,7 @@ import (
 	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
+	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -691,7 +692,7 @@ func aggregate(recs []*results.Record, concurrency int, validate bool) aggregati
 		m := rec.Metrics
 		a.valid++
 		a.ttft += m.TTFTms
-		if !math.IsNaN(m.TPOTms) && !math.IsNaN(m.GenTPS) {
+		if stats.DecodeTimed(m.TPOTms, m.GenTPS) {
 			// Only requests whose decode span was observable
 			// (stream.DecodeObservable): a burst has no rate.
 			timed++

@@ -38,6 +38,9 @@ func TestSweepAgainstHungMetricsFinishes(t *testing.T) {
 		}
 		proxy.ServeHTTP(w, r)
 	}))
+	// One connection per request: the hung scrape's is never one a chat
+	// request goes out on (with keep-alives one was cut now and then).
+	hung.Config.SetKeepAlivesEnabled(false)
 	t.Cleanup(hung.Close)
 	res := invoke(t, "--url", hung.URL, "--prompts", "short", "--concurrency", "1", "--repetitions", "2",
 		"--warmup", "0", "--format", "json")
