@@ -21,7 +21,7 @@ func Example() {
 	in := conformance.Input{Spec: spec, Messages: []openai.Message{{"role": "user", "content": "Say hello."}}, MaxTokens: 8}
 	for _, faults := range [][]fixtures.Fault{nil, {fixtures.Fault("no-done")}} {
 		srv := fixtures.New(fixtures.Options{Faults: faults, Timing: &fixtures.Timing{}})
-		out := conformance.Run(context.Background(), conformance.Target{Client: &stream.Client{BaseURL: srv.URL}, Model: srv.Model()}, in)
+		out := conformance.Run(context.Background(), conformance.Target{Sender: clientSender{&stream.Client{BaseURL: srv.URL}}, Model: srv.Model()}, in)
 		srv.Close()
 		msg, _, _ := strings.Cut(out.Message("stream.framing", spec), "; sent:")
 		fmt.Println(out.Verdict, "|", msg)
@@ -29,4 +29,12 @@ func Example() {
 	// Output:
 	// pass | stream.framing (MUST): holds: 12 events, 11 chunks, then data: [DONE]
 	// fail | stream.framing (MUST): the stream ended after 11 events without data: [DONE]; breaks: a stream is data: events of JSON chat.completion.chunk objects ending with data: [DONE] (https://platform.openai.com/docs/api-reference/chat/streaming)
+}
+
+// clientSender sends a contract's requests through a stream client, as the
+// runner does.
+type clientSender struct{ *stream.Client }
+
+func (c clientSender) Stream(ctx context.Context, req stream.Request) (*stream.Result, error) {
+	return c.ChatStream(ctx, req)
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -38,11 +37,22 @@ const WrongKey = "benchserve-conformance-wrong-key"
 // stream, for the server's running-requests gauge to fall.
 const CancelGrace = 2 * time.Second
 
+// Sender sends a contract's requests with the engine's one HTTP policy
+// (timeouts, redirects, the Authorization header): the runner's stream
+// client. This package builds the requests and judges the answers; it
+// sends nothing itself.
+type Sender interface {
+	// Stream sends one streamed chat completion (stream.Client.ChatStream).
+	Stream(ctx context.Context, req stream.Request) (*stream.Result, error)
+	// Do sends one non-streamed request; key, when non-nil, replaces the
+	// run's API key ("" sends none) (stream.Client.Do).
+	Do(ctx context.Context, method, path string, body []byte, key *string, limit int64) (stream.Exchange, error)
+}
+
 // Target is the server a contract is checked on.
 type Target struct {
-	// Client is the stream client (BaseURL, APIKey, HTTP) every request
-	// of the contract goes through; required.
-	Client *stream.Client
+	// Sender sends every request of the contract; required.
+	Sender Sender
 	// Model is the model sent in every request.
 	Model string
 }
@@ -208,44 +218,16 @@ func (r *runner) body(streamed bool) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func (r *runner) httpClient() *http.Client {
-	if r.t.Client.HTTP != nil {
-		return r.t.Client.HTTP
-	}
-	return http.DefaultClient
-}
-
-// do sends one non-streamed request with the given key ("" sends none).
-func (r *runner) do(ctx context.Context, method, path string, body []byte, key string) *exchange {
+// do sends one non-streamed request; key nil is the run's own API key,
+// "" none.
+func (r *runner) do(ctx context.Context, method, path string, body []byte, key *string) *exchange {
 	ex := &exchange{method: method, path: path, sent: body}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(r.t.Client.BaseURL, "/")+path, rd)
+	got, err := r.t.Sender.Do(ctx, method, path, body, key, maxBody)
+	ex.status, ex.contentType, ex.body = got.Status, got.ContentType, got.Body
 	if err != nil {
-		ex.err = fmt.Errorf("conformance: %s %s: %w", method, path, err)
-		return ex
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := r.httpClient().Do(req)
-	if err != nil {
-		ex.err = fmt.Errorf("conformance: %s %s: %w", method, path, err)
-		return ex
-	}
-	defer resp.Body.Close()
-	ex.status, ex.contentType = resp.StatusCode, resp.Header.Get("Content-Type")
-	ex.body, ex.err = io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if ex.err != nil {
-		ex.err = fmt.Errorf("conformance: %s %s: read body: %w", method, path, ex.err)
+		ex.err = fmt.Errorf("conformance: %w", err)
 	}
 	return ex
 }
@@ -256,7 +238,7 @@ func (r *runner) post(ctx context.Context) (*exchange, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.do(ctx, http.MethodPost, EndpointChat, body, r.t.Client.APIKey), nil
+	return r.do(ctx, http.MethodPost, EndpointChat, body, nil), nil
 }
 
 // streamed is one streamed answer with its raw events.
@@ -287,7 +269,7 @@ func (r *runner) stream(ctx context.Context, stopAfter int) (*streamed, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
-	res, serr := r.t.Client.ChatStream(ctx, stream.Request{Body: body, KeepEvents: KeptEvents, StopAfterChunks: stopAfter})
+	res, serr := r.t.Sender.Stream(ctx, stream.Request{Body: body, KeepEvents: KeptEvents, StopAfterChunks: stopAfter})
 	st := &streamed{sent: body, res: res, err: serr}
 	st.chunks = parseChunks(res.Events)
 	return st, nil

@@ -857,14 +857,15 @@ func (r *runner) wrongKey(ctx context.Context) Outcome {
 	if err != nil {
 		return failed("", "", "%v", err)
 	}
-	open := r.do(ctx, http.MethodPost, EndpointChat, body, "")
+	noKey, wrongKey := "", WrongKey
+	open := r.do(ctx, http.MethodPost, EndpointChat, body, &noKey)
 	if open.status == 0 {
 		return failed(open.sentText(), open.gotText(), "no answer without a key")
 	}
 	if open.status >= 200 && open.status < 300 {
 		return skip("the server answers without an API key (HTTP %d): it requires none", open.status)
 	}
-	ex := r.do(ctx, http.MethodPost, EndpointChat, body, WrongKey)
+	ex := r.do(ctx, http.MethodPost, EndpointChat, body, &wrongKey)
 	if ex.status != http.StatusUnauthorized {
 		o := failed(ex.sentText()+" with a wrong key", ex.gotText(), "HTTP %d for a wrong key (HTTP %d without one)", ex.status, open.status)
 		o.Status = ex.status
@@ -874,7 +875,7 @@ func (r *runner) wrongKey(ctx context.Context) Outcome {
 }
 
 func (r *runner) models(ctx context.Context) Outcome {
-	ex := r.do(ctx, http.MethodGet, EndpointModels, nil, r.t.Client.APIKey)
+	ex := r.do(ctx, http.MethodGet, EndpointModels, nil, nil)
 	bad := func(format string, args ...any) Outcome {
 		o := failed(ex.sentText(), ex.gotText(), format, args...)
 		o.Status = ex.status
@@ -920,7 +921,7 @@ func (r *runner) models(ctx context.Context) Outcome {
 
 // running reads the server's running-requests gauge.
 func (r *runner) running(ctx context.Context) (float64, string, bool) {
-	ex := r.do(ctx, http.MethodGet, "/metrics", nil, r.t.Client.APIKey)
+	ex := r.do(ctx, http.MethodGet, "/metrics", nil, nil)
 	if ex.status != http.StatusOK {
 		return 0, "", false
 	}

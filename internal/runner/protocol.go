@@ -8,6 +8,7 @@ import (
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -40,7 +41,7 @@ func (r *Runner) runContract(ctx context.Context, w *workloads.Workload, c workl
 		in.Timeout = time.Duration(*c.PolicyTimeoutMS * float64(time.Millisecond))
 	}
 	started := time.Now()
-	out := conformance.Run(ctx, conformance.Target{Client: r.client, Model: r.model}, in)
+	out := conformance.Run(ctx, conformance.Target{Sender: sender{r.client}, Model: r.model}, in)
 	msg := out.Message(c.ID, spec)
 	failing := conformance.Failing(spec.Level, out.Verdict, spec.Strict)
 	rule := spec.Rule()
@@ -103,4 +104,16 @@ func (r *Runner) runContract(ctx context.Context, w *workloads.Workload, c workl
 		o.Issues = []checks.Issue{{Check: "protocol." + string(spec.Check), Message: rec.Quality.Issues[0]}}
 	}
 	return o
+}
+
+// sender is the engine's client as the conformance package's Sender: a
+// contract's requests go out through the run's one HTTP policy.
+type sender struct{ c *stream.Client }
+
+func (s sender) Stream(ctx context.Context, req stream.Request) (*stream.Result, error) {
+	return s.c.ChatStream(ctx, req)
+}
+
+func (s sender) Do(ctx context.Context, method, path string, body []byte, key *string, limit int64) (stream.Exchange, error) {
+	return s.c.Do(ctx, method, path, body, key, limit)
 }
