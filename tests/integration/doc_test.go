@@ -6,7 +6,7 @@
 //	env $(scripts/realserver.sh [--version v0.17.4] start) go test ./tests/integration/ -run . -v
 //	scripts/realserver.sh [--version v0.17.4] stop
 //
-// The tests run the workload workloads/examples/tiny-model.json through
+// The tests run the workload workloads/tiny-model.json through
 // benchtest.RunWorkload (sequentially and with four requests in flight),
 // a policy timeout that must fire mid-stream through the runner, and a few
 // stream.Client checks against the raw server answer. README.md lists what

@@ -19,7 +19,7 @@ import (
 )
 
 // workloadPath is the workload written for the tiny model.
-const workloadPath = "workloads/examples/tiny-model.json"
+const workloadPath = "workloads/tiny-model.json"
 
 // basicCases are the ids of the cases tagged "basic", which must pass.
 var basicCases = []string{"greet", "stop-early", "long", "multi-turn"}
