@@ -22,7 +22,10 @@ const toolsModel = defaultModel + "-tools"
 // sampling decides) of every builtin contract on the pinned
 // Ollama versions with toolsModel, as watched. Both versions keep the same
 // contracts; why each one that does not pass does not:
-//   - limits.max_completion_tokens (warn): ignored, the answer runs on.
+//   - limits.max_completion_tokens (warn, rarely pass): ignored, the
+//     answer runs on; the suite's request has no seed, and the few sampled
+//     answers that end by </s> within 8 tokens pass (TestOllamaDifferences
+//     pins the ignoring with a seed).
 //   - limits.stop (skip): the tiny model's answer reached max_tokens first.
 //   - choices.n (warn): n=2 silently gives one choice.
 //   - tools.required, tools.named (fail): tool_choice is ignored, and the
@@ -32,6 +35,8 @@ const toolsModel = defaultModel + "-tools"
 //   - tools.stream_agrees (warn): greedy decoding hits Ollama's repeat
 //     abort, which ends the answer without a finish_reason (v0.17.4) or,
 //     with tools on v0.6.5, with an empty application/x-ndjson body.
+//   - usage.length_finish (pass, sometimes skip): an unseeded answer that
+//     ends by </s> before max_tokens is not a cut answer to judge.
 //   - structured.json_object (pass or skip): the suite's request has no
 //     seed; about one sampled answer in five runs to max_tokens inside the
 //     grammar, and a cut answer is skipped (its JSON cannot be complete).
@@ -41,15 +46,16 @@ const toolsModel = defaultModel + "-tools"
 //   - cancel.stops (skip): no running-requests gauge (no /metrics).
 var ollamaVerdicts = map[string]string{
 	// Sampled: either verdict, see above.
-	"structured.json_object": "pass|skip",
+	"structured.json_object": "pass|skip", "usage.length_finish": "pass|skip",
+	"limits.max_completion_tokens": "fail|pass",
 
 	"stream.framing": "pass", "stream.same_id": "pass", "stream.first_role": "pass",
 	"stream.finish_once": "pass", "stream.usage_chunk": "pass",
-	"usage.total": "pass", "usage.max_tokens": "pass", "usage.length_finish": "pass", "usage.prompt_agrees": "pass",
+	"usage.total": "pass", "usage.max_tokens": "pass", "usage.prompt_agrees": "pass",
 	"nonstream.object": "pass", "nonstream.agrees": "pass",
-	"limits.max_completion_tokens": "fail", "limits.stop": "skip",
-	"choices.n":  "fail",
-	"tools.none": "pass", "tools.required": "fail", "tools.named": "fail",
+	"limits.stop": "skip",
+	"choices.n":   "fail",
+	"tools.none":  "pass", "tools.required": "fail", "tools.named": "fail",
 	"tools.arguments": "skip", "tools.ids": "skip", "tools.finish_reason": "skip",
 	"tools.parallel_false": "pass", "tools.stream_agrees": "fail",
 	"structured.json_schema": "skip",

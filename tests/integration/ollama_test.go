@@ -295,6 +295,25 @@ func TestOllamaDifferences(t *testing.T) {
 		}
 	})
 
+	t.Run("max_completion_tokens and n are ignored", func(t *testing.T) {
+		// Seed 7 on "hi" runs past 3 tokens: max_completion_tokens does not
+		// cap it (max_tokens does), and n=2 gives one choice, not two and
+		// not a 4xx.
+		status, answer, err := postJSON(t.Context(), url+"/v1/chat/completions", map[string]any{
+			"model": model, "messages": userMsg("hi"), "seed": 7, "max_completion_tokens": 3, "n": 2,
+		})
+		require.NoError(t, err, "non-streamed answer decodes")
+		require.Equal(t, http.StatusOK, status, "both fields are accepted")
+		var resp struct {
+			Choices []json.RawMessage `json:"choices"`
+			Usage   openai.Usage      `json:"usage"`
+		}
+		data, _ := json.Marshal(answer)
+		require.NoError(t, json.Unmarshal(data, &resp), "chat.completion shape")
+		assert.Len(t, resp.Choices, 1, "n=2 gives one choice")
+		assert.Greater(t, resp.Usage.CompletionTokens, 3, "max_completion_tokens=3 does not cap the answer")
+	})
+
 	t.Run("cancel endpoint is missing", func(t *testing.T) {
 		err := c.Cancel(t.Context(), "chatcmpl-1")
 		var he *stream.HTTPError
