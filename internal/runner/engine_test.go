@@ -99,6 +99,10 @@ func TestSideRequestsHaveDeadlines(t *testing.T) {
 		}
 		proxy.ServeHTTP(w, req)
 	}))
+	// One connection per request: a hung side request's connection is never
+	// one a chat request goes out on (with keep-alives one was cut now and
+	// then under load).
+	front.Config.SetKeepAlivesEnabled(false)
 	t.Cleanup(front.Close)
 	var warnings []string
 	r, err := runner.New(context.Background(), runner.Config{URL: front.URL, Warn: func(m string) { warnings = append(warnings, m) }})
