@@ -55,7 +55,8 @@ const (
 	VerdictFail Verdict = "fail"
 	// VerdictInconclusive: an interval still reached across its
 	// threshold when the probe had been extended as far as allowed
-	// (Config.Extensions); the search treats it as not passing.
+	// (Config.Extensions); the search steers by its measured values
+	// (Probe.Leans), and it bounds neither end of the capacity's interval.
 	VerdictInconclusive Verdict = "inconclusive"
 	// VerdictSaturated: arrivals outran completions — the number of
 	// requests in flight and TTFT rose steadily through the probe — so

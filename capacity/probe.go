@@ -25,8 +25,12 @@ type Probe struct {
 	Duration time.Duration
 	Target   int
 	// Verdict is how the probe ended; Pass is Verdict == VerdictPass.
-	Verdict Verdict
-	Pass    bool
+	// PointPass reports whether every threshold held by its measured
+	// value alone; the search steers by it where the verdict is
+	// inconclusive (Leans).
+	Verdict   Verdict
+	Pass      bool
+	PointPass bool
 	// Extended counts the extensions the probe ran to (0: decided at its
 	// target).
 	Extended int
@@ -150,6 +154,10 @@ func newProbe(spec ProbeSpec, run *loadgen.Run, mon *monitor, ths []stats.Thresh
 		p.Verdict = VerdictSaturated
 	}
 	p.Pass = p.Verdict == VerdictPass
+	p.PointPass = p.Verdict != VerdictSaturated
+	for _, o := range a.outcomes {
+		p.PointPass = p.PointPass && o.Pass
+	}
 	p.Summary = Summarize(a.st)
 	p.Summary.Sent = len(run.Samples)
 	p.Summary.Warmup, p.Summary.Measured = a.warmup, len(a.measured)
@@ -193,6 +201,13 @@ func describe(o stats.Outcome) string {
 	return s
 }
 
+// Leans reports whether the search counts the probe as passing: it
+// passed with confidence, or it was inconclusive while every threshold
+// held by its measured value.
+func (p Probe) Leans() bool {
+	return p.Pass || (p.Verdict == VerdictInconclusive && p.PointPass)
+}
+
 // String is the probe's one-line report, as a search prints it:
 //
 //	probe 3: 8 req/s: FAIL (ttft_p95_ms = 612.4, want <= 500, 95% CI 580.2–650.9): 100 measured after 12 warm-up, achieved 7.9 req/s, ttft p95 612.4 ms (95% CI 580.2–650.9), tpot p95 5.1 ms, e2el p95 900.2 ms, errors 0.00%, 112 requests in 14.6s
@@ -207,7 +222,11 @@ func (p Probe) String() string {
 	case VerdictSaturated:
 		verdict = "SATURATED, stopped early (" + p.Saturation + ")"
 	case VerdictInconclusive:
-		verdict = fmt.Sprintf("INCONCLUSIVE after %d extensions (%s)", p.Extended, strings.Join(p.Failed, "; "))
+		lean := "leaning fail"
+		if p.Leans() {
+			lean = "leaning pass"
+		}
+		verdict = fmt.Sprintf("INCONCLUSIVE, %s, after %d extensions (%s)", lean, p.Extended, strings.Join(p.Failed, "; "))
 	default:
 		verdict = "FAIL (" + strings.Join(p.Failed, "; ") + ")"
 	}
@@ -268,6 +287,7 @@ type probeJSON struct {
 	Target     int                 `json:"target"`
 	Verdict    Verdict             `json:"verdict"`
 	Pass       bool                `json:"pass"`
+	PointPass  bool                `json:"point_pass"`
 	Extended   int                 `json:"extended"`
 	Saturation string              `json:"saturation,omitempty"`
 	Failed     []string            `json:"failed"`
@@ -288,8 +308,8 @@ func (p Probe) MarshalJSON() ([]byte, error) {
 		failed = []string{}
 	}
 	body, err := marshalPlain(probeJSON{Number: p.Number, Requests: p.Requests, DurationS: p.Duration.Seconds(),
-		Target: p.Target, Verdict: p.Verdict, Pass: p.Pass, Extended: p.Extended, Saturation: p.Saturation,
-		Failed: failed, SLOs: p.SLOs, Stats: p.Summary})
+		Target: p.Target, Verdict: p.Verdict, Pass: p.Pass, PointPass: p.PointPass, Extended: p.Extended,
+		Saturation: p.Saturation, Failed: failed, SLOs: p.SLOs, Stats: p.Summary})
 	if err != nil {
 		return nil, err
 	}
@@ -316,15 +336,15 @@ func (p *Probe) UnmarshalJSON(b []byte) error {
 	}
 	a := aux.probeJSON
 	*p = Probe{Number: a.Number, Requests: a.Requests, Duration: time.Duration(a.DurationS * float64(time.Second)),
-		Target: a.Target, Verdict: a.Verdict, Pass: a.Pass, Extended: a.Extended, Saturation: a.Saturation,
-		Failed: a.Failed, SLOs: a.SLOs, Summary: a.Stats}
+		Target: a.Target, Verdict: a.Verdict, Pass: a.Pass, PointPass: a.PointPass, Extended: a.Extended,
+		Saturation: a.Saturation, Failed: a.Failed, SLOs: a.SLOs, Summary: a.Stats}
 	if p.Number == 0 && aux.Index != nil {
 		p.Number = *aux.Index + 1
 	}
 	if p.Verdict == "" {
 		p.Verdict = VerdictFail
 		if p.Pass {
-			p.Verdict = VerdictPass
+			p.Verdict, p.PointPass = VerdictPass, true
 		}
 	}
 	switch {

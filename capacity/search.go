@@ -48,7 +48,7 @@ const (
 	// DefaultExtensions is how many times a probe whose interval reaches
 	// across a threshold is extended, doubling its measured requests each
 	// time, before it is called inconclusive.
-	DefaultExtensions = 2
+	DefaultExtensions = 3
 	// DefaultPrecision stops the bisection once the failing load is within
 	// 10% above the passing one.
 	DefaultPrecision = 0.1
@@ -358,7 +358,10 @@ type Result struct {
 // up from cfg.Start, doubling, until a probe does not pass or cfg.Max
 // passes, then bisects between the highest passing and the lowest
 // non-passing load until they are within cfg.Precision or cfg.MaxTime
-// passes. It runs at most cfg.MaxProbes() probes.
+// passes. An inconclusive probe steers the search by its measured values
+// (Probe.Leans), so the estimate is not biased low by the intervals'
+// width; the interval (Result.Interval) counts only probes decided with
+// confidence. It runs at most cfg.MaxProbes() probes.
 //
 // Each probe is watched as it runs (Observer): its warm-up is left out
 // (until the requests in flight have built up to their level, at least
@@ -367,8 +370,7 @@ type Result struct {
 // holds with confidence (a percentile's 95% interval,
 // stats.PercentileInterval, lies within the limit), fail when one fails
 // with confidence; otherwise the probe goes on to twice the measured
-// requests, up to cfg.Extensions times, and is then inconclusive (not a
-// pass). An open-loop probe whose arrivals outrun its completions (the
+// requests, up to cfg.Extensions times, and is then inconclusive. An open-loop probe whose arrivals outrun its completions (the
 // requests in flight and TTFT rising through it) is stopped at once as
 // saturated (a failure). The search then stops the probe: the requests it
 // cut short are left out.
@@ -470,7 +472,7 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 		if !ok {
 			return stop(err)
 		}
-		if !p.Pass {
+		if !p.Leans() {
 			hi, firstFail = load, &p
 			break
 		}
@@ -497,7 +499,7 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 		if !ok {
 			return stop(err)
 		}
-		if p.Pass {
+		if p.Leans() {
 			lo = mid
 		} else {
 			hi = mid
@@ -526,21 +528,19 @@ func (r *Result) Estimate() { r.estimate() }
 func (r *Result) estimate() {
 	r.Interval = stats.Interval{Low: math.NaN(), High: math.NaN(), Confidence: stats.DefaultConfidence,
 		Method: MethodBracket, N: len(r.Probes)}
-	lo := math.NaN()
+	lo := math.NaN() // the highest load the search counted as passing
 	var above []Probe
 	for _, p := range r.Probes {
-		switch {
-		case p.Pass:
-			if math.IsNaN(lo) || p.Load > lo {
-				lo = p.Load
-			}
-		case p.Verdict == VerdictFail || p.Verdict == VerdictSaturated:
-			if math.IsNaN(r.Interval.High) || p.Load < r.Interval.High {
-				r.Interval.High = p.Load
-			}
+		if p.Pass && (math.IsNaN(r.Interval.Low) || p.Load > r.Interval.Low) {
+			r.Interval.Low = p.Load
+		}
+		if (p.Verdict == VerdictFail || p.Verdict == VerdictSaturated) && (math.IsNaN(r.Interval.High) || p.Load < r.Interval.High) {
+			r.Interval.High = p.Load
+		}
+		if p.Leans() && (math.IsNaN(lo) || p.Load > lo) {
+			lo = p.Load
 		}
 	}
-	r.Interval.Low = lo
 	r.Interval.EffectiveN = float64(len(r.Probes))
 	if math.IsNaN(lo) {
 		r.Capacity, r.Measured = 0, false
@@ -550,7 +550,7 @@ func (r *Result) estimate() {
 	var loP *Probe
 	for i, p := range r.Probes {
 		switch {
-		case p.Load == lo && p.Pass:
+		case p.Load == lo && p.Leans():
 			loP = &r.Probes[i]
 		case p.Load > lo:
 			above = append(above, p)

@@ -172,7 +172,7 @@ func TestSearchByConcurrency(t *testing.T) {
 	b, err := json.Marshal(res)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(b), `{"capacity_concurrency":13,"by":"concurrency",`), "capacity key: %s", b[:60])
-	assert.Contains(t, string(b), `{"concurrency":1,"number":1,"requests":446,"target":100,"verdict":"pass","pass":true,`, "probe key")
+	assert.Contains(t, string(b), `{"concurrency":1,"number":1,"requests":890,"target":100,"verdict":"pass","pass":true,`, "probe key")
 }
 
 // The probe's target: what the SLOs' percentiles need, raised to rate ×
@@ -191,9 +191,9 @@ func TestProbeLength(t *testing.T) {
 	for _, s := range specs {
 		got[s.Load] = [2]int{s.Target, s.Requests}
 	}
-	assert.Equal(t, [2]int{20, 90}, got[1], "1 req/s × 10 s = 10 < 20: ProbeRequests; at most ⌈80 / 0.9⌉ + 1")
-	assert.Equal(t, [2]int{40, 179}, got[4], "4 req/s × 10 s = 40")
-	assert.Equal(t, [2]int{80, 357}, got[8], "8 req/s × 10 s = 80")
+	assert.Equal(t, [2]int{20, 179}, got[1], "1 req/s × 10 s = 10 < 20: ProbeRequests; at most ⌈160 / 0.9⌉ + 1")
+	assert.Equal(t, [2]int{40, 357}, got[4], "4 req/s × 10 s = 40")
+	assert.Equal(t, [2]int{80, 713}, got[8], "8 req/s × 10 s = 80")
 	for th, want := range map[string]int{"ttft_p95_ms <= 1": 100, "ttft_p99_ms <= 1": 500, "tpot_p50_ms <= 1": 50, "ttft_mean_ms <= 1": 50, "e2el_p99.9_s <= 1": 5000} {
 		assert.Equal(t, want, capacity.TargetRequests(slos(t, th)), th)
 	}

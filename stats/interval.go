@@ -56,9 +56,11 @@ func (iv Interval) String() string {
 // §5.2) whatever the distribution. That holds for independent samples;
 // latencies of a queue are not: a slow request is followed by slow ones.
 // The binomial is therefore taken over the effective sample size n/τ,
-// where τ is the integrated autocorrelation time of the indicator series
-// 1{x_i <= estimate} (Geyer's initial positive sequence, τ >= 1), and the
-// ranks found are scaled back to the n samples. Independent samples keep
+// where τ is the larger of the integrated autocorrelation times of the
+// indicator series 1{x_i <= estimate} and of the samples' ranks (Geyer's
+// initial positive sequence, τ >= 1; the ranks' estimate holds up when
+// few samples lie beyond a high percentile), and the ranks found are
+// scaled back to the n samples. Independent samples keep
 // the exact interval; correlated ones get a wider one. An end that needs
 // a rank beyond the sample is unbounded (NaN).
 //
@@ -71,7 +73,7 @@ func PercentileInterval(values []float64, p, confidence float64) Interval {
 	}
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
-	tau := indicatorTau(values, Percentile(sorted, p))
+	tau := math.Max(indicatorTau(values, Percentile(sorted, p)), rankTau(values, sorted))
 	iv.EffectiveN = float64(n) / tau
 	m := max(1, int(math.Floor(iv.EffectiveN)))
 	lo, hi := BinomialRanks(m, p/100, 1-confidence)
@@ -135,6 +137,19 @@ func binomialCDF(n int, p float64) []float64 {
 	return cdf
 }
 
+// rankTau is the integrated autocorrelation time of values' ranks (in
+// their order), by the same initial positive sequence: a sturdier
+// estimate than the indicator's when few samples lie beyond a high
+// percentile, since a run of slow requests shows in every rank.
+func rankTau(values, sorted []float64) float64 {
+	ranks := make([]float64, len(values))
+	for i, v := range values {
+		lo, _ := slices.BinarySearch(sorted, v)
+		ranks[i] = float64(lo)
+	}
+	return seriesTau(ranks)
+}
+
 // indicatorTau is the integrated autocorrelation time of the series
 // 1{v <= q} over values in their order, by Geyer's initial positive
 // sequence (sums of adjacent autocorrelation pairs, cut at the first
@@ -149,13 +164,32 @@ func indicatorTau(values []float64, q float64) float64 {
 		}
 		mean += y[i]
 	}
-	mean /= float64(n)
-	variance := mean * (1 - mean)
-	if n < 4 || variance == 0 {
+	if mean == 0 || mean == float64(n) {
 		return 1
 	}
+	return seriesTau(y)
+}
+
+// seriesTau is the integrated autocorrelation time of y by Geyer's
+// initial positive sequence, at least 1 (1 for fewer than 4 values or a
+// constant series).
+func seriesTau(y []float64) float64 {
+	n := len(y)
+	if n < 4 {
+		return 1
+	}
+	y = slices.Clone(y)
+	mean := 0.0
+	for _, v := range y {
+		mean += v / float64(n)
+	}
+	variance := 0.0
 	for i := range y {
 		y[i] -= mean
+		variance += y[i] * y[i] / float64(n)
+	}
+	if variance == 0 {
+		return 1
 	}
 	rho := func(k int) float64 {
 		s := 0.0

@@ -89,7 +89,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Float64Var(&f.maxRate, "max-rate", 0, "highest `load` probed (req/s with --by rate, streams with --by concurrency; default: the search's own cap)")
 	fs.Var(&f.probeDuration, "probe-duration", "each probe lasts at least `D` of arrivals (e.g. 30s)")
 	fs.IntVar(&f.probeRequests, "probe-requests", 0, "`N` measured requests (after the warm-up) at which a probe's verdict is first looked at (default: 5 beyond the SLOs' highest percentile, 100 for a p95; at least 50)")
-	fs.IntVar(&f.extensions, "extensions", 0, "times a probe whose interval reaches across a threshold is extended, doubling its measured requests (default 2; -1: none)")
+	fs.IntVar(&f.extensions, "extensions", 0, "times a probe whose interval reaches across a threshold is extended, doubling its measured requests (default 3; -1: none)")
 	fs.Var(&f.maxTime, "max-time", "cap on the whole search `D` (default: none beyond the bounded probe count)")
 	fs.Float64Var(&f.precision, "precision", 0, "stop bisecting when the failing load is within this `fraction` of the passing one (default 0.1)")
 	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0.01, "highest error `rate` of a passing probe, in [0, 1]")
