@@ -178,3 +178,31 @@ func TestSearchSimulatedQueues(t *testing.T) {
 		}
 	}
 }
+
+// A probe whose arrivals outrun the queue (30 req/s into 4 slots × 0.24
+// s, which serve 16.7/s) is stopped early as saturated and says so; one
+// well below the capacity runs to its verdict.
+func TestSaturationStopsProbe(t *testing.T) {
+	q := queue{Slots: 4, TTFT: 50 * time.Millisecond, Serve: 240 * time.Millisecond}
+	th, err := stats.ParseThresholds("ttft_p95_ms <= 200")
+	require.NoError(t, err)
+	var probes []capacity.Probe
+	cfg := capacity.Config{SLOs: th, Start: 4, Max: 30, OnProbe: func(p capacity.Probe) { probes = append(probes, p) }}
+	_, err = capacity.Search(t.Context(), q.probe(1), cfg)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(probes), 3, "ramp 4, 8, 16")
+	assert.Equal(t, capacity.VerdictPass, probes[0].Verdict, "4 req/s passes")
+	assert.Empty(t, probes[0].Saturation, "and is not saturated")
+	var sat *capacity.Probe
+	for i, p := range probes {
+		if p.Load >= 16 {
+			sat = &probes[i]
+			break
+		}
+	}
+	require.NotNil(t, sat, "a probe at 16 req/s or more")
+	assert.Equal(t, capacity.VerdictSaturated, sat.Verdict, "saturated: %s", sat)
+	assert.Less(t, sat.Summary.Sent, sat.Requests/2, "stopped well before its planned requests")
+	assert.Contains(t, sat.String(), "SATURATED, stopped early (arrivals ", "the probe line says so")
+	assert.Contains(t, sat.String(), "outran completions", "and why")
+}
