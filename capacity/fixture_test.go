@@ -56,13 +56,16 @@ type fixtureCase struct {
 
 // searchFixture runs a capacity search on the fixture configured as c
 // (Poisson arrivals, seed) and checks it against the steady state of the
-// same queue, simulated here: the estimate within 15%, the interval's
+// same queue (its timing as measured, calibrated), simulated here: the estimate within 15%, the interval's
 // lower end not above the truth by more than 5% (a floor must be safe)
 // and a bounded probe count. It returns the result and the truth.
 func searchFixture(t *testing.T, c fixtureCase, seed uint64) (capacity.Result, float64) {
 	t.Helper()
-	truth := c.q.capacity()
 	fn := queueServer(t, c.q.Slots, c.tokens, c.q.TTFT, c.delay)
+	q := calibrated(t, fn, c.q)
+	truth := q.capacity()
+	t.Logf("%s: scripted %v to the first token and %v a request (steady state %.2f req/s); measured %v and %v with every slot busy: steady state %.2f req/s",
+		c.q.Label, c.q.TTFT, c.q.Serve, c.q.capacity(), q.TTFT, q.Serve, truth)
 	cfg := capacity.Config{SLOs: slos(t, fmt.Sprintf("ttft_p95_ms <= %g", c.q.SLOms)), Start: c.start,
 		Precision: 0.1, MaxTime: 10 * time.Minute, OnProbe: func(p capacity.Probe) { t.Log(p) }}
 	began := time.Now()
@@ -75,6 +78,22 @@ func searchFixture(t *testing.T, c fixtureCase, seed uint64) (capacity.Result, f
 	assert.LessOrEqual(t, res.Interval.Low, truth*1.05, "the lower end is not above the steady state")
 	assert.LessOrEqual(t, len(res.Probes), cfg.MaxProbes(), "bounded")
 	return res, truth
+}
+
+// calibrated is q with the TTFT and service time the fixture actually
+// keeps on this machine: the medians of a closed loop of q.Slots streams
+// (every slot busy, none waiting), 10 requests a slot. A loaded machine
+// stretches the scripted delays; the queue simulated is then the one the
+// fixture serves.
+func calibrated(t *testing.T, fn loadgen.Func, q queue) queue {
+	t.Helper()
+	run, err := loadgen.RunClosed(t.Context(), fn, loadgen.Closed{Concurrency: q.Slots, Requests: 10 * q.Slots})
+	require.NoError(t, err, "calibration")
+	st := run.Stats(loadgen.StatsOptions{})
+	require.Equal(t, 10*q.Slots, st.Succeeded, "calibration requests succeed")
+	q.TTFT = time.Duration(st.TTFT.P50 * float64(time.Millisecond))
+	q.Serve = time.Duration(st.E2EL.P50 * float64(time.Millisecond))
+	return q
 }
 
 // fastQueue: 4 slots, 20 ms to the first token then 8 tokens at 10 ms

@@ -10,7 +10,8 @@ import (
 // ProbeOptions configure the runs of LoadProbe. The zero value works.
 type ProbeOptions struct {
 	// Burstiness, Seed, MaxInFlight and Overflow configure each rate
-	// probe's open loop (loadgen.Open); every probe uses the same Seed.
+	// probe's open loop (loadgen.Open); probe i's schedule is seeded with
+	// ProbeSeed(Seed, i).
 	Burstiness  float64
 	Seed        uint64
 	MaxInFlight int
@@ -33,7 +34,7 @@ func LoadProbe(fn loadgen.Func, opts ProbeOptions) ProbeFunc {
 		case ByConcurrency:
 			return loadgen.RunClosed(ctx, Watch(fn, obs), loadgen.Closed{Concurrency: int(spec.Load), Requests: spec.Requests, Duration: spec.Duration})
 		case ByRate, "":
-			cfg := loadgen.Open{Rate: spec.Load, Burstiness: opts.Burstiness, Seed: opts.Seed, Requests: spec.Requests,
+			cfg := loadgen.Open{Rate: spec.Load, Burstiness: opts.Burstiness, Seed: ProbeSeed(opts.Seed, spec.Index), Requests: spec.Requests,
 				Duration: spec.Duration, MaxInFlight: opts.MaxInFlight, Overflow: opts.Overflow}
 			if opts.Shard.Count > 1 {
 				var err error
@@ -45,4 +46,14 @@ func LoadProbe(fn loadgen.Func, opts ProbeOptions) ProbeFunc {
 		}
 		return nil, fmt.Errorf("capacity: probe by %q: want %q or %q", spec.By, ByRate, ByConcurrency)
 	}
+}
+
+// ProbeSeed is the arrival seed of probe index (0-based) of a search
+// seeded with seed. Each probe draws its own schedule: with one seed for
+// all, every probe would share the same early run of short (or long)
+// gaps, and a probe of a few hundred arrivals is easily 10% above or
+// below its rate, the same way at every load — a bias the bisection
+// cannot average out.
+func ProbeSeed(seed uint64, index int) uint64 {
+	return seed + uint64(index)*0x9e3779b97f4a7c15
 }

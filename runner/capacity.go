@@ -12,7 +12,8 @@ import (
 // CapacityProbe returns the capacity.ProbeFunc of a capacity search over
 // w's cases on r: each probe is one load run (Session.RunLoad) of the
 // cases selected by opts, at the probe's rate (an open loop with base's
-// burstiness, seed and concurrency cap) or concurrency (that many streams
+// burstiness and concurrency cap, seeded capacity.ProbeSeed(base.Seed,
+// spec.Index)) or concurrency (that many streams
 // in a closed loop), for at most the probe's request count or duration,
 // every request reported to the search's observer (capacity.Watch) so it
 // can stop the probe early. Every request is judged by its case's checks,
@@ -28,6 +29,7 @@ func (r *Runner) CapacityProbe(w *workload.Workload, opts RunOptions, base Load,
 		l := base
 		l.Requests, l.Duration = spec.Requests, spec.Duration
 		l.Wrap = func(fn loadgen.Func) loadgen.Func { return capacity.Watch(fn, obs) }
+		l.Seed = capacity.ProbeSeed(base.Seed, spec.Index)
 		switch spec.By {
 		case capacity.ByConcurrency:
 			l.Rate, l.MaxConcurrency = math.Inf(1), int(spec.Load)

@@ -94,7 +94,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Float64Var(&f.precision, "precision", 0, "stop bisecting when the failing load is within this `fraction` of the passing one (default 0.1)")
 	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0.01, "highest error `rate` of a passing probe, in [0, 1]")
 	fs.Float64Var(&f.burstiness, "burstiness", 1, "gamma shape `B` of the arrivals (1 = Poisson)")
-	fs.Uint64Var(&f.seed, "seed", 0, "`seed` of the arrival schedules")
+	fs.Uint64Var(&f.seed, "seed", 0, "`seed` of the arrival schedules (each probe draws its own from it)")
 	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "at most `C` requests in flight in a rate probe (default: no cap)")
 	fs.Var(&f.goodput, "goodput", "per-request SLO for each probe's goodput, `KEY:MS` pairs (ttft:500 tpot:50 e2el:30000)")
 	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; 0 disables")
