@@ -63,14 +63,27 @@ func searchFixture(t *testing.T, c fixtureCase, seed uint64) (capacity.Result, f
 	t.Helper()
 	fn := queueServer(t, c.q.Slots, c.tokens, c.q.TTFT, c.delay)
 	q := calibrated(t, fn, c.q)
-	truth := q.capacity()
-	t.Logf("%s: scripted %v to the first token and %v a request (steady state %.2f req/s); measured %v and %v with every slot busy: steady state %.2f req/s",
-		c.q.Label, c.q.TTFT, c.q.Serve, c.q.capacity(), q.TTFT, q.Serve, truth)
 	cfg := capacity.Config{SLOs: slos(t, fmt.Sprintf("ttft_p95_ms <= %g", c.q.SLOms)), Start: c.start,
-		Precision: 0.1, MaxTime: 10 * time.Minute, OnProbe: func(p capacity.Probe) { t.Log(p) }}
+		Precision: 0.1, MaxTime: 10 * time.Minute}
 	began := time.Now()
+	var decodeMS, decodeN float64
+	cfg.OnProbe = func(p capacity.Probe) {
+		t.Log(p)
+		// A request's decode (E2E − TTFT) does not depend on its wait:
+		// with the unloaded TTFT it is the slot time the requests got.
+		if n := float64(p.Stats.E2EL.Count); n > 0 {
+			decodeMS += n * (p.Stats.E2EL.Mean - p.Stats.TTFT.Mean)
+			decodeN += n
+		}
+	}
 	res, err := capacity.Search(t.Context(), capacity.LoadProbe(fn, capacity.ProbeOptions{Seed: seed}), cfg)
 	require.NoError(t, err, "search")
+	if decodeN > 0 {
+		q.Serve = q.TTFT + time.Duration(decodeMS/decodeN*float64(time.Millisecond))
+	}
+	truth := q.capacity()
+	t.Logf("%s: scripted %v to the first token and %v a request (steady state %.2f req/s); kept %v unloaded and %v a request during the search: steady state %.2f req/s",
+		c.q.Label, c.q.TTFT, c.q.Serve, c.q.capacity(), q.TTFT, q.Serve.Round(time.Millisecond), truth)
 	t.Logf("%s, seed %d: capacity %s in %v (%d probes): %s; steady state (simulated M/D/%d): %.2f req/s",
 		c.q.Label, seed, res.Headline(), time.Since(began).Round(time.Second), len(res.Probes), res.Reason, c.q.Slots, truth)
 	assert.Equal(t, capacity.StatusFound, res.Status, "the search converged")
@@ -80,11 +93,12 @@ func searchFixture(t *testing.T, c fixtureCase, seed uint64) (capacity.Result, f
 	return res, truth
 }
 
-// calibrated is q with the TTFT and service time the fixture actually
-// keeps on this machine: the medians of a closed loop of q.Slots streams
+// calibrated is q with the TTFT the fixture actually keeps on this
+// machine, unloaded: the median of a closed loop of q.Slots streams
 // (every slot busy, none waiting), 10 requests a slot. A loaded machine
-// stretches the scripted delays; the queue simulated is then the one the
-// fixture serves.
+// stretches the scripted delays; searchFixture also takes the service
+// time from the search's own requests, so the queue simulated is the one
+// the fixture served.
 func calibrated(t *testing.T, fn loadgen.Func, q queue) queue {
 	t.Helper()
 	run, err := loadgen.RunClosed(t.Context(), fn, loadgen.Closed{Concurrency: q.Slots, Requests: 10 * q.Slots})
