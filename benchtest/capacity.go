@@ -1,6 +1,7 @@
 package benchtest
 
 import (
+	"math"
 	"testing"
 
 	"github.com/benchserve/benchserve/internal/capacity"
@@ -14,9 +15,11 @@ import (
 // cases (every request judged by its case's checks) at the probe's rate
 // or concurrency, on the configured server (the fixture without a URL;
 // WithLoad's burstiness, seed, concurrency cap and goodput apply to every
-// probe). Each probe is logged as it finishes. With floor > 0 the test
-// fails when the capacity found is below it, the CI gate "capacity >= 12
-// req/s":
+// probe). Each probe is logged as it finishes, then the capacity with
+// its 95% interval and why the search stopped; the test's attributes
+// carry capacity, capacity_low and capacity_high. With floor > 0 the test
+// fails when the interval's lower end (the highest load that passed with
+// confidence) is below it, the CI gate "capacity >= 12 req/s":
 //
 //	res := benchtest.SearchCapacity(t, "workloads/examples/smoke.json", capacity.Config{
 //		SLOs: slos, MaxErrorRate: 0.01, Start: 4, ProbeRequests: 50}, 12)
@@ -45,6 +48,9 @@ func SearchCapacity(t *testing.T, path string, cfg capacity.Config, floor float6
 		base.Goodput = c.goodput
 	}
 	r := newRunner(t, c, max(64, base.MaxConcurrency, int(cfg.Max)))
+	if cfg.Goodput == nil {
+		cfg.Goodput = base.Goodput
+	}
 	if cfg.OnProbe == nil {
 		cfg.OnProbe = func(p capacity.Probe) { t.Logf("benchtest: %s", p) }
 	}
@@ -52,8 +58,16 @@ func SearchCapacity(t *testing.T, path string, cfg capacity.Config, floor float6
 	if err != nil {
 		t.Fatalf("benchtest: capacity search: %v", err)
 	}
-	t.Logf("benchtest: capacity %g %s (%s: %s), %d probes", res.Capacity, cfg.By.Unit(), res.Status, res.Reason, len(res.Probes))
-	t.Attr("capacity", formatAttr(res.Capacity))
+	t.Logf("benchtest: capacity %s (%s), %d probes; %s: stopped because %s", res.Headline(), res.Interval.Method, len(res.Probes), res.Status, res.Reason)
+	if res.Measured {
+		t.Attr("capacity", formatAttr(res.Capacity))
+	}
+	if !math.IsNaN(res.Interval.Low) {
+		t.Attr("capacity_low", formatAttr(res.Interval.Low))
+	}
+	if !math.IsNaN(res.Interval.High) {
+		t.Attr("capacity_high", formatAttr(res.Interval.High))
+	}
 	if floor > 0 {
 		if err := res.AtLeast(floor); err != nil {
 			t.Errorf("benchtest: %v", err)

@@ -24,12 +24,13 @@ func TestSearchCapacityByConcurrency(t *testing.T) {
 	ths, err := stats.ParseThresholds("ttft_p95_ms <= 170")
 	require.NoError(t, err)
 	res := benchtest.SearchCapacity(t, "testdata/one.json", capacity.Config{
-		By: capacity.ByConcurrency, SLOs: ths, Start: 2, Max: 8, ProbeRequests: 16, MaxTime: 2 * time.Minute,
+		By: capacity.ByConcurrency, SLOs: ths, Start: 2, Max: 8, MaxTime: 4 * time.Minute,
 	}, 4, benchtest.WithURL(""), benchtest.WithFixture(fixtures.Options{Slots: 4, Responder: func(fixtures.Request) fixtures.Script {
 		return fixtures.Script{Content: []string{"a ", "b"}, TTFT: 100 * time.Millisecond, TokenDelay: 20 * time.Millisecond}
 	}}))
 	assert.Equal(t, capacity.StatusFound, res.Status, res.Reason)
 	assert.Equal(t, 4.0, res.Capacity, "the fixture's slot count")
+	assert.Equal(t, 4.0, res.Interval.Low, "the lower end too")
 	assert.NoError(t, res.AtLeast(4), "at the floor")
 	assert.Error(t, res.AtLeast(5), "a floor above the capacity fails")
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // FromCapacity wraps a capacity search's result (capacity.Search, or
@@ -48,6 +49,15 @@ type capacityData struct {
 	By       string  `json:"by"`
 	Unit     string  `json:"unit"`
 	Capacity float64 `json:"capacity"`
+	// Measured is false when no probe passed (Capacity is then 0 and
+	// means nothing); Headline is the capacity with its interval
+	// ("10.3 req/s, 95% CI 10–11 req/s"); Low and High are the interval's
+	// ends (nil: not established) and Method how it was found.
+	Measured bool     `json:"measured"`
+	Headline string   `json:"headline"`
+	Low      *float64 `json:"low"`
+	High     *float64 `json:"high"`
+	Method   string   `json:"method"`
 	// Status and Reason are capacity.Result's: how the search ended.
 	Status string `json:"status"`
 	Reason string `json:"reason"`
@@ -79,20 +89,26 @@ type capacityLimit struct {
 // thresholds it failed with their measured values, and the statistics the
 // chart and table show; a statistic with no sample behind it is nil.
 type capacityProbe struct {
-	// Index is the probe's number in the order run, from 1 as the CLI
-	// numbers probes (capacity.Probe.Index + 1).
-	Index        int      `json:"index"`
+	// Number counts probes from 1, as the CLI's probe lines do; Verdict
+	// is pass, fail, inconclusive or saturated; Measured and Warmup split
+	// its complete requests.
+	Number       int      `json:"number"`
 	Load         float64  `json:"load"`
 	Pass         bool     `json:"pass"`
+	Verdict      string   `json:"verdict"`
 	Failed       []string `json:"failed"`
 	Requests     int      `json:"requests"`
+	Measured     int      `json:"measured"`
+	Warmup       int      `json:"warmup"`
 	Succeeded    int      `json:"succeeded"`
-	AchievedRate float64  `json:"achieved_rate"`
+	AchievedRate *float64 `json:"achieved_rate"`
 	ErrorRate    float64  `json:"error_rate"`
 	TTFTp95ms    *float64 `json:"ttft_p95_ms"`
-	TPOTp95ms    *float64 `json:"tpot_p95_ms"`
-	E2ELp95ms    *float64 `json:"e2el_p95_ms"`
-	Goodput      *float64 `json:"goodput"`
+	// TTFTp95CI is the TTFT p95's 95% interval as text ("" without one).
+	TTFTp95CI string   `json:"ttft_p95_ci"`
+	TPOTp95ms *float64 `json:"tpot_p95_ms"`
+	E2ELp95ms *float64 `json:"e2el_p95_ms"`
+	Goodput   *float64 `json:"goodput"`
 }
 
 // Charted metrics of a probe: the keys of capacityLimit.Metric.
@@ -152,8 +168,17 @@ func chartLimit(expr string) (capacityLimit, bool) {
 
 func capacityRunData(id string, r Run) *runData {
 	res := r.Capacity
+	if res.Interval.Method == "" {
+		// Put together without Search: derive the capacity and its
+		// interval from the probes.
+		cp := *res
+		cp.Estimate()
+		res = &cp
+	}
 	by := byOf(res)
-	cd := &capacityData{By: string(by), Unit: by.Unit(), Capacity: res.Capacity, Status: string(res.Status),
+	cd := &capacityData{By: string(by), Unit: by.Unit(), Capacity: res.Capacity, Measured: res.Measured,
+		Headline: res.Headline(), Low: roundPtr(finitePtr(res.Interval.Low)), High: roundPtr(finitePtr(res.Interval.High)),
+		Method: res.Interval.Method, Status: string(res.Status),
 		Reason: res.Reason, SLOs: res.SLOs, MaxErrorRate: res.MaxErrorRate, Start: res.Start, Max: res.Max,
 		Precision: res.Precision, ElapsedS: round(res.Elapsed.Seconds(), 3),
 		Limits: []capacityLimit{}, Probes: []capacityProbe{}}
@@ -171,14 +196,40 @@ func capacityRunData(id string, r Run) *runData {
 		if failed == nil {
 			failed = []string{}
 		}
-		cd.Probes = append(cd.Probes, capacityProbe{Index: p.Index + 1, Load: p.Load, Pass: p.Pass, Failed: failed,
-			Requests: s.Requests + s.Dropped, Succeeded: s.Succeeded, AchievedRate: round(s.AchievedRate, 3),
+		ci := ""
+		if s.TTFTp95CI != nil && s.TTFTp95ms != nil {
+			ci = intervalText(s.TTFTp95CI)
+		}
+		cd.Probes = append(cd.Probes, capacityProbe{Number: p.Number, Load: p.Load, Pass: p.Pass, Verdict: string(p.Verdict),
+			Failed: failed, Requests: s.Sent, Measured: s.Measured, Warmup: s.Warmup, TTFTp95CI: ci,
+			Succeeded: s.Succeeded, AchievedRate: roundPtr(s.AchievedRate),
 			ErrorRate: round(s.ErrorRate, 4), TTFTp95ms: roundPtr(s.TTFTp95ms), TPOTp95ms: roundPtr(s.TPOTp95ms),
 			E2ELp95ms: roundPtr(s.E2ELp95ms), Goodput: roundPtr(s.Goodput)})
 	}
 	rd := &runData{ID: id, Label: r.Label, Kind: "capacity", Capacity: cd}
 	rd.Notes = capacityNotes(cd)
 	return rd
+}
+
+// finitePtr is &v, nil for NaN.
+func finitePtr(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+// intervalText is "95% CI 140.1–171.3" for a JSON interval, an end not
+// bounded written inf.
+func intervalText(iv *results.Interval) string {
+	v := stats.Interval{Low: math.NaN(), High: math.NaN(), Confidence: iv.Confidence}
+	if iv.Low != nil {
+		v.Low = *iv.Low
+	}
+	if iv.High != nil {
+		v.High = *iv.High
+	}
+	return v.String()
 }
 
 // capacityNotes says what the chart leaves out: probes without latency
@@ -231,7 +282,7 @@ func loadCapacity(path, base string, data []byte, keys map[string]json.RawMessag
 	if _, ok := keys[key]; !ok {
 		return nil, badInput(path, `capacity result: a search by %s needs "%s"`, by, key)
 	}
-	if !(res.Capacity >= 0) {
+	if res.Measured && !(res.Capacity >= 0) {
 		return nil, badInput(path, `capacity result: field "%s": %v: want a load >= 0`, key, res.Capacity)
 	}
 	for i, p := range res.Probes {
@@ -300,7 +351,7 @@ func capacityChart(cd *capacityData) (string, error) {
 		xLabel = "concurrency (streams)"
 	}
 	lo, hi := probes[0].Load, probes[len(probes)-1].Load
-	if cd.Capacity > 0 {
+	if cd.Measured && cd.Capacity > 0 {
 		lo, hi = math.Min(lo, cd.Capacity), math.Max(hi, cd.Capacity)
 	}
 	logX := hi >= 8*lo
@@ -389,7 +440,7 @@ func capacityChart(cd *capacityData) (string, error) {
 				return "", fmt.Errorf("report: chart %q: %w", title, err)
 			}
 		}
-		if cd.Capacity > 0 {
+		if cd.Measured && cd.Capacity > 0 {
 			line, err := plotter.NewLine(plotter.XYs{{X: cd.Capacity, Y: 0}, {X: cd.Capacity, Y: p.Y.Max}})
 			if err != nil {
 				return "", fmt.Errorf("report: chart %q: %w", title, err)

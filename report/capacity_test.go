@@ -75,7 +75,7 @@ func TestCapacityData(t *testing.T) {
 
 	for _, want := range []string{
 		`<span class="badge pass">FOUND</span> <span class="kind">capacity</span>`,
-		`Capacity <strong>20 req/s</strong> · found: highest passing load 20 req/s; the lowest failing was 22 req/s · SLOs ttft_p95_ms &lt;= 500, tpot_p95_ms &lt;= 50, error_rate &lt;= 0.01 · 9 probes`,
+		`Capacity <strong>20 req/s, 95% CI 20–22 req/s</strong> · found, stopped because highest passing load 20 req/s; the lowest failing was 22 req/s · SLOs ttft_p95_ms &lt;= 500, tpot_p95_ms &lt;= 50, error_rate &lt;= 0.01 · 9 probes`,
 		`<h3>Capacity search</h3>`,
 		`<td class="num">22</td><td><span class="status s-fail">fail</span></td>`,
 		`<span class="msg">ttft_p95_ms: no samples, want &lt;= 500</span>`,
@@ -126,12 +126,12 @@ func concurrencyResult() capacity.Result {
 		SLOs:   []string{"ttft_p95_s <= 0.5", "ttft_p99_ms <= 900", "error_rate <= 0"},
 		Start:  4, Max: 64, Precision: 0.1, ProbeRequests: 50, Elapsed: 12 * time.Second,
 		Probes: []capacity.Probe{{
-			Index: 0, By: capacity.ByConcurrency, Load: 4, Requests: 50, Pass: false,
+			Number: 1, By: capacity.ByConcurrency, Load: 4, Requests: 50, Pass: false,
 			Failed: []string{"ttft_p95_s = 0.812, want <= 0.5"},
 			SLOs: []results.SLOResult{{Threshold: "ttft_p95_s <= 0.5", Measured: ms(0.812)},
 				{Threshold: "ttft_p99_ms <= 900", Measured: ms(870), Pass: true},
 				{Threshold: "error_rate <= 0", Measured: ms(0), Pass: true}},
-			Summary: capacity.ProbeStats{Requests: 50, Succeeded: 50, DurationS: 12, AchievedRate: 4.17,
+			Summary: capacity.ProbeStats{Requests: 50, Succeeded: 50, DurationS: 12, AchievedRate: ptr(4.17),
 				TTFTp95ms: ms(812), TPOTp95ms: ms(31.5), E2ELp95ms: ms(4200)},
 		}},
 	}
@@ -157,10 +157,10 @@ func TestCapacityByConcurrency(t *testing.T) {
 		map[string]any{"threshold": "ttft_p95_s <= 0.5", "metric": "ttft_p95_ms", "op": "<=", "value": 500.0},
 	}, cd["limits"], "a p95 TTFT limit in seconds is drawn in ms; a p99 limit does not apply to the p95 chart")
 	assert.Nil(t, cd["probes"].([]any)[0].(map[string]any)["goodput"], "goodput not measured stays null")
-	assert.EqualValues(t, 1, cd["probes"].([]any)[0].(map[string]any)["index"], "the first probe is probe 1, as on the CLI")
+	assert.EqualValues(t, 1, cd["probes"].([]any)[0].(map[string]any)["number"], "the first probe is probe 1, as on the CLI")
 	assert.Contains(t, page, `<td class="num">1</td><td class="num">4</td>`, "and the table numbers it 1")
 	assert.Contains(t, page, `<span class="badge fail">FIRST PROBE FAILED</span>`, "the badge is the search's status")
-	assert.Contains(t, page, `Capacity <strong>0 streams</strong> · first_probe_failed`, "the summary gives the unit and status")
+	assert.Contains(t, page, `Capacity <strong>none (no probe passed), 95% CI -inf–inf streams</strong> · first_probe_failed`, "the summary gives the unit and status")
 	assert.Contains(t, page, "goodput was not measured", "the page says why goodput is not drawn")
 	svg := capacityFigure(t, page, "run-1-capacity")
 	assert.Contains(t, svg, ">concurrency (streams)<", "the load axis is concurrency")
@@ -179,7 +179,7 @@ func TestLoadBadCapacity(t *testing.T) {
 		{"unknown by", `"by": "rate"`, `"by": "speed"`, `field "by": "speed": want "rate" or "concurrency"`},
 		{"key of the other kind", `"by": "rate"`, `"by": "concurrency"`, `a search by concurrency needs "capacity_concurrency"`},
 		{"probes not an array", `"probes": [`, `"probes": 3, "x": [`, `"probes" must be an array`},
-		{"probe without a load", `"rate": 4,`, ``, "probe 2: neither rate nor concurrency"},
+		{"probe without a load", `"rate": 4,`, ``, "probe 3: neither rate nor concurrency"},
 		{"probe of the other kind", `"rate": 4,`, `"concurrency": 4,`, `probes[2]: has "concurrency" in a search by rate`},
 		{"zero load", `"rate": 4,`, `"rate": 0,`, `probes[2]: field "rate": 0: want a load > 0`},
 		{"negative capacity", `"capacity_rps": 20`, `"capacity_rps": -1`, `field "capacity_rps": -1: want a load >= 0`},
@@ -208,7 +208,7 @@ func TestCapacityTimeCap(t *testing.T) {
 	assert.Equal(t, "capacity by concurrency", run.Label, "an empty label names the kind of search")
 	page := render(t, run)
 	assert.Contains(t, page, `<span class="badge warn">TIME CAP</span>`, "a time-capped search is a warning: its capacity is a lower bound")
-	assert.Contains(t, page, `<p class="verdict capacity warn">Capacity <strong>4 streams</strong> · time_cap`, "the summary is marked as a warning")
+	assert.Contains(t, page, `<p class="verdict capacity warn">Capacity <strong>4 streams, 95% CI 4–inf streams</strong> · time_cap`, "the summary is marked as a warning")
 	svg := capacityFigure(t, page, "run-1-capacity")
 	assert.Contains(t, svg, ">capacity 4<", "the capacity line is drawn at the load that passed")
 	assert.Len(t, passGlyph.FindAllString(svg, -1), 2, "one passing probe in each of the TTFT and TPOT panels")

@@ -575,6 +575,38 @@ type SLOResult struct {
 	Measured *float64 `json:"measured"`
 	// Pass reports whether Measured met the threshold.
 	Pass bool `json:"pass"`
+	// CI is the confidence interval of a percentile threshold's statistic
+	// (stats.Threshold.Interval), omitted for other thresholds.
+	CI *Interval `json:"ci,omitempty"`
+	// Conclusive, set with CI, reports whether the whole interval lies on
+	// one side of the limit, so the verdict holds with CI's confidence.
+	Conclusive *bool `json:"conclusive,omitempty"`
+}
+
+// Interval is a confidence interval as the JSON outputs carry it
+// (stats.Interval): {"low": 140.1, "high": 171.3, "confidence": 0.95,
+// "method": "…", "n": 200, "effective_n": 61.2}; an unbounded end (too
+// few samples) is null.
+type Interval struct {
+	Low        *float64 `json:"low"`
+	High       *float64 `json:"high"`
+	Confidence float64  `json:"confidence"`
+	Method     string   `json:"method"`
+	N          int      `json:"n"`
+	EffectiveN float64  `json:"effective_n"`
+}
+
+// IntervalOf is iv in its JSON shape: NaN ends become nil, the effective
+// sample size is rounded to 0.1.
+func IntervalOf(iv stats.Interval) *Interval {
+	end := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	return &Interval{Low: end(iv.Low), High: end(iv.High), Confidence: iv.Confidence, Method: iv.Method,
+		N: iv.N, EffectiveN: math.Round(iv.EffectiveN*10) / 10}
 }
 
 // Stats is the statistics block of the reference's summaries

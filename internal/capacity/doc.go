@@ -1,30 +1,49 @@
 // Package capacity answers the first question a serving team asks: how
 // much load does this server take while staying within our SLOs?
 //
-// Search runs a bounded series of probes, each a short load run at one
-// request rate (or concurrency) supplied by the caller as a ProbeFunc, and
-// judges every probe by the SLO thresholds (stats.Threshold: "ttft_p95_ms
-// <= 500", "tpot_p95_ms <= 50") plus a maximum error rate:
+// Search runs a bounded series of probes, each a load run at one request
+// rate (or concurrency) supplied by the caller as a ProbeFunc, and judges
+// every probe by the SLO thresholds (stats.Threshold: "ttft_p95_ms <=
+// 500", "tpot_p95_ms <= 50") plus a maximum error rate:
 //
-//  1. ramp: start at Config.Start and double until a probe fails or
-//     Config.Max is reached;
-//  2. bisect between the last passing and the first failing load until
-//     they are within Config.Precision of each other (relative), or the
-//     time cap Config.MaxTime passes.
+//  1. ramp: start at Config.Start and double until a probe does not pass
+//     or Config.Max is reached;
+//  2. bisect between the highest passing and the lowest not passing load
+//     until they are within Config.Precision of each other (relative), or
+//     the time cap Config.MaxTime passes.
 //
-// The capacity is the highest load that passed. Every probe is reported
-// as it finishes (Config.OnProbe) and kept in Result.Probes with its
-// verdict, the thresholds it failed with their measured values and its
-// key statistics; Result marshals to capacity.json:
+// Each probe is judged on its steady state, with confidence. The search
+// watches it as it runs (Observer; Watch wraps a loadgen.Func): the
+// warm-up is left out (until the requests in flight have built up, at
+// least 10% of the arrivals and two service times); at its target of
+// measured requests (5 beyond the SLOs' highest percentile: 100 for a
+// p95) every percentile gets a 95% interval (stats.PercentileInterval:
+// binomial order statistics over the effective sample size); the probe
+// passes when every interval lies within its threshold, fails when one
+// lies beyond it, and is otherwise extended (twice the measured requests,
+// Config.Extensions times) and then inconclusive, steering the search by
+// its measured values. An open-loop probe whose arrivals outrun its
+// completions is stopped early as saturated. The search ends a probe by
+// ending its context; requests cut short are left out.
 //
-//	{"by": "rate", "capacity_rps": 12.5, "status": "found", "slos": [...],
-//	 "probes": [{"rate": 8, "pass": true, "slos": [...], "stats": {...}}, ...]}
+// The Result gives the capacity (interpolated where the binding
+// threshold crosses its limit) with its interval (Result.Interval: the
+// highest load that passed with confidence to the lowest that failed with
+// confidence), the reason the search stopped and every probe with its
+// intervals (Probe.String prints a probe line, Result.Headline the
+// capacity). Result marshals to capacity.json:
+//
+//	{"capacity_rps": 10.3, "by": "rate", "interval": {"low": 10, "high": 11,
+//	 "confidence": 0.95, "method": "…"}, "status": "found", "reason": "…",
+//	 "slos": [...], "probes": [{"rate": 8, "number": 1, "verdict": "pass",
+//	 "slos": [{"threshold": "…", "measured": 150.2, "pass": true,
+//	 "ci": {"low": 140.1, "high": 171.3, …}, "conclusive": true}], "stats": {...}}, ...]}
 //
 // LoadProbe builds a ProbeFunc from a loadgen.Func (one request), running an
 // open loop (loadgen.RunOpen) per rate probe or a closed loop
 // (loadgen.RunClosed) per concurrency probe.
 //
-// The package imports load and stats, never the runner: the engine that
-// sends the requests (workload cases with their checks, prompt sets) is
-// the caller's, behind the ProbeFunc.
+// The package imports loadgen and stats, never the runner: the engine
+// that sends the requests (workload cases with their checks, prompt sets)
+// is the caller's, behind the ProbeFunc (runner.Runner.CapacityProbe).
 package capacity

@@ -38,5 +38,5 @@ func ExampleSearch() {
 	// 40 req/s pass=true
 	// 44 req/s pass=true
 	// 46 req/s pass=false
-	// capacity 44 req/s (found)
+	// capacity 45 req/s (found)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stats"
 )
 
@@ -36,43 +37,63 @@ const (
 	DefaultStart = 1
 	// DefaultMax bounds the ramp: 1024 req/s or streams.
 	DefaultMax = 1024
-	// DefaultProbeRequests is the fewest requests a probe sends: with 50, a
-	// p95 rests on the slowest two or three requests, and a queue that
-	// grows faster than it drains has 50 arrivals to show it.
+	// DefaultProbeRequests is the fewest measured requests (after the
+	// warm-up) a probe's verdict is first looked at with, when the SLOs
+	// need fewer (means, error rates, medians).
 	DefaultProbeRequests = 50
+	// DefaultTail is how many measured requests should lie beyond the
+	// percentile of each SLO at the first look: ⌈5 / (1 − p)⌉, 100 for a
+	// p95, 500 for a p99.
+	DefaultTail = 5
+	// DefaultExtensions is how many times a probe whose interval reaches
+	// across a threshold is extended, doubling its measured requests each
+	// time, before it is called inconclusive.
+	DefaultExtensions = 3
 	// DefaultPrecision stops the bisection once the failing load is within
 	// 10% above the passing one.
 	DefaultPrecision = 0.1
 	// concurrencyRounds is how many requests each stream of a
-	// concurrency probe sends at least (so the simultaneous first round is
-	// a small part of the probe).
+	// concurrency probe sends at least.
 	concurrencyRounds = 8
 )
 
 // ProbeSpec is one probe for a ProbeFunc to run.
 type ProbeSpec struct {
-	// Index is the probe's 0-based position in the search.
+	// Index is the probe's 0-based position in the search (the probe
+	// lines and capacity.json number probes from 1: Probe.Number).
 	Index int
 	// By says what Load is.
 	By By
 	// Load is the request rate in requests per second (ByRate) or the
 	// number of concurrent streams (ByConcurrency, a whole number).
 	Load float64
-	// Requests is how many requests to send (the stability rule, see
-	// Config); 0 when Duration bounds the probe instead.
+	// Requests is the most requests to send: the target's measured
+	// requests, doubled per extension, plus the warm-up (see Config); the
+	// search usually stops the probe before. 0 when Duration bounds the
+	// probe instead.
 	Requests int
 	// Duration, when > 0, bounds a concurrency probe by time instead of
 	// a count: keep sending for that long (Config.ProbeDuration).
 	Duration time.Duration
+	// Target is the measured requests (after the warm-up) at which the
+	// verdict is first looked at (Config.ProbeRequests, or what the SLOs
+	// need).
+	Target int
 }
 
-// ProbeFunc runs one probe, a load run at spec.Load, and returns its
-// statistics (loadgen.Run.Stats; stats.Stats.ErrorRate counts failed and
-// dropped requests). ctx ends when the search's time cap passes or the
-// caller's context ends; a probe cut short that way is discarded. An
-// error stops the search (request failures belong in the stats, not
-// here).
-type ProbeFunc func(ctx context.Context, spec ProbeSpec) (stats.Stats, error)
+// ProbeFunc runs one probe, a load run at spec.Load for at most
+// spec.Requests requests (or spec.Duration), telling obs of every request
+// as it is sent and as it completes (Watch does that for a
+// loadgen.Func), and returns the run (its samples by index: Sent, the
+// measurements, failures by kind; dropped requests too).
+//
+// ctx ends when the search has seen enough of the probe (its verdict is
+// decided, or the server saturated), when the search's time cap passes or
+// when the caller's context ends. The ProbeFunc then returns what it has
+// run so far, with or without an error: the search leaves out the
+// requests cut short, and discards a probe cut by the time cap. Another
+// error stops the search (request failures belong in the samples).
+type ProbeFunc func(ctx context.Context, spec ProbeSpec, obs Observer) (*loadgen.Run, error)
 
 // Config configures Search. The zero value of every field but SLOs has a
 // default, given in its comment.
@@ -93,15 +114,20 @@ type Config struct {
 	// Max bounds the ramp: a search whose probe at Max passes reports Max
 	// with Status StatusMaxReached. 0 means DefaultMax.
 	Max float64
-	// ProbeRequests and ProbeDuration make each probe long enough to be
-	// stable. A rate probe sends max(ProbeRequests, ⌈rate ×
-	// ProbeDuration⌉) requests: at least ProbeRequests requests and at
-	// least ProbeDuration of arrivals. A concurrency probe runs for
-	// ProbeDuration when it is set, else sends max(ProbeRequests, 8 ×
-	// concurrency) requests (each stream at least 8). ProbeRequests 0
-	// means DefaultProbeRequests.
+	// ProbeRequests is the probe's target: the measured requests, after
+	// the warm-up, at which its verdict is first looked at. 0 derives it
+	// from the SLOs: DefaultTail requests beyond the highest percentile
+	// (⌈5 / (1 − p)⌉: 100 for a p95), at least DefaultProbeRequests. A
+	// probe whose interval then reaches across a threshold is extended
+	// (the target doubled) up to Extensions times. ProbeDuration, when
+	// set, raises a rate probe's target to ⌈rate × ProbeDuration⌉, and
+	// bounds a concurrency probe by time instead. A concurrency probe's
+	// target is at least 8 requests per stream.
 	ProbeRequests int
 	ProbeDuration time.Duration
+	// Extensions is how many times an inconclusive probe is extended; 0
+	// means DefaultExtensions, negative none.
+	Extensions int
 	// MaxTime caps the whole search: no probe starts after it, and a
 	// probe still running when it passes is cancelled and discarded; the
 	// result is then the highest load that passed so far, with
@@ -113,6 +139,10 @@ type Config struct {
 	// DefaultPrecision. A concurrency search also ends when the two are
 	// adjacent whole numbers.
 	Precision float64
+	// Goodput, when set, is the per-request SLO the probes' goodput is
+	// counted against (loadgen.StatsOptions.Goodput), for a "goodput >= N"
+	// threshold.
+	Goodput *stats.RequestSLO
 	// OnProbe, when set, is called with every probe as it finishes (to
 	// print it: Probe.String).
 	OnProbe func(Probe)
@@ -159,6 +189,8 @@ func (c Config) withDefaults() (Config, error) {
 		return bad("max error rate %v: want a fraction in [0, 1]", c.MaxErrorRate)
 	case c.ProbeRequests < 0:
 		return bad("probe requests %d: want >= 0", c.ProbeRequests)
+	case c.ProbeRequests > 0 && c.ProbeRequests < 10:
+		return bad("probe requests %d: want at least 10 measured requests (0 derives them from the SLOs)", c.ProbeRequests)
 	case c.ProbeDuration < 0 || c.MaxTime < 0:
 		return bad("negative duration (probe %v, max time %v)", c.ProbeDuration, c.MaxTime)
 	case c.Precision != 0 && !(c.Precision > 0 && c.Precision < 1):
@@ -170,7 +202,13 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	if c.ProbeRequests == 0 {
-		c.ProbeRequests = DefaultProbeRequests
+		c.ProbeRequests = TargetRequests(c.SLOs)
+	}
+	switch {
+	case c.Extensions == 0:
+		c.Extensions = DefaultExtensions
+	case c.Extensions < 0:
+		c.Extensions = 0
 	}
 	if c.Precision == 0 {
 		c.Precision = DefaultPrecision
@@ -199,18 +237,52 @@ func (c Config) MaxProbes() int {
 	return ramp + max(bisect, 0)
 }
 
+// TargetRequests is the measured requests a probe needs for ths by
+// default: DefaultTail beyond the highest percentile among them
+// (⌈DefaultTail / (1 − p/100)⌉), at least DefaultProbeRequests.
+func TargetRequests(ths []stats.Threshold) int {
+	n := DefaultProbeRequests
+	for _, t := range ths {
+		p := 0.0
+		switch {
+		case t.Stat == "median":
+			p = 50
+		case strings.HasPrefix(t.Stat, "p"):
+			p, _ = strconv.ParseFloat(t.Stat[1:], 64)
+		}
+		if p > 0 && p < 100 {
+			n = max(n, int(math.Ceil(DefaultTail/(1-p/100)-1e-9)))
+		}
+	}
+	return n
+}
+
 // spec is probe i at load.
 func (c Config) spec(i int, load float64) ProbeSpec {
-	s := ProbeSpec{Index: i, By: c.By, Load: load}
+	s := ProbeSpec{Index: i, By: c.By, Load: load, Target: c.ProbeRequests}
 	switch {
 	case c.By == ByConcurrency && c.ProbeDuration > 0:
 		s.Duration = c.ProbeDuration
 	case c.By == ByConcurrency:
-		s.Requests = max(c.ProbeRequests, concurrencyRounds*int(load))
+		s.Target = max(s.Target, concurrencyRounds*int(load))
 	default:
-		s.Requests = max(c.ProbeRequests, int(math.Ceil(load*c.ProbeDuration.Seconds())))
+		s.Target = max(s.Target, int(math.Ceil(load*c.ProbeDuration.Seconds())))
+	}
+	if s.Duration == 0 {
+		most := s.Target << c.Extensions
+		s.Requests = int(math.Ceil(float64(most)/(1-warmupFraction))) + 1
 	}
 	return s
+}
+
+// targets are the measured-request counts at which spec's verdict is
+// looked at: its target, doubled per extension.
+func (c Config) targets(spec ProbeSpec) []int {
+	out := make([]int, c.Extensions+1)
+	for i := range out {
+		out[i] = spec.Target << i
+	}
+	return out
 }
 
 // Status says how a search ended.
@@ -235,28 +307,46 @@ const (
 	StatusStopped Status = "stopped"
 )
 
+// MethodBracket names how Result.Interval is found.
+const MethodBracket = "bracket of probes decided with confidence (percentiles: " + stats.MethodOrderStatistics + ")"
+
 // Result is what a search found: capacity.json (see MarshalJSON).
 type Result struct {
 	// By says what Capacity and every probe's Load are.
 	By By
-	// Capacity is the highest load (req/s or streams) at which every SLO
-	// held and the error rate stayed within MaxErrorRate; 0 when none
-	// did (Reason says why).
+	// Capacity is the estimate of the highest load (req/s or streams) at
+	// which every SLO holds and the error rate stays within MaxErrorRate:
+	// where the binding threshold's measured value crosses its limit,
+	// interpolated between the highest passing probe and the next probe
+	// above it when they are within Precision (else the highest passing
+	// load). 0 when no
+	// probe passed (Measured false; capacity.json writes null).
 	Capacity float64
-	// Status says how the search ended; Reason says it in a sentence,
-	// with the loads and the failing thresholds.
+	// Measured reports whether Capacity rests on a passing probe.
+	Measured bool
+	// Interval bounds the capacity (Confidence DefaultConfidence,
+	// MethodBracket): Low is the highest load whose probe passed with
+	// confidence (every percentile's interval within its threshold), High
+	// the lowest whose probe failed with confidence (an interval wholly
+	// beyond a threshold, or saturated). An end no probe established is
+	// NaN: Low when none passed, High when none failed with confidence.
+	// Low is what a floor is checked against (AtLeast).
+	Interval stats.Interval
+	// Status says how the search ended; Reason says why it stopped, in a
+	// sentence, with the loads and the failing thresholds.
 	Status Status
 	Reason string
 	// SLOs are the thresholds as written, the error-rate threshold last.
 	SLOs []string
 	// MaxErrorRate is Config.MaxErrorRate.
 	MaxErrorRate float64
-	// Start, Max, Precision, ProbeRequests, ProbeDuration and MaxTime echo
-	// the search's Config, defaults applied (capacity.json records how the
-	// answer was found).
+	// Start, Max, Precision, ProbeRequests, ProbeDuration, Extensions and
+	// MaxTime echo the search's Config, defaults applied (capacity.json
+	// records how the answer was found).
 	Start, Max, Precision float64
 	ProbeRequests         int
 	ProbeDuration         time.Duration
+	Extensions            int
 	MaxTime               time.Duration
 	// Elapsed is the search's wall time.
 	Elapsed time.Duration
@@ -265,10 +355,25 @@ type Result struct {
 }
 
 // Search finds the highest load at which every SLO of cfg holds: it ramps
-// up from cfg.Start, doubling, until a probe fails or cfg.Max passes, then
-// bisects between the last pass and the first fail until they are within
-// cfg.Precision or cfg.MaxTime passes (see Config for the probe-length
-// rule). It runs at most cfg.MaxProbes() probes.
+// up from cfg.Start, doubling, until a probe does not pass or cfg.Max
+// passes, then bisects between the highest passing and the lowest
+// non-passing load until they are within cfg.Precision or cfg.MaxTime
+// passes. An inconclusive probe steers the search by its measured values
+// (Probe.Leans), so the estimate is not biased low by the intervals'
+// width; the interval (Result.Interval) counts only probes decided with
+// confidence. It runs at most cfg.MaxProbes() probes.
+//
+// Each probe is watched as it runs (Observer): its warm-up is left out
+// (until the requests in flight have built up to their level, at least
+// 10% of the arrivals and two service times), and at its target of
+// measured requests its verdict is looked at: pass when every threshold
+// holds with confidence (a percentile's 95% interval,
+// stats.PercentileInterval, lies within the limit), fail when one fails
+// with confidence; otherwise the probe goes on to twice the measured
+// requests, up to cfg.Extensions times, and is then inconclusive. An open-loop probe whose arrivals outrun its completions (the
+// requests in flight and TTFT rising through it) is stopped at once as
+// saturated (a failure). The search then stops the probe: the requests it
+// cut short are left out.
 //
 // It returns an error, before any probe, for an invalid cfg. A probe
 // error or the end of ctx stops the search: the Result then holds the
@@ -284,12 +389,15 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 	ths := append(append([]stats.Threshold(nil), cfg.SLOs...), errRate)
 	res := Result{By: cfg.By, MaxErrorRate: cfg.MaxErrorRate, Start: cfg.Start, Max: cfg.Max,
 		Precision: cfg.Precision, ProbeRequests: cfg.ProbeRequests, ProbeDuration: cfg.ProbeDuration,
-		MaxTime: cfg.MaxTime, Probes: []Probe{}}
+		Extensions: cfg.Extensions, MaxTime: cfg.MaxTime, Probes: []Probe{}}
 	for _, t := range ths {
 		res.SLOs = append(res.SLOs, t.Expr)
 	}
 	began := cfg.now()
-	defer func() { out.Elapsed = cfg.now().Sub(began) }()
+	defer func() {
+		out.Elapsed = cfg.now().Sub(began)
+		out.estimate()
+	}()
 	probeCtx := ctx
 	if cfg.MaxTime > 0 {
 		var cancel context.CancelFunc
@@ -297,7 +405,7 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 		defer cancel()
 	}
 	unit := cfg.By.Unit()
-	lo, hi := 0.0, math.Inf(1) // highest pass, lowest fail
+	lo, hi := 0.0, math.Inf(1) // highest pass, lowest non-pass
 	var firstFail *Probe
 
 	// run probes load; ok is false when the search must stop (time cap,
@@ -307,16 +415,29 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 			return p, false, nil
 		}
 		spec := cfg.spec(len(res.Probes), load)
-		st, perr := probe(probeCtx, spec)
+		pctx, stopProbe := context.WithCancelCause(probeCtx)
+		defer stopProbe(nil)
+		mon := &monitor{ths: ths, opts: loadgen.StatsOptions{Goodput: cfg.Goodput}, targets: cfg.targets(spec),
+			openLoop: cfg.By == ByRate, cancel: stopProbe}
+		if cfg.By == ByConcurrency {
+			mon.minWarm = int(load)
+		}
+		lr, perr := probe(pctx, spec, mon)
+		mon.mu.Lock()
+		mon.stopped = true // late Done calls change nothing
+		mon.mu.Unlock()
+		cut := context.Cause(pctx) == errStopped
 		switch {
 		case ctx.Err() != nil:
 			return p, false, fmt.Errorf("capacity: probe at %s %s: %w", fmtLoad(load), unit, context.Cause(ctx))
 		case probeCtx.Err() != nil:
 			return p, false, nil // cut by the time cap: discarded
-		case perr != nil:
+		case perr != nil && !cut:
 			return p, false, fmt.Errorf("capacity: probe at %s %s: %w", fmtLoad(load), unit, perr)
+		case lr == nil:
+			return p, false, fmt.Errorf("capacity: probe at %s %s: no run returned", fmtLoad(load), unit)
 		}
-		p = newProbe(spec, st, stats.Evaluate(st, ths))
+		p = newProbe(spec, lr, mon, ths, cut)
 		res.Probes = append(res.Probes, p)
 		if cfg.OnProbe != nil {
 			cfg.OnProbe(p)
@@ -333,10 +454,12 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 		res.Status = StatusTimeCap
 		res.Reason = fmt.Sprintf("time cap %v reached after %d probes", cfg.MaxTime, len(res.Probes))
 		switch {
+		case len(res.Probes) == 0:
+			res.Reason += ": nothing was measured (a probe cut by the cap is discarded)"
 		case lo == 0:
 			res.Reason += "; no probe passed yet"
 		case math.IsInf(hi, 1):
-			res.Reason += fmt.Sprintf("; capacity at least %s %s (no probe failed yet)", fmtLoad(lo), unit)
+			res.Reason += fmt.Sprintf("; capacity at least %s %s (every probe passed so far)", fmtLoad(lo), unit)
 		default:
 			res.Reason += fmt.Sprintf("; capacity between %s and %s %s", fmtLoad(lo), fmtLoad(hi), unit)
 		}
@@ -349,7 +472,7 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 		if !ok {
 			return stop(err)
 		}
-		if !p.Pass {
+		if !p.Leans() {
 			hi, firstFail = load, &p
 			break
 		}
@@ -362,7 +485,8 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 	}
 	if lo == 0 {
 		res.Status = StatusFirstFailed
-		res.Reason = fmt.Sprintf("even the first probe, at %s %s, failed: %s", fmtLoad(cfg.Start), unit, strings.Join(firstFail.Failed, "; "))
+		res.Reason = fmt.Sprintf("even the first probe, at %s %s, did not pass (%s): %s", fmtLoad(cfg.Start), unit,
+			firstFail.Verdict, strings.Join(firstFail.Failed, "; "))
 		return res, nil
 	}
 	// Bisect.
@@ -375,15 +499,122 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 		if !ok {
 			return stop(err)
 		}
-		if p.Pass {
+		if p.Leans() {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
 	res.Capacity, res.Status = lo, StatusFound
-	res.Reason = fmt.Sprintf("highest passing load %s %s; the lowest failing was %s %s", fmtLoad(lo), unit, fmtLoad(hi), unit)
+	res.Reason = fmt.Sprintf("the highest passing load %s %s and the lowest not passing %s %s are within the precision %g",
+		fmtLoad(lo), unit, fmtLoad(hi), unit, cfg.Precision)
+	if cfg.By == ByConcurrency && hi-lo <= 1 {
+		res.Reason = fmt.Sprintf("the highest passing load %s %s and the lowest not passing %s %s are adjacent", fmtLoad(lo), unit, fmtLoad(hi), unit)
+	}
 	return res, nil
+}
+
+// Estimate fills Capacity, Measured and Interval from r.Probes, as
+// Search does (for a Result put together by hand, or read from an older
+// capacity.json).
+func (r *Result) Estimate() { r.estimate() }
+
+// estimate fills Capacity, Measured and Interval from the probes: the
+// interval's ends from the probes decided with confidence, the estimate
+// by interpolating the binding threshold's margin (marginOf) between the
+// highest passing probe and the next probe above it when the two are
+// within the precision (a search that did not converge keeps its highest
+// pass).
+func (r *Result) estimate() {
+	r.Interval = stats.Interval{Low: math.NaN(), High: math.NaN(), Confidence: stats.DefaultConfidence,
+		Method: MethodBracket, N: len(r.Probes)}
+	lo := math.NaN() // the highest load the search counted as passing
+	var above []Probe
+	for _, p := range r.Probes {
+		if p.Pass && (math.IsNaN(r.Interval.Low) || p.Load > r.Interval.Low) {
+			r.Interval.Low = p.Load
+		}
+		if (p.Verdict == VerdictFail || p.Verdict == VerdictSaturated) && (math.IsNaN(r.Interval.High) || p.Load < r.Interval.High) {
+			r.Interval.High = p.Load
+		}
+		if p.Leans() && (math.IsNaN(lo) || p.Load > lo) {
+			lo = p.Load
+		}
+	}
+	r.Interval.EffectiveN = float64(len(r.Probes))
+	if math.IsNaN(lo) {
+		r.Capacity, r.Measured = 0, false
+		return
+	}
+	r.Measured = true
+	var loP *Probe
+	for i, p := range r.Probes {
+		switch {
+		case p.Load == lo && p.Leans():
+			loP = &r.Probes[i]
+		case p.Load > lo:
+			above = append(above, p)
+		}
+	}
+	r.Capacity = lo
+	if len(above) == 0 || loP == nil {
+		return
+	}
+	next := above[0]
+	for _, p := range above {
+		if p.Load < next.Load {
+			next = p
+		}
+	}
+	if r.Precision > 0 && next.Load-lo > r.Precision*lo*(1+1e-9) {
+		return // too far apart to interpolate: the highest pass stands
+	}
+	k := binding(next)
+	g0, g1 := marginOf(*loP, k), marginOf(next, k)
+	if k >= 0 && g0 <= 0 && g1 > 0 && !math.IsInf(g0, 0) && !math.IsInf(g1, 0) {
+		r.Capacity = lo + (next.Load-lo)*(-g0)/(g1-g0)
+	}
+	if r.By == ByConcurrency {
+		r.Capacity = math.Floor(r.Capacity)
+	}
+}
+
+// marginOf is how far a probe's threshold k is beyond its limit,
+// relative to the limit (> 0: violated): (measured − limit) / |limit|
+// for an upper limit, (limit − measured) / |limit| for a lower one, the
+// plain difference for a limit of 0; +Inf without a sample, NaN for k
+// out of range or an == / != threshold.
+func marginOf(p Probe, k int) float64 {
+	if k < 0 || k >= len(p.outcomes) {
+		return math.NaN()
+	}
+	o := p.outcomes[k]
+	if math.IsNaN(o.Measured) {
+		return math.Inf(1)
+	}
+	d := o.Measured - o.Value
+	switch o.Op {
+	case ">=", ">":
+		d = -d
+	case "==", "!=":
+		return math.NaN()
+	}
+	if o.Value != 0 {
+		d /= math.Abs(o.Value)
+	}
+	return d
+}
+
+// binding is the index of p's threshold furthest beyond its limit
+// (marginOf), −1 when none has a margin.
+func binding(p Probe) int {
+	k, g := -1, math.Inf(-1)
+	for i := range p.outcomes {
+		if m := marginOf(p, i); m > g {
+			k, g = i, m
+		}
+	}
+	return k
 }
 
 // fmtLoad prints a load with up to 3 decimals, trailing zeros dropped.
@@ -392,20 +623,46 @@ func fmtLoad(v float64) string {
 }
 
 // AtLeast checks the capacity against a floor (a CI gate: "capacity >=
-// 12 req/s"): nil when r.Capacity >= floor, else an error giving the
-// capacity, the floor and the search's reason. A search stopped by its
-// time cap passes when the load that passed so far already reaches the
-// floor (the capacity is a lower bound).
+// 12 req/s"): nil when the interval's lower end — the highest load whose
+// probe passed with confidence — reaches floor, else an error giving the
+// capacity, its interval, the floor and the search's reason. A search
+// stopped by its time cap passes when the load that passed so far
+// already reaches the floor.
 func (r Result) AtLeast(floor float64) error {
-	if r.Capacity >= floor {
+	if r.Interval.Low >= floor {
 		return nil
 	}
 	by := r.By
 	if by == "" {
 		by = ByRate
 	}
-	return fmt.Errorf("capacity %s %s is below the floor %s %s (%s: %s)",
-		fmtLoad(r.Capacity), by.Unit(), fmtLoad(floor), by.Unit(), r.Status, r.Reason)
+	return fmt.Errorf("capacity %s is below the floor %s %s: the lower end of its interval is what must reach it (%s: %s)",
+		r.Headline(), fmtLoad(floor), by.Unit(), r.Status, r.Reason)
+}
+
+// Headline is the capacity with its interval, as the CLI's last line
+// gives it: "10.3 req/s, 95% CI 10–11 req/s", "none (no probe passed),
+// 95% CI -inf–1 req/s"; an end not established reads "-inf" or "inf".
+func (r Result) Headline() string {
+	by := r.By
+	if by == "" {
+		by = ByRate
+	}
+	end := func(v float64, inf string) string {
+		if math.IsNaN(v) {
+			return inf
+		}
+		return fmtLoad(v)
+	}
+	head := fmtLoad(r.Capacity) + " " + by.Unit()
+	if !r.Measured {
+		head = "none (no probe passed)"
+	}
+	conf := r.Interval.Confidence
+	if conf == 0 {
+		conf = stats.DefaultConfidence
+	}
+	return fmt.Sprintf("%s, %g%% CI %s–%s %s", head, 100*conf, end(r.Interval.Low, "-inf"), end(r.Interval.High, "inf"), by.Unit())
 }
 
 // ParseBy parses a --by value: "rate" (or "") or "concurrency"; the error

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stats"
 )
 
@@ -16,13 +17,20 @@ import (
 // bracket. A fake clock advances 10 s per probe.
 func TestSearchTimeCap(t *testing.T) {
 	clock := time.Unix(0, 0)
-	probe := func(_ context.Context, spec ProbeSpec) (stats.Stats, error) {
+	probe := func(ctx context.Context, spec ProbeSpec, obs Observer) (*loadgen.Run, error) {
 		clock = clock.Add(10 * time.Second)
 		ttft := 100.0
 		if spec.Load > 40 {
 			ttft = 1000
 		}
-		return stats.Stats{Requests: 1, Succeeded: 1, Duration: time.Second, TTFT: stats.NewDist([]float64{ttft})}, nil
+		run := &loadgen.Run{Mode: "open"}
+		for i := 0; i < spec.Requests && ctx.Err() == nil; i++ {
+			s := loadgen.Sample{Index: i, Sent: time.Duration(i) * time.Millisecond, TTFTms: ttft, E2ELms: ttft}
+			obs.Sent(i, s.Sent)
+			obs.Done(s)
+			run.Samples = append(run.Samples, s)
+		}
+		return run, nil
 	}
 	ths, err := stats.ParseThresholds("ttft_p95_ms <= 500")
 	require.NoError(t, err)

@@ -13,24 +13,35 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/internal/capacity"
+	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // server is a synthetic server of the given capacity (req/s or streams):
-// below it TTFT p95 is 100 ms, above it TTFT grows by 50 ms per unit of
-// overload; TPOT is 10 ms; no request fails unless failAbove is passed.
+// below it every request's TTFT is 100 ms, above it TTFT grows by 50 ms
+// per unit of overload; TPOT is 10 ms; no request fails. Its samples
+// are identical, so every interval is a point and a probe is decided at
+// its target.
 func server(limit float64) capacity.ProbeFunc {
-	return func(_ context.Context, spec capacity.ProbeSpec) (stats.Stats, error) {
+	return serverWith(limit, func(int, *loadgen.Sample) {})
+}
+
+// serverWith is server with each sample passed through edit.
+func serverWith(limit float64, edit func(load int, s *loadgen.Sample)) capacity.ProbeFunc {
+	return func(ctx context.Context, spec capacity.ProbeSpec, obs capacity.Observer) (*loadgen.Run, error) {
 		ttft := 100.0
 		if spec.Load > limit {
 			ttft += 50 * (spec.Load - limit)
 		}
 		n := max(spec.Requests, 1)
-		dur := time.Duration(float64(n) / spec.Load * float64(time.Second))
-		return stats.Stats{Requests: n, Succeeded: n, Duration: dur,
-			TTFT: stats.NewDist([]float64{ttft}), TPOT: stats.NewDist([]float64{10}),
-			E2EL: stats.NewDist([]float64{ttft + 100}), Lag: stats.NewDist([]float64{0.1}),
-			RequestThroughput: float64(n) / dur.Seconds(), Errors: map[stats.ErrorKind]int{}}, nil
+		samples := make([]loadgen.Sample, n)
+		for i := range samples {
+			at := time.Duration(float64(i) / spec.Load * float64(time.Second))
+			samples[i] = loadgen.Sample{Index: i, Sent: at, Scheduled: at, TTFTms: ttft, E2ELms: ttft + 100,
+				TPOTms: 10, GenTPS: 100, CompletionTokens: 11, HasOutput: true}
+			edit(int(spec.Load), &samples[i])
+		}
+		return emit(ctx, obs, samples), nil
 	}
 }
 
@@ -51,19 +62,28 @@ func TestSearchFindsCapacity(t *testing.T) {
 	res, err := capacity.Search(context.Background(), server(37), cfg)
 	require.NoError(t, err, "search")
 	assert.Equal(t, capacity.StatusFound, res.Status, "found")
-	assert.LessOrEqual(t, res.Capacity, 45.0, "never above the true limit")
-	assert.GreaterOrEqual(t, res.Capacity, 45/1.05, "within the precision below it")
+	assert.True(t, res.Measured, "measured")
+	assert.Equal(t, 44.0, res.Interval.Low, "lower end: the highest confident pass")
+	assert.Equal(t, 46.0, res.Interval.High, "upper end: the lowest confident failure")
+	assert.Equal(t, capacity.MethodBracket, res.Interval.Method, "method named")
+	assert.InDelta(t, 45, res.Capacity, 1e-9, "interpolated where TTFT p95 crosses 500 between 44 (450 ms) and 46 (550 ms): exactly 45")
 	assert.LessOrEqual(t, len(res.Probes), cfg.MaxProbes(), "bounded probe count")
 	assert.Equal(t, 11+5, cfg.MaxProbes(), "ramp 1..1024 is 11 probes, bisection to 5% at most 5")
 	assert.Equal(t, []float64{1, 2, 4, 8, 16, 32, 64}, loads(res.Probes[:7]), "ramp doubles")
 	require.Len(t, printed, len(res.Probes), "every probe printed as it finished")
-	assert.Equal(t, "probe 1: 1 req/s: pass: achieved 1.00 req/s, ttft p95 100.0 ms, tpot p95 10.0 ms, e2el p95 200.0 ms, errors 0.00%, 50 requests in 50.0s", printed[0], "probe line")
-	assert.Contains(t, printed[6], "probe 7: 64 req/s: FAIL (ttft_p95_ms = 1450, want <= 500)", "failing probe line names the threshold and value")
+	assert.Equal(t, "probe 1: 1 req/s: pass: 100 measured after 12 warm-up, achieved 1.00 req/s, ttft p95 100.0 ms (95% CI 100–100), tpot p95 10.0 ms, e2el p95 200.0 ms, errors 0.00%, 112 requests in 111.2s (0 cut short when it stopped, left out)"[:150], printed[0][:150], "probe line")
+	assert.Contains(t, printed[6], "probe 7: 64 req/s: FAIL (ttft_p95_ms = 1450, want <= 500, 95% CI 1450–1450)", "failing probe line names the threshold, value and interval")
 	assert.Equal(t, []string{"ttft_p95_ms <= 500", "error_rate <= 0"}, res.SLOs, "the SLOs, error rate last")
-	for _, p := range res.Probes {
+	for i, p := range res.Probes {
+		assert.Equal(t, i+1, p.Number, "numbered from 1")
 		assert.Equal(t, p.Load <= 45, p.Pass, "probe at %v", p.Load)
+		assert.Equal(t, 100, p.Target, "a p95 SLO's target: 5 requests beyond it")
+		assert.GreaterOrEqual(t, p.Summary.Measured, 100, "decided at the target: %v", p.Load)
+		assert.Less(t, p.Summary.Measured, 120, "soon after it: %v", p.Load)
+		assert.Equal(t, 0, p.Extended, "no extension needed")
 	}
-	assert.Contains(t, res.Reason, "highest passing load", "reason")
+	assert.Contains(t, res.Reason, "are within the precision 0.05", "reason")
+	assert.Equal(t, "45 req/s, 95% CI 44–46 req/s", res.Headline(), "headline")
 }
 
 func loads(ps []capacity.Probe) []float64 {
@@ -82,18 +102,25 @@ func TestSearchBoundedEverywhere(t *testing.T) {
 		res, err := capacity.Search(context.Background(), server(c), cfg)
 		require.NoError(t, err, "capacity %v", c)
 		assert.LessOrEqual(t, len(res.Probes), cfg.MaxProbes(), "capacity %v: bounded", c)
-		assert.LessOrEqual(t, res.Capacity, c, "capacity %v: not above", c)
-		assert.GreaterOrEqual(t, res.Capacity, c/1.1, "capacity %v: within 10%%", c)
+		assert.LessOrEqual(t, res.Interval.Low, c, "capacity %v: lower end not above", c)
+		assert.GreaterOrEqual(t, res.Interval.Low, c/1.1, "capacity %v: within 10%%", c)
+		assert.LessOrEqual(t, res.Capacity, res.Interval.High, "capacity %v: estimate inside its interval", c)
 	}
 }
 
 func TestSearchFirstProbeFails(t *testing.T) {
 	res, err := capacity.Search(context.Background(), server(0.5), capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 100")})
 	require.NoError(t, err, "a failing server is an answer, not an error")
-	assert.Equal(t, 0.0, res.Capacity, "no capacity")
+	assert.False(t, res.Measured, "no capacity")
+	assert.True(t, math.IsNaN(res.Interval.Low), "no lower end")
+	assert.Equal(t, 1.0, res.Interval.High, "below the first probe")
 	assert.Equal(t, capacity.StatusFirstFailed, res.Status, "status")
-	assert.Equal(t, "even the first probe, at 1 req/s, failed: ttft_p95_ms = 125, want <= 100", res.Reason, "reason names the threshold")
+	assert.Equal(t, "even the first probe, at 1 req/s, did not pass (fail): ttft_p95_ms = 125, want <= 100, 95% CI 125–125", res.Reason, "reason names the threshold")
 	assert.Len(t, res.Probes, 1, "one probe")
+	assert.Equal(t, "none (no probe passed), 95% CI -inf–1 req/s", res.Headline(), "headline")
+	b, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), `{"capacity_rps":null,"by":"rate","interval":{"low":null,"high":1,"confidence":0.95,`), "null, not 0: %s", b[:90])
 }
 
 func TestSearchMaxReached(t *testing.T) {
@@ -102,6 +129,7 @@ func TestSearchMaxReached(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, capacity.StatusMaxReached, res.Status, "status")
 	assert.Equal(t, 20.0, res.Capacity, "capped at max")
+	assert.True(t, math.IsNaN(res.Interval.High), "no upper end: nothing failed")
 	assert.Equal(t, []float64{2, 4, 8, 16, 20}, loads(res.Probes), "the ramp ends exactly at max")
 }
 
@@ -109,16 +137,14 @@ func TestSearchMaxReached(t *testing.T) {
 // requests above 30 req/s passes "error_rate <= 0.05" but not the
 // default 0.
 func TestSearchErrorRate(t *testing.T) {
-	flaky := func(ctx context.Context, spec capacity.ProbeSpec) (stats.Stats, error) {
-		st, _ := server(1000)(ctx, spec)
-		if spec.Load > 30 {
-			st.ErrorRate = 0.02
+	flaky := serverWith(1000, func(load int, s *loadgen.Sample) {
+		if load > 30 && s.Index%50 == 7 {
+			s.Kind, s.Err = stats.KindHTTP5xx, errors.New("500")
 		}
-		return st, nil
-	}
+	})
 	strict, err := capacity.Search(context.Background(), flaky, capacity.Config{Max: 100, Precision: 0.05})
 	require.NoError(t, err)
-	assert.InDelta(t, 30, strict.Capacity, 1.5, "no errors tolerated: capacity at 30")
+	assert.InDelta(t, 30, strict.Interval.Low, 1.5, "no errors tolerated: capacity at 30")
 	assert.Contains(t, strict.Probes[len(strict.Probes)-1].Failed[0]+strict.Reason, "error_rate", "error rate named")
 	lenient, err := capacity.Search(context.Background(), flaky, capacity.Config{Max: 100, MaxErrorRate: 0.05})
 	require.NoError(t, err)
@@ -128,59 +154,65 @@ func TestSearchErrorRate(t *testing.T) {
 // Concurrency searches are over whole numbers and end at adjacent ones.
 func TestSearchByConcurrency(t *testing.T) {
 	var specs []capacity.ProbeSpec
-	probe := func(ctx context.Context, spec capacity.ProbeSpec) (stats.Stats, error) {
+	probe := func(ctx context.Context, spec capacity.ProbeSpec, obs capacity.Observer) (*loadgen.Run, error) {
 		specs = append(specs, spec)
-		return server(13)(ctx, spec)
+		return server(13)(ctx, spec, obs)
 	}
 	cfg := capacity.Config{By: capacity.ByConcurrency, SLOs: slos(t, "ttft_p95_ms <= 100"), Precision: 0.01, Max: 64}
 	res, err := capacity.Search(context.Background(), probe, cfg)
 	require.NoError(t, err)
-	assert.Equal(t, 13.0, res.Capacity, "exact for whole numbers")
+	assert.Equal(t, 13.0, res.Interval.Low, "exact for whole numbers")
+	assert.Equal(t, 14.0, res.Interval.High, "adjacent")
+	assert.Equal(t, 13.0, res.Capacity, "a whole number")
 	assert.LessOrEqual(t, len(res.Probes), cfg.MaxProbes(), "bounded")
 	for _, s := range specs {
 		assert.Equal(t, s.Load, math.Floor(s.Load), "whole concurrency %v", s.Load)
-		assert.Equal(t, max(50, 8*int(s.Load)), s.Requests, "each stream sends at least 8 requests")
+		assert.Equal(t, max(100, 8*int(s.Load)), s.Target, "each stream sends at least 8 requests")
 	}
 	b, err := json.Marshal(res)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(b), `{"capacity_concurrency":13,"by":"concurrency",`), "capacity key: %s", b[:60])
-	assert.Contains(t, string(b), `{"concurrency":1,"index":0,"requests":50,"pass":true,`, "probe key")
+	assert.Contains(t, string(b), `{"concurrency":1,"number":1,"requests":890,"target":100,"verdict":"pass","pass":true,`, "probe key")
 }
 
-// The stability rule: a rate probe sends max(ProbeRequests, rate ×
-// ProbeDuration) requests.
+// The probe's target: what the SLOs' percentiles need, raised to rate ×
+// ProbeDuration, the most it sends is four times the target (two
+// extensions) plus the warm-up.
 func TestProbeLength(t *testing.T) {
 	var specs []capacity.ProbeSpec
-	probe := func(ctx context.Context, spec capacity.ProbeSpec) (stats.Stats, error) {
+	probe := func(ctx context.Context, spec capacity.ProbeSpec, obs capacity.Observer) (*loadgen.Run, error) {
 		specs = append(specs, spec)
-		return server(100)(ctx, spec)
+		return server(100)(ctx, spec, obs)
 	}
 	_, err := capacity.Search(context.Background(), probe, capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 100"),
 		ProbeRequests: 20, ProbeDuration: 10 * time.Second, Max: 8})
 	require.NoError(t, err)
-	got := map[float64]int{}
+	got := map[float64][2]int{}
 	for _, s := range specs {
-		got[s.Load] = s.Requests
+		got[s.Load] = [2]int{s.Target, s.Requests}
 	}
-	assert.Equal(t, 20, got[1], "1 req/s × 10 s = 10 < 20: ProbeRequests")
-	assert.Equal(t, 40, got[4], "4 req/s × 10 s = 40")
-	assert.Equal(t, 80, got[8], "8 req/s × 10 s = 80")
+	assert.Equal(t, [2]int{20, 179}, got[1], "1 req/s × 10 s = 10 < 20: ProbeRequests; at most ⌈160 / 0.9⌉ + 1")
+	assert.Equal(t, [2]int{40, 357}, got[4], "4 req/s × 10 s = 40")
+	assert.Equal(t, [2]int{80, 713}, got[8], "8 req/s × 10 s = 80")
+	for th, want := range map[string]int{"ttft_p95_ms <= 1": 100, "ttft_p99_ms <= 1": 500, "tpot_p50_ms <= 1": 50, "ttft_mean_ms <= 1": 50, "e2el_p99.9_s <= 1": 5000} {
+		assert.Equal(t, want, capacity.TargetRequests(slos(t, th)), th)
+	}
 }
 
 func TestSearchProbeErrorAndCancel(t *testing.T) {
 	boom := errors.New("connection refused")
 	n := 0
-	probe := func(ctx context.Context, spec capacity.ProbeSpec) (stats.Stats, error) {
+	probe := func(ctx context.Context, spec capacity.ProbeSpec, obs capacity.Observer) (*loadgen.Run, error) {
 		if n++; n == 3 {
-			return stats.Stats{}, boom
+			return nil, boom
 		}
-		return server(100)(ctx, spec)
+		return server(100)(ctx, spec, obs)
 	}
 	res, err := capacity.Search(context.Background(), probe, capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 100")})
 	require.ErrorIs(t, err, boom, "probe error returned")
 	assert.EqualError(t, err, "capacity: probe at 4 req/s: connection refused", "names the load")
 	assert.Equal(t, capacity.StatusStopped, res.Status, "stopped")
-	assert.Equal(t, 2.0, res.Capacity, "highest pass so far")
+	assert.Equal(t, 2.0, res.Interval.Low, "highest pass so far")
 	assert.Len(t, res.Probes, 2, "the probes that finished")
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -197,6 +229,7 @@ func TestConfigErrors(t *testing.T) {
 		"max error rate 2: want a fraction in [0, 1]":        {MaxErrorRate: 2},
 		"precision 1.5: want a fraction in (0, 1)":           {Precision: 1.5},
 		"probe requests -1: want >= 0":                       {ProbeRequests: -1},
+		"probe requests 5: want at least 10":                 {ProbeRequests: 5},
 		`slo 0 ("ttft < 1"): not parsed`:                     {SLOs: []stats.Threshold{{Expr: "ttft < 1"}}},
 		"start 0: want a finite load > 0 (concurrency >= 1)": {By: capacity.ByConcurrency, Start: 0.5},
 	} {
@@ -210,24 +243,25 @@ func TestConfigErrors(t *testing.T) {
 // capacity.json round-trips and has the documented keys; statistics
 // without samples are null, not 0.
 func TestResultJSON(t *testing.T) {
-	empty := func(_ context.Context, spec capacity.ProbeSpec) (stats.Stats, error) {
-		nan := stats.NewDist(nil)
-		return stats.Stats{Requests: spec.Requests, Failed: spec.Requests, ErrorRate: 1, Duration: time.Second,
-			TTFT: nan, TPOT: nan, E2EL: nan, Lag: stats.NewDist([]float64{1, 2}), Errors: map[stats.ErrorKind]int{"http_5xx": spec.Requests}}, nil
-	}
-	res, err := capacity.Search(context.Background(), empty, capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 100"), ProbeRequests: 10})
+	failing := serverWith(1000, func(_ int, s *loadgen.Sample) {
+		s.Kind, s.Err = stats.KindHTTP5xx, errors.New("500")
+	})
+	res, err := capacity.Search(context.Background(), failing, capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 100"), ProbeRequests: 10})
 	require.NoError(t, err)
 	b, err := json.MarshalIndent(res, "", " ")
 	require.NoError(t, err)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(b, &m))
-	assert.Equal(t, 0.0, m["capacity_rps"], "capacity key")
+	assert.Nil(t, m["capacity_rps"], "no probe passed: null")
 	assert.Equal(t, "first_probe_failed", m["status"], "status")
 	probe := m["probes"].([]any)[0].(map[string]any)
 	assert.Equal(t, 1.0, probe["rate"], "rate key")
+	assert.Equal(t, 1.0, probe["number"], "numbered from 1")
 	assert.Equal(t, false, probe["pass"], "pass")
+	assert.Equal(t, "fail", probe["verdict"], "verdict")
 	st := probe["stats"].(map[string]any)
 	assert.Nil(t, st["ttft_p95_ms"], "no samples: null")
+	assert.Nil(t, st["ttft_p95_ci"], "no samples: no interval")
 	assert.Nil(t, st["goodput"], "no goodput SLO: null")
 	assert.Equal(t, 1.0, st["error_rate"], "error rate")
 	slo := probe["slos"].([]any)[0].(map[string]any)
@@ -239,15 +273,39 @@ func TestResultJSON(t *testing.T) {
 	again, err := json.MarshalIndent(back, "", " ")
 	require.NoError(t, err)
 	assert.JSONEq(t, string(b), string(again), "round trip")
+
+	found, err := capacity.Search(context.Background(), server(37), capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05})
+	require.NoError(t, err)
+	b, err = json.Marshal(found)
+	require.NoError(t, err)
+	var back2 capacity.Result
+	require.NoError(t, json.Unmarshal(b, &back2))
+	assert.Equal(t, found.Headline(), back2.Headline(), "capacity and interval round-trip")
+	p := back2.Probes[0]
+	require.NotNil(t, p.SLOs[0].CI, "each probe's interval is in the JSON")
+	assert.Equal(t, 100.0, *p.SLOs[0].CI.High, "the interval's ends")
+}
+
+// An older capacity.json (0-based "index", no interval, no verdict) still
+// reads: numbered from 1, the interval from its probes.
+func TestResultJSONOlder(t *testing.T) {
+	old := `{"capacity_rps":4,"by":"rate","status":"found","reason":"r","slos":["ttft_p95_ms <= 5"],"probes":[
+	 {"rate":4,"index":0,"pass":true,"failed":[],"slos":[],"stats":{}},
+	 {"rate":8,"index":1,"pass":false,"failed":["x"],"slos":[],"stats":{}}]}`
+	var r capacity.Result
+	require.NoError(t, json.Unmarshal([]byte(old), &r))
+	assert.Equal(t, []int{1, 2}, []int{r.Probes[0].Number, r.Probes[1].Number}, "numbered from 1")
+	assert.Equal(t, capacity.VerdictFail, r.Probes[1].Verdict, "verdict from pass")
+	assert.Equal(t, "4 req/s, 95% CI 4–8 req/s", r.Headline(), "interval from the probes")
 }
 
 func TestAtLeast(t *testing.T) {
 	res, err := capacity.Search(context.Background(), server(37), capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05})
 	require.NoError(t, err)
-	require.NoError(t, res.AtLeast(40), "44 req/s passes a floor of 40")
-	err = res.AtLeast(50)
-	require.Error(t, err, "below 50")
-	assert.Equal(t, "capacity 44 req/s is below the floor 50 req/s (found: highest passing load 44 req/s; the lowest failing was 46 req/s)", err.Error())
+	require.NoError(t, res.AtLeast(44), "the lower end 44 req/s reaches a floor of 44")
+	err = res.AtLeast(45)
+	require.Error(t, err, "the estimate reaches 45, but the lower end is not")
+	assert.Equal(t, "capacity 45 req/s, 95% CI 44–46 req/s is below the floor 45 req/s: the lower end of its interval is what must reach it (found: the highest passing load 44 req/s and the lowest not passing 46 req/s are within the precision 0.05)", err.Error())
 }
 
 func TestParseBy(t *testing.T) {

@@ -97,6 +97,10 @@ func SLOResults(exprs []string, outcomes []stats.Outcome) []results.SLOResult {
 			m := o.Measured
 			r.Measured = &m
 		}
+		if o.CI != nil {
+			conclusive := o.Conclusive()
+			r.CI, r.Conclusive = results.IntervalOf(*o.CI), &conclusive
+		}
 		out[i] = r
 	}
 	return out

@@ -47,6 +47,10 @@ type Load struct {
 	// Goodput, when set, is the per-request SLO the schedule's goodput is
 	// counted against (--goodput ttft:MS tpot:MS e2el:MS).
 	Goodput *stats.RequestSLO
+	// Wrap, when set, wraps the function that sends each request, to
+	// watch the run as it happens (capacity.Watch: a capacity probe's
+	// monitor, which ends ctx once it has seen enough).
+	Wrap func(loadgen.Func) loadgen.Func
 	// Shard, when set (Count > 1), sends only this shard's part of the
 	// schedule (loadgen.Shard.Open: rate/N with a derived seed, its share of
 	// the requests); the records carry the shard, and the shards'
@@ -211,6 +215,9 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	s.mu.Unlock()
 	fn := func(ctx context.Context, i int) loadgen.Sample {
 		return SampleOf(s.Execute(ctx, pick(i)))
+	}
+	if l.Wrap != nil {
+		fn = l.Wrap(fn)
 	}
 	if err := s.waitStart(ctx, l.StartAt); err != nil {
 		return nil, err

@@ -28,6 +28,9 @@ type Dist struct {
 	Extra map[float64]float64
 
 	sorted []float64
+	// ordered holds the samples as given (measurement order), for
+	// PercentileInterval's autocorrelation.
+	ordered []float64
 }
 
 // NewDist summarizes values (not modified), computing the extra
@@ -44,7 +47,7 @@ func NewDist(values []float64, extra ...float64) Dist {
 	d := Dist{
 		Count: len(values), Mean: st.Mean, Stddev: st.Stddev, Min: st.Min, Max: st.Max,
 		Median: st.P50, P50: st.P50, P90: Percentile(sorted, 90),
-		P95: st.P95, P99: st.P99, sorted: sorted,
+		P95: st.P95, P99: st.P99, sorted: sorted, ordered: slices.Clone(values),
 	}
 	if len(extra) > 0 {
 		d.Extra = make(map[float64]float64, len(extra))
@@ -53,6 +56,13 @@ func NewDist(values []float64, extra ...float64) Dist {
 		}
 	}
 	return d
+}
+
+// PercentileInterval is the confidence interval of the p-th percentile
+// of the samples the Dist was built from (see the function
+// PercentileInterval), at the two-sided confidence.
+func (d Dist) PercentileInterval(p, confidence float64) Interval {
+	return PercentileInterval(d.ordered, p, confidence)
 }
 
 // Percentile returns the p-th percentile (p in [0, 100]) of the samples

@@ -186,23 +186,7 @@ func (t Threshold) Measure(s Stats) float64 {
 	if f, ok := scalarMetrics[t.Metric]; ok {
 		return f(s)
 	}
-	var d Dist
-	switch t.Metric {
-	case "ttft":
-		d = s.TTFT
-	case "ttfo":
-		d = s.TTFO
-	case "tpot":
-		d = s.TPOT
-	case "itl":
-		d = s.ITL
-	case "e2el":
-		d = s.E2EL
-	case "lag":
-		d = s.Lag
-	case "gen_tps":
-		d = s.GenTPS
-	}
+	d, _ := t.dist(s)
 	var v float64
 	switch t.Stat {
 	case "count":
@@ -227,6 +211,28 @@ func (t Threshold) Measure(s Stats) float64 {
 	return v
 }
 
+// dist is the distribution the threshold's metric reads; false for a
+// scalar metric.
+func (t Threshold) dist(s Stats) (Dist, bool) {
+	switch t.Metric {
+	case "ttft":
+		return s.TTFT, true
+	case "ttfo":
+		return s.TTFO, true
+	case "tpot":
+		return s.TPOT, true
+	case "itl":
+		return s.ITL, true
+	case "e2el":
+		return s.E2EL, true
+	case "lag":
+		return s.Lag, true
+	case "gen_tps":
+		return s.GenTPS, true
+	}
+	return Dist{}, false
+}
+
 // Outcome is a threshold evaluated against a run.
 type Outcome struct {
 	Threshold
@@ -239,6 +245,11 @@ type Outcome struct {
 	// measurement because their decode span was not observable
 	// (Stats.DecodeSkipped); 0 for other metrics.
 	Skipped int
+	// CI is the confidence interval (DefaultConfidence) of a percentile
+	// threshold's statistic, in its unit (Threshold.Interval); nil for
+	// other thresholds and when there were no samples. Pass is decided on
+	// Measured; Conclusive and ConfidentPass say whether CI agrees.
+	CI *Interval
 }
 
 // String is "ttft_p95_ms = 612.4, want <= 500" (or "…: no samples").
@@ -284,6 +295,9 @@ func (t Threshold) Evaluate(s Stats) Outcome {
 	}
 	if math.IsNaN(v) {
 		return o
+	}
+	if iv, ok := t.Interval(s, DefaultConfidence); ok {
+		o.CI = &iv
 	}
 	switch t.Op {
 	case "<":

@@ -33,6 +33,7 @@ type capacityFlags struct {
 	start, maxRate          float64
 	probeDuration           durationValue
 	probeRequests           int
+	extensions              int
 	maxTime                 durationValue
 	precision, maxErrorRate float64
 	burstiness              float64
@@ -47,15 +48,23 @@ type capacityFlags struct {
 const capacityUsage = `Usage: benchserve capacity --url URL (--workload FILE | --prompts SET) --slo EXPR [--slo EXPR]... [flags]
 
 Finds the highest request rate (--by rate) or concurrency (--by concurrency)
-at which every --slo holds and the error rate stays within --max-error-rate:
-it ramps up (doubling from --start) until a probe fails, then bisects between
-the last passing and the first failing load, each probe long enough to be
-stable, within --max-time. Every request is judged by its workload case's
-checks (a failed check counts as an error). Each probe is printed as it
-finishes; --output writes capacity.json (capacity_rps or
-capacity_concurrency, the SLOs and every probe). Exit status: 0 when the
-search finished (and the capacity is at least --floor), 1 when even the first
-probe failed or the capacity is below --floor, 2 for usage errors.
+at which every --slo holds with confidence and the error rate stays within
+--max-error-rate: it ramps up (doubling from --start) until a probe does not
+pass, then bisects between the highest passing and the lowest not passing
+load, within --max-time. Each probe leaves out its warm-up (until the requests
+in flight have built up, at least 10% of it), measures enough requests for the
+SLOs' percentiles (5 beyond the highest: 100 for a p95) and gives each
+percentile a 95% interval (binomial order statistics over the effective sample
+size): it passes when every interval lies within its threshold, fails when one
+lies beyond it, and is extended (--extensions) while one reaches across. A
+probe whose arrivals outrun its completions is stopped early as saturated.
+Every request is judged by its workload case's checks (a failed check counts
+as an error). Each probe is printed as it finishes; the last line gives the
+capacity with its interval and why the search stopped; --output writes
+capacity.json (capacity_rps or capacity_concurrency, its interval, the SLOs
+and every probe). Exit status: 0 when the search finished (and the interval's
+lower end is at least --floor), 1 when nothing was measured, no probe passed
+or the lower end is below --floor, 2 for usage errors.
 
 Flags:
 `
@@ -78,17 +87,18 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Float64Var(&f.start, "start", 0, "first probe's `load` (default: 1 req/s or 1 stream)")
 	fs.Float64Var(&f.maxRate, "max-rate", 0, "highest `load` probed (req/s with --by rate, streams with --by concurrency; default: the search's own cap)")
 	fs.Var(&f.probeDuration, "probe-duration", "each probe lasts at least `D` of arrivals (e.g. 30s)")
-	fs.IntVar(&f.probeRequests, "probe-requests", 0, "each probe sends at least `N` requests (default 50)")
+	fs.IntVar(&f.probeRequests, "probe-requests", 0, "`N` measured requests (after the warm-up) at which a probe's verdict is first looked at (default: 5 beyond the SLOs' highest percentile, 100 for a p95; at least 50)")
+	fs.IntVar(&f.extensions, "extensions", 0, "times a probe whose interval reaches across a threshold is extended, doubling its measured requests (default 3; -1: none)")
 	fs.Var(&f.maxTime, "max-time", "cap on the whole search `D` (default: none beyond the bounded probe count)")
 	fs.Float64Var(&f.precision, "precision", 0, "stop bisecting when the failing load is within this `fraction` of the passing one (default 0.1)")
 	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0.01, "highest error `rate` of a passing probe, in [0, 1]")
 	fs.Float64Var(&f.burstiness, "burstiness", 1, "gamma shape `B` of the arrivals (1 = Poisson)")
-	fs.Uint64Var(&f.seed, "seed", 0, "`seed` of the arrival schedules")
+	fs.Uint64Var(&f.seed, "seed", 0, "`seed` of the arrival schedules (each probe draws its own from it)")
 	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "at most `C` requests in flight in a rate probe (default: no cap)")
 	fs.Var(&f.goodput, "goodput", "per-request SLO for each probe's goodput, `KEY:MS` pairs (ttft:500 tpot:50 e2el:30000)")
 	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; <= 0 disables")
 	fs.StringVar(&f.output, "output", "", "write capacity.json to this `path`")
-	fs.Float64Var(&f.floor, "floor", 0, "exit 1 when the capacity found is below this `load` (a CI gate: capacity >= floor)")
+	fs.Float64Var(&f.floor, "floor", 0, "exit 1 when the lower end of the capacity's 95% interval is below this `load` (a CI gate: capacity >= floor with confidence)")
 	fs.Usage = func() { fmt.Fprint(e.stderr, capacityUsage); printFlags(e.stderr, fs) }
 	if err := fs.Parse(expandNargs(args, "goodput")); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -146,12 +156,16 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", err)
 		return ExitFailed
 	}
-	unit := cfg.By.Unit()
-	fmt.Fprintf(e.stderr, "Capacity: %g %s (%s", res.Capacity, unit, res.Status)
-	if res.Reason != "" {
-		fmt.Fprintf(e.stderr, ": %s", res.Reason)
+	if len(res.Probes) == 0 {
+		// Nothing to report: no capacity.json that looks like an answer.
+		fmt.Fprintf(e.stderr, "benchserve capacity: nothing was measured: %s\n", res.Reason)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", err)
+		}
+		return ExitFailed
 	}
-	fmt.Fprintf(e.stderr, "), %d probes\n", len(res.Probes))
+	fmt.Fprintf(e.stderr, "Capacity: %s (%s); %d probes in %v; stopped because %s\n",
+		res.Headline(), res.Interval.Method, len(res.Probes), res.Elapsed.Round(time.Second), res.Reason)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // "ttft_p95_ms <= 500" reads as written
@@ -176,6 +190,9 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", err)
 		return ExitFailed
 	case res.Status == capacity.StatusFirstFailed:
+		return ExitFailed
+	case !res.Measured:
+		fmt.Fprintf(e.stderr, "benchserve capacity: no probe passed: no capacity to report\n")
 		return ExitFailed
 	case f.floor > 0:
 		if ferr := res.AtLeast(f.floor); ferr != nil {
@@ -207,7 +224,7 @@ func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load
 	}
 	cfg := capacity.Config{SLOs: ths, MaxErrorRate: f.maxErrorRate, By: by, Start: f.start, Max: f.maxRate,
 		ProbeRequests: f.probeRequests, ProbeDuration: time.Duration(f.probeDuration), MaxTime: time.Duration(f.maxTime),
-		Precision: f.precision}
+		Precision: f.precision, Extensions: f.extensions}
 	l := runner.Load{Burstiness: f.burstiness, Seed: f.seed, MaxConcurrency: f.maxConcurrency}
 	if len(f.goodput) > 0 {
 		slo, err := loadgen.ParseGoodput(f.goodput...)
@@ -215,6 +232,7 @@ func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load
 			pr.addUsage("--goodput: %v", err)
 		}
 		l.Goodput = &slo
+		cfg.Goodput = &slo
 	}
 	if err := l.Check(); err != nil {
 		pr.addUsage("%v", err)

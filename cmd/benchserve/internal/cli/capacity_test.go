@@ -30,10 +30,11 @@ func TestCapacityByConcurrencyFindsTheSlots(t *testing.T) {
 	w := writeWorkloadFile(t, dir, "w.json", `{"cases": [{"id": "hi", "messages": [{"role": "user", "content": "hi"}]}]}`)
 	out := filepath.Join(dir, "capacity.json")
 	res := invoke(t, "capacity", "--url", srv.URL, "--workload", w, "--by", "concurrency", "--start", "2", "--max-rate", "8",
-		"--probe-requests", "16", "--slo", "ttft_p95_ms <= 170", "--max-time", "2m", "--output", out, "--floor", "4")
-	require.Equal(t, ExitOK, res.code, "the search finished at or above the floor")
+		"--slo", "ttft_p95_ms <= 170", "--max-time", "4m", "--output", out, "--floor", "4")
+	require.Equal(t, ExitOK, res.code, "the search finished at or above the floor: %s", res.stderr)
 	assert.Regexp(t, `probe 1: 2 streams: pass`, res.stderr, "every probe is printed as it finishes")
-	assert.Contains(t, res.stderr, "Capacity: 4 streams (found", "the answer")
+	assert.Contains(t, res.stderr, "Capacity: 4 streams, 95% CI 4–5 streams (bracket of probes decided with confidence", "the answer with its interval and method")
+	assert.Contains(t, res.stderr, "stopped because the highest passing load 4 streams and the lowest not passing 5 streams are adjacent", "why it stopped")
 	data, err := os.ReadFile(out)
 	require.NoError(t, err, "capacity.json written")
 	var got capacity.Result
@@ -43,8 +44,14 @@ func TestCapacityByConcurrencyFindsTheSlots(t *testing.T) {
 	assert.Contains(t, string(data), `"ttft_p95_ms <= 170"`, "the SLOs as written")
 
 	res = invoke(t, "capacity", "--url", srv.URL, "--workload", w, "--by", "concurrency", "--start", "2", "--max-rate", "8",
-		"--probe-requests", "16", "--slo", "ttft_p95_ms <= 170", "--max-time", "2m", "--floor", "6")
+		"--extensions", "-1", "--slo", "ttft_p95_ms <= 170", "--max-time", "2m", "--floor", "6")
 	assert.Equal(t, ExitFailed, res.code, "a capacity below --floor fails CI")
+
+	res = invoke(t, "capacity", "--url", srv.URL, "--workload", w, "--slo", "ttft_p95_ms <= 170", "--max-time", "1ms", "--output", out+".none")
+	assert.Equal(t, ExitFailed, res.code, "a search that measured nothing fails")
+	assert.Contains(t, res.stderr, "benchserve capacity: nothing was measured: time cap 1ms reached after 0 probes", "and says so")
+	assert.NotContains(t, res.stderr, "Capacity: 0", "no capacity that looks measured")
+	assert.NoFileExists(t, out+".none", "no capacity.json")
 }
 
 func TestCapacityUsage(t *testing.T) {

@@ -149,6 +149,8 @@ func TestWorkloadJSONKeyStructure(t *testing.T) {
 		"results[].metrics.ref_tpot_ms": true, "results[].metrics.ref_gen_tps": true,
 		"summary.case_summaries.*.gen_tps_skipped": true,
 		"slo": true, "slo[].threshold": true, "slo[].measured": true, "slo[].pass": true,
+		"slo[].conclusive": true, "slo[].ci": true, "slo[].ci.low": true, "slo[].ci.high": true, "slo[].ci.confidence": true,
+		"slo[].ci.method": true, "slo[].ci.n": true, "slo[].ci.effective_n": true,
 	}
 	for k := range additions {
 		delete(got, k)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -277,10 +278,10 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 		probe := r.CapacityProbe(w, runner.RunOptions{}, runner.Load{}, func(_ capacity.ProbeSpec, s *runner.Session) {
 			recs = append(recs, s.Payload().Results...)
 		})
-		st, err := probe(context.Background(), capacity.ProbeSpec{By: capacity.ByConcurrency, Load: 1, Requests: len(doorsOrder)})
+		run, err := probe(context.Background(), capacity.ProbeSpec{By: capacity.ByConcurrency, Load: 1, Requests: len(doorsOrder)}, nopObserver{})
 		require.NoError(t, err)
 		assertVerdicts(t, "capacity probe", recs)
-		assert.Equal(t, 3, st.Failed, "the probe's failures are the records' verdicts")
+		assert.Equal(t, 3, run.Stats(loadgen.StatsOptions{}).Failed, "the probe's failures are the records' verdicts")
 	})
 
 	t.Run("SearchCapacity", func(t *testing.T) {
@@ -293,7 +294,7 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 	t.Run("CLI capacity", func(t *testing.T) {
 		out := filepath.Join(dir, "capacity.json")
 		res := invoke(t, "capacity", "--url", srv.URL, "--workload", wpath, "--slo", "error_rate <= 1", "--max-error-rate", "1",
-			"--by", "concurrency", "--start", "1", "--max-rate", "1", "--probe-requests", strconv.Itoa(len(doorsOrder)), "--output", out)
+			"--by", "concurrency", "--start", "1", "--max-rate", "1", "--probe-requests", strconv.Itoa(2*len(doorsOrder)), "--output", out)
 		data, err := os.ReadFile(out)
 		require.NoError(t, err, "capacity.json written: %s", res.stderr)
 		var got capacity.Result
@@ -303,3 +304,9 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 		assert.Equal(t, failedOfCycle(s.Requests), s.Failed, "the failed verdicts of %d requests cycling the cases", s.Requests)
 	})
 }
+
+// nopObserver watches a capacity probe without stopping it.
+type nopObserver struct{}
+
+func (nopObserver) Sent(int, time.Duration) {}
+func (nopObserver) Done(loadgen.Sample)     {}

@@ -29,9 +29,15 @@ func TestWorkloadSLOs(t *testing.T) {
 	assert.Equal(t, []bool{true, true, false}, []bool{p.SLO[0].Pass, p.SLO[1].Pass, p.SLO[2].Pass}, "outcomes recorded")
 	require.NotNil(t, p.SLO[0].Measured, "ttft measured")
 	ttft := stats.Outcome{Measured: *p.SLO[0].Measured}.MeasuredString()
-	assert.Contains(t, res.stderr, "SLO ttft_p95_ms <= 2000: PASS (measured "+ttft+")\n", "pass line with the recorded measurement")
+	assert.Contains(t, res.stderr, "SLO ttft_p95_ms <= 2000: PASS (measured "+ttft+", 95% CI ", "pass line with the recorded measurement and its interval")
+	require.NotNil(t, p.SLO[0].CI, "a percentile threshold records its interval")
+	assert.Nil(t, p.SLO[0].CI.High, "a p95 of a few requests has no upper bound")
+	require.NotNil(t, p.SLO[0].Conclusive)
+	assert.False(t, *p.SLO[0].Conclusive, "so the pass is not conclusive")
+	assert.Contains(t, res.stderr, "–inf: not conclusive, the interval reaches across the limit)\n", "and the line says so")
+	assert.Nil(t, p.SLO[1].CI, "error_rate has no interval")
 	assert.Contains(t, res.stderr, "SLO error_rate <= 0: PASS (measured 0)\n", "scalar threshold line")
-	assert.Contains(t, res.stderr, "SLO ttft_p95_ms >= 99999: FAIL (measured "+ttft+", want >= 99999)\n", "fail line says what was wanted")
+	assert.Contains(t, res.stderr, "SLO ttft_p95_ms >= 99999: FAIL (measured "+ttft+", want >= 99999, 95% CI ", "fail line says what was wanted")
 	assert.Less(t, strings.Index(res.stderr, "SLO ttft_p95_ms <= 2000"), strings.Index(res.stderr, "Workload results written to"),
 		"SLO lines come before the results are written (they are part of the payload)")
 

@@ -219,9 +219,13 @@ func failureReport(failed []results.Record, reps int) string {
 // printSLOs prints one line per run-level threshold outcome (the
 // engine's, the same numbers as the payload's slo block) to stderr:
 //
-//	SLO ttft_p95_ms <= 500: PASS (measured 212.3)
-//	SLO ttft_p95_ms <= 500: FAIL (measured 612.4, want <= 500)
+//	SLO ttft_p95_ms <= 500: PASS (measured 212.3, 95% CI 200.1–230.5)
+//	SLO ttft_p95_ms <= 500: FAIL (measured 612.4, want <= 500, 95% CI 580.2–650.9)
+//	SLO error_rate <= 0: PASS (measured 0)
 //
+// A percentile threshold carries its confidence interval
+// (stats.Outcome.CI), and says so when the interval reaches across the
+// limit (the verdict then rests on the point estimate alone).
 // and reports whether any failed.
 func printSLOs(e *env, outcomes []stats.Outcome) bool {
 	failed := false
@@ -230,8 +234,15 @@ func printSLOs(e *env, outcomes []stats.Outcome) bool {
 		if o.Skipped > 0 {
 			fmt.Fprintf(e.stderr, "SLO %s: %d requests left out (decode span not observable, see decode_timing)\n", expr, o.Skipped)
 		}
+		ci := ""
+		if o.CI != nil {
+			ci = ", " + o.CI.String()
+			if !o.Conclusive() {
+				ci += ": not conclusive, the interval reaches across the limit"
+			}
+		}
 		if o.Pass {
-			fmt.Fprintf(e.stderr, "SLO %s: PASS (measured %s)\n", expr, o.MeasuredString())
+			fmt.Fprintf(e.stderr, "SLO %s: PASS (measured %s%s)\n", expr, o.MeasuredString(), ci)
 			continue
 		}
 		failed = true
@@ -240,7 +251,7 @@ func printSLOs(e *env, outcomes []stats.Outcome) bool {
 			fmt.Fprintf(e.stderr, "SLO %s: FAIL (no samples, %s)\n", expr, want)
 			continue
 		}
-		fmt.Fprintf(e.stderr, "SLO %s: FAIL (measured %s, %s)\n", expr, o.MeasuredString(), want)
+		fmt.Fprintf(e.stderr, "SLO %s: FAIL (measured %s, %s%s)\n", expr, o.MeasuredString(), want, ci)
 	}
 	return failed
 }
