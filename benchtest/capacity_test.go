@@ -9,8 +9,6 @@ import (
 
 	"github.com/benchserve/benchserve/benchtest"
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/capacity"
-	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // TestSearchCapacityByConcurrency: a search by concurrency against a
@@ -21,16 +19,15 @@ func TestSearchCapacityByConcurrency(t *testing.T) {
 	if testing.Short() {
 		t.Skip("probes of 120 ms requests (-short skips it)")
 	}
-	ths, err := stats.ParseThresholds("ttft_p95_ms <= 170")
-	require.NoError(t, err)
-	res := benchtest.SearchCapacity(t, "testdata/one.json", capacity.Config{
-		By: capacity.ByConcurrency, SLOs: ths, Start: 2, Max: 8, MaxTime: 4 * time.Minute,
+	res := benchtest.SearchCapacity(t, "testdata/one.json", benchtest.Capacity{
+		ByConcurrency: true, SLOs: []string{"ttft_p95_ms <= 170"}, Start: 2, Max: 8, MaxTime: 4 * time.Minute,
 	}, 4, benchtest.WithURL(""), benchtest.WithFixture(fixtures.Options{Slots: 4, Responder: func(fixtures.Request) fixtures.Script {
 		return fixtures.Script{Content: []string{"a ", "b"}, TTFT: 100 * time.Millisecond, TokenDelay: 20 * time.Millisecond}
 	}}))
-	assert.Equal(t, capacity.StatusFound, res.Status, res.Reason)
+	assert.Equal(t, "found", res.Status, res.Reason)
 	assert.Equal(t, 4.0, res.Capacity, "the fixture's slot count")
-	assert.Equal(t, 4.0, res.Interval.Low, "the lower end too")
-	assert.NoError(t, res.AtLeast(4), "at the floor")
-	assert.Error(t, res.AtLeast(5), "a floor above the capacity fails")
+	assert.Equal(t, 4.0, res.Low, "the lower end too")
+	require.NotEmpty(t, res.Probes)
+	assert.Equal(t, 1, res.Probes[0].Number, "probes count from 1")
+	assert.Equal(t, 2.0, res.Probes[0].Load, "the first probe at Start")
 }

@@ -269,10 +269,6 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 	// Capacity: each probe is a load run of the cases; per request the
 	// engine's records (CapacityProbe's sessions), per probe the error rate
 	// of the same verdicts.
-	ths, err := stats.ParseThresholds("error_rate <= 1")
-	require.NoError(t, err)
-	capCfg := capacity.Config{SLOs: ths, MaxErrorRate: 1, By: capacity.ByConcurrency, Start: 1, Max: 1, ProbeRequests: len(doorsOrder)}
-
 	t.Run("CapacityProbe", func(t *testing.T) {
 		var recs []results.Record
 		probe := r.CapacityProbe(w, runner.RunOptions{}, runner.Load{}, func(_ capacity.ProbeSpec, s *runner.Session) {
@@ -285,10 +281,11 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 	})
 
 	t.Run("SearchCapacity", func(t *testing.T) {
-		res := benchtest.SearchCapacity(t, wpath, capCfg, 0, benchtest.WithURL(srv.URL))
+		res := benchtest.SearchCapacity(t, wpath, benchtest.Capacity{SLOs: []string{"error_rate <= 1"}, MaxErrorRate: 1,
+			ByConcurrency: true, Start: 1, Max: 1, ProbeRequests: 2 * len(doorsOrder)}, 0, benchtest.WithURL(srv.URL))
 		require.NotEmpty(t, res.Probes)
-		s := res.Probes[0].Summary
-		assert.Equal(t, failedOfCycle(s.Requests), s.Failed, "the failed verdicts of %d requests cycling the cases", s.Requests)
+		p := res.Probes[0]
+		assert.Equal(t, failedOfCycle(p.Requests), p.FailedRequests, "the failed verdicts of %d requests cycling the cases", p.Requests)
 	})
 
 	t.Run("CLI capacity", func(t *testing.T) {

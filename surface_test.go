@@ -1,0 +1,234 @@
+package benchserve_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	module = "github.com/benchserve/benchserve"
+	// maxPublicPackages and maxExportedNames are the budget of what a
+	// user can import: the plugin's face (benchtest, checks, fixtures,
+	// metrics, workloads), the payload users read (results) and the two
+	// opt-in writers (history, report). The module root holds only the
+	// module's doc comment and exports nothing; it is not counted.
+	maxPublicPackages = 8
+	maxExportedNames  = 200
+)
+
+// publicPackage is one importable package outside internal/, cmd/ and
+// tests/: its directory and its non-test files, parsed.
+type publicPackage struct {
+	dir   string
+	files []*ast.File
+}
+
+// publicPackages walks the module for directories with non-test Go files
+// that a user can import.
+func publicPackages(t *testing.T) []publicPackage {
+	t.Helper()
+	var pkgs []publicPackage
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		switch name := d.Name(); {
+		case path == ".":
+		case name == "internal" || name == "cmd" || name == "tests" || name == "tools" || name == "testdata" ||
+			strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_"):
+			return filepath.SkipDir
+		}
+		if path == "." {
+			return nil
+		}
+		fset := token.NewFileSet()
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return err
+		}
+		var files []*ast.File
+		for _, e := range entries {
+			n := e.Name()
+			if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join(path, n), nil, parser.ParseComments)
+			if err != nil {
+				return err
+			}
+			files = append(files, f)
+		}
+		if len(files) > 0 {
+			pkgs = append(pkgs, publicPackage{dir: filepath.ToSlash(path), files: files})
+		}
+		return nil
+	})
+	require.NoError(t, err, "walk the module")
+	return pkgs
+}
+
+// exportedDecls lists pkg's exported top-level names, each with whether
+// it has a doc comment (its own, or its group's).
+func exportedDecls(pkg publicPackage) map[string]bool {
+	names := map[string]bool{}
+	for _, f := range pkg.files {
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() {
+					names[d.Name.Name] = d.Doc != nil
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							names[s.Name.Name] = d.Doc != nil || s.Doc != nil
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								names[n.Name] = d.Doc != nil || s.Doc != nil || s.Comment != nil
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
+}
+
+// TestPublicSurface holds the public surface to what users import: at
+// most maxPublicPackages packages with at most maxExportedNames exported
+// top-level names in all, each with a godoc comment, and listed in the
+// module's doc.go.
+func TestPublicSurface(t *testing.T) {
+	pkgs := publicPackages(t)
+	doc, err := os.ReadFile("doc.go")
+	require.NoError(t, err, "the module's doc.go")
+	total := 0
+	var dirs []string
+	for _, pkg := range pkgs {
+		dirs = append(dirs, pkg.dir)
+		names := exportedDecls(pkg)
+		total += len(names)
+		for name, documented := range names {
+			assert.Truef(t, documented, "%s.%s has no godoc comment", pkg.dir, name)
+		}
+		assert.Containsf(t, string(doc), "  - "+pkg.dir+":", "doc.go lists the public package %s", pkg.dir)
+	}
+	slices.Sort(dirs)
+	assert.LessOrEqualf(t, len(pkgs), maxPublicPackages, "public packages: %v", dirs)
+	assert.LessOrEqualf(t, total, maxExportedNames, "exported top-level names in %v", dirs)
+	t.Logf("%d public packages, %d exported top-level names: %v", len(pkgs), total, dirs)
+}
+
+// TestBenchtestNamesOnlyPublicPackages: a user can spell every type in
+// benchtest's exported signatures — none comes from internal/.
+func TestBenchtestNamesOnlyPublicPackages(t *testing.T) {
+	var bt *publicPackage
+	pkgs := publicPackages(t)
+	for i := range pkgs {
+		if pkgs[i].dir == "benchtest" {
+			bt = &pkgs[i]
+		}
+	}
+	require.NotNil(t, bt, "benchtest is a public package")
+	for _, f := range bt.files {
+		internal := map[string]string{} // import name → path
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if !strings.HasPrefix(path, module+"/internal/") {
+				continue
+			}
+			name := path[strings.LastIndex(path, "/")+1:]
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			internal[name] = path
+		}
+		check := func(what string, n ast.Node) {
+			if n == nil {
+				return
+			}
+			ast.Inspect(n, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if x, ok := sel.X.(*ast.Ident); ok && internal[x.Name] != "" {
+						t.Errorf("benchtest.%s names %s.%s from %s, which a user cannot import", what, x.Name, sel.Sel.Name, internal[x.Name])
+					}
+				}
+				return true
+			})
+		}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Name.IsExported() && (d.Recv == nil || exportedRecv(d.Recv)) {
+					check(d.Name.Name, d.Type)
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							check(s.Name.Name, exportedShape(s.Type))
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								check(n.Name, s.Type)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// exportedRecv reports whether a method's receiver type is exported.
+func exportedRecv(recv *ast.FieldList) bool {
+	if recv == nil || len(recv.List) == 0 {
+		return false
+	}
+	typ := recv.List[0].Type
+	if star, ok := typ.(*ast.StarExpr); ok {
+		typ = star.X
+	}
+	id, ok := typ.(*ast.Ident)
+	return ok && id.IsExported()
+}
+
+// exportedShape keeps, of a struct type, only its exported fields (the
+// unexported ones are not part of the signature a user sees).
+func exportedShape(typ ast.Expr) ast.Node {
+	st, ok := typ.(*ast.StructType)
+	if !ok {
+		return typ
+	}
+	var fields []*ast.Field
+	for _, f := range st.Fields.List {
+		for _, n := range f.Names {
+			if n.IsExported() {
+				fields = append(fields, f)
+				break
+			}
+		}
+	}
+	return &ast.FieldList{List: fields}
+}
