@@ -86,15 +86,16 @@ func ContractMatrix(labels []string, payloads []*Payload) (string, error) {
 			cells[i][c.Name] = c.Outcome()
 		}
 	}
+	cell := strings.NewReplacer("|", `\|`, "<", "&lt;", "\n", " ") // a cell's text; <think> is not HTML
 	var b strings.Builder
 	b.WriteString("| contract | level | rule |")
 	for _, l := range labels {
-		b.WriteString(" " + l + " |")
+		b.WriteString(" " + cell.Replace(l) + " |")
 	}
 	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(labels)) + "\n")
 	for _, name := range order {
 		c := rows[name]
-		rule := strings.NewReplacer("|", `\|`, "<", "&lt;").Replace(c.Rule) // a cell; <think> is not HTML
+		rule := cell.Replace(c.Rule)
 		fmt.Fprintf(&b, "| `%s` | %s | [%s](%s) |", name, c.Level, rule, c.Reference)
 		for i := range payloads {
 			v := cells[i][name]

@@ -53,3 +53,12 @@ func TestContractMatrix(t *testing.T) {
 	_, err = results.ContractMatrix([]string{"a", "b"}, []*results.Payload{{RunID: "x"}})
 	assert.ErrorContains(t, err, "2 labels for 1 payloads")
 }
+
+// A label is a header cell: a "|" in it (a version string, "vLLM | main")
+// is escaped, or the table would gain a column.
+func TestContractMatrixEscapesLabels(t *testing.T) {
+	c := results.Contract{Name: "stream.framing", Level: "MUST", Verdict: "pass", Rule: "r", Reference: "https://example.com"}
+	table, err := results.ContractMatrix([]string{"vLLM | main"}, []*results.Payload{contractPayload("a", c)})
+	require.NoError(t, err)
+	assert.Contains(t, table, `| contract | level | rule | vLLM \| main |`+"\n|---|---|---|---|\n", "one column, the bar escaped")
+}

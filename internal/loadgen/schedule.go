@@ -24,7 +24,8 @@ func NewRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seedStr
 // burstiness and scale 1/(rate·burstiness), so the mean rate stays rate
 // while burstiness < 1 clusters arrivals and > 1 evens them out (vLLM's
 // --burstiness). burstiness 0 means 1. rate +Inf (or math.MaxFloat64) sends
-// everything at 0. The schedule depends only on its arguments: the same
+// everything at 0; an offset beyond time.Duration's range (about 292
+// years) is math.MaxInt64. The schedule depends only on its arguments: the same
 // seed always yields the same offsets (see NewRand).
 //
 // Schedule panics, like math/rand's Intn, when n < 0 or the arrival
@@ -84,7 +85,12 @@ func (a *arrivals) next() time.Duration {
 		a.at += Gap(a.r, a.rate, a.burstiness)
 	}
 	a.started = true
-	return time.Duration(a.at * float64(time.Second))
+	// An offset beyond time.Duration's range (a rate of 1e-12 req/s)
+	// saturates: converting it would wrap to a negative offset.
+	if ns := a.at * float64(time.Second); ns < float64(math.MaxInt64) {
+		return time.Duration(ns)
+	}
+	return time.Duration(math.MaxInt64)
 }
 
 // CheckArrivals reports whether rate (requests per second) and burstiness

@@ -98,3 +98,19 @@ func TestGammaMoments(t *testing.T) {
 		assert.InEpsilon(t, shape, variance, 0.05, "shape %v: variance = shape", shape)
 	}
 }
+
+// A rate so low that an offset passes time.Duration's range (about 292
+// years) saturates there instead of wrapping to a negative offset, which
+// sent every request at once with a lag of -292 years.
+func TestScheduleOffsetsBeyondDurationSaturate(t *testing.T) {
+	for _, rate := range []float64{1e-300, 1e-12} {
+		s := loadgen.Schedule(rate, 1, 4, 1)
+		assert.Equal(t, time.Duration(0), s[0], "rate %g: the first at 0", rate)
+		for i := 1; i < len(s); i++ {
+			assert.GreaterOrEqual(t, s[i], s[i-1], "rate %g: offsets never go back (%v)", rate, s)
+		}
+		assert.Equal(t, time.Duration(math.MaxInt64), s[3], "rate %g: saturated", rate)
+		first := loadgen.Open{Rate: rate, Burstiness: 1, Seed: 1, FirstGap: true}.Schedule(1)
+		assert.Equal(t, time.Duration(math.MaxInt64), first[0], "rate %g: a first gap saturates too", rate)
+	}
+}

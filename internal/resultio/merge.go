@@ -173,6 +173,13 @@ func MergeNamed(names []string, ps []*results.Payload) (*results.Payload, error)
 		for _, p := range kept {
 			if i, _, ok := shardOf(p.Schedule); ok {
 				shards[i] = p.Schedule
+				if p.Incomplete != nil {
+					// Rebuilt from the journal of a shard that was stopped:
+					// it was sending until its last send, not its duration.
+					c := *p.Schedule
+					c.DurationS = 0
+					shards[i] = &c
+				}
 			}
 		}
 		if sched, err = scheduleFromRecords(sched, records, shards); err != nil {

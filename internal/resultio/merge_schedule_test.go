@@ -205,3 +205,22 @@ func TestMergeFlagsAShardThatLostItsRecords(t *testing.T) {
 	assert.Contains(t, m.Incomplete.Reason, "s0.json")
 	assert.False(t, m.Summary.Passed, "an incomplete run does not pass")
 }
+
+// A shard killed 2.5 s into an 8 s run and rebuilt from its journal
+// (incomplete, its Unsent unknown) was sending until its last send, not
+// for its whole duration: the rate is over the 2.5 s in which both shards
+// sent (6 sends), not over 8 s that count shard 0 alone for 5.5 of them.
+func TestMergeOfARecoveredShardEndsItsWindowAtItsLastSend(t *testing.T) {
+	s0 := loadShard(0, 2, []float64{0, 1, 2, 3, 4, 5, 6, 7}, []float64{100, 100, 100, 100, 100, 100, 100, 100}, nil, startedAt(0))
+	s1 := loadShard(1, 2, []float64{0.5, 1.5, 2.5}, []float64{100, 100, 100}, nil, func(s *results.Schedule) {
+		startedAt(0)(s)
+		s.Requests = 0 // a journal does not know how many its schedule would have made
+	})
+	s1.Incomplete = &results.Incomplete{Reason: "rebuilt from a journal", Records: 3}
+	m, err := MergeNamed([]string{"s0.json", "s1.json"}, []*results.Payload{s0, s1})
+	require.NoError(t, err, "merge")
+	sc := m.Schedule
+	require.NotNil(t, sc.AchievedRate, "measured: %s", sc.AchievedRateReason)
+	assert.InDelta(t, 6/2.5, *sc.AchievedRate, 1e-9, "6 sends while both shards were sending (t=0 to 2.5)")
+	assert.NotNil(t, m.Incomplete, "the merge says it is incomplete")
+}

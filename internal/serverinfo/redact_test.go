@@ -26,6 +26,16 @@ func TestRedactURL(t *testing.T) {
 		{"http://host:8080/#token=T", "http://host:8080/#token=xxxxx"},
 		{"http://host/#x=1&access_token=T", "http://host/#x=1&access_token=xxxxx"},
 		{"http://host:8080/v1?monkey=banana", "http://host:8080/v1?monkey=banana"},
+		// A password holding "/" or "@" (unescaped): Go's parser fails on the
+		// first and takes the last "@" for the second; all of it is hidden.
+		{"http://alice:pa/ss@host:8080", "http://alice:xxxxx@host:8080"},
+		{"http://alice:p@ss@host:8080", "http://alice:xxxxx@host:8080"},
+		{"http://[::1]:8080@alice:PW@host", "http://[:xxxxx@host"},
+		{"http://user@host:8080", "http://user@host:8080"},
+		// Secret parameters by the words of their names, in any spelling.
+		{"http://host?auth_token=A&api_token=B&client_secret=C", "http://host?auth_token=xxxxx&api_token=xxxxx&client_secret=xxxxx"},
+		{"http://host?x-api-key=A&apiKey=B&private_token=C&sig=D", "http://host?x-api-key=xxxxx&apiKey=xxxxx&private_token=xxxxx&sig=xxxxx"},
+		{"http://host?passwd=A&X-Amz-Signature=B&keyboard=qwerty", "http://host?passwd=xxxxx&X-Amz-Signature=xxxxx&keyboard=qwerty"},
 	} {
 		got := serverinfo.RedactURL(tc.in)
 		assert.Equal(t, tc.want, got, "RedactURL(%q)", tc.in)
@@ -58,9 +68,11 @@ func TestSecretReplacerOfAMalformedURL(t *testing.T) {
 
 func TestNormalizeBaseURLErrorsHideThePassword(t *testing.T) {
 	for _, raw := range []string{"ftp://u:hunter2@host", "http://u:hunter2@host/?x=1", "http://u:hunter2@[::1",
+		"http://u:hun/ter2@host:9", "http://host:9?auth_token=hunter2", "http://host:9/#client_secret=hunter2",
 		"http//u:hunter2@host:9", "u:hunter2@host:9", "host:9?api_key=hunter2", "http://host:9/#token=hunter2"} {
 		_, err := serverinfo.NormalizeBaseURL(raw)
 		require.Error(t, err, raw)
 		assert.NotContains(t, err.Error(), "hunter2", "the error quotes the redacted URL: %v", err)
+		assert.NotContains(t, err.Error(), "ter2", "no piece of the secret either: %v", err)
 	}
 }

@@ -181,8 +181,12 @@ func (t Threshold) Name() string {
 }
 
 // Measure returns the threshold's metric in its unit; NaN when the
-// distribution has no samples.
+// distribution has no samples, and for error_rate when no request was
+// sent or dropped (a rate of nothing is not 0).
 func (t Threshold) Measure(s Stats) float64 {
+	if t.Metric == "error_rate" && s.Requests+s.Dropped == 0 {
+		return math.NaN()
+	}
 	if f, ok := scalarMetrics[t.Metric]; ok {
 		return f(s)
 	}

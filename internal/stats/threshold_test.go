@@ -52,3 +52,19 @@ func TestParseThresholdErrors(t *testing.T) {
 	assert.ErrorContains(t, err, `"bad"`, "all problems are reported")
 	assert.ErrorContains(t, err, `"tpot <= 3"`, "all problems are reported")
 }
+
+// An error rate over no request is not measured: "no samples", failing,
+// as a latency threshold over no request does (not 0, which would pass).
+func TestErrorRateOfNoRequestsIsNotMeasured(t *testing.T) {
+	th, err := stats.ParseThreshold("error_rate <= 0.01")
+	require.NoError(t, err)
+	o := th.Evaluate(stats.Stats{})
+	assert.False(t, o.Pass, "nothing was measured")
+	assert.Equal(t, "error_rate: no samples, want <= 0.01", o.String())
+
+	o = th.Evaluate(stats.Stats{Requests: 4, Failed: 1, ErrorRate: 0.25})
+	assert.False(t, o.Pass, "1 of 4 failed")
+	assert.Equal(t, "error_rate = 0.25, want <= 0.01", o.String())
+	o = th.Evaluate(stats.Stats{Dropped: 2, ErrorRate: 1})
+	assert.Equal(t, 1.0, o.Measured, "dropped requests count: none was sent, all failed")
+}

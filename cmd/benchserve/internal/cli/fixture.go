@@ -19,13 +19,17 @@ func runFixture(ctx context.Context, e *env, args []string) int {
 	apiKey := fs.String("api-key", "", "require this Bearer token on /v1/ requests (default: none)")
 	slots := fs.Int("slots", 0, "generation slots: serve at most N completions at once, the rest wait in a FIFO line before their first token (0: unlimited)")
 	var faultNames listValue
-	fs.Var(&faultNames, "fault", "break one protocol rule on purpose, for benchserve conformance to find (repeatable; fixtures.Faults lists them, e.g. no-done)")
+	fs.Var(&faultNames, "fault", "break one protocol rule on purpose, for benchserve conformance to find (repeatable; the faults are listed below)")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "Usage: benchserve fixture [--addr %s] [--model NAME] [--api-key KEY] [--slots N] [--fault NAME]...\n\n"+
 			"Serves the embedded deterministic OpenAI-compatible fixture server until\n"+
 			"interrupted (Ctrl-C). Point benchserve at it with --url. With --slots N it\n"+
 			"behaves like a server of limited capacity: TTFT grows with the load.\n\n", defaultAddr)
 		fs.PrintDefaults()
+		fmt.Fprint(e.stderr, "\nFaults (--fault NAME: the contract of benchserve conformance it breaks):\n")
+		for _, f := range fixtures.Faults() {
+			fmt.Fprintf(e.stderr, "  %-30s %s\n", f, f.Contract())
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

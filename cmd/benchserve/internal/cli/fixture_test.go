@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/benchserve/benchserve/fixtures"
 )
 
 func TestFixtureSlotsFlag(t *testing.T) {
@@ -20,4 +22,17 @@ func TestFixtureSlotsFlag(t *testing.T) {
 	assert.Equal(t, ExitOK, code, "help")
 	assert.Contains(t, errb.String(), "-slots int", "help lists --slots")
 	assert.Contains(t, errb.String(), "FIFO line", "and what it does")
+}
+
+// fixture --help names every fault and the contract it breaks: a CLI user
+// has no fixtures.Faults to read.
+func TestFixtureHelpListsTheFaults(t *testing.T) {
+	var out, errb strings.Builder
+	code := run(context.Background(), []string{"fixture", "--help"}, &env{stdout: &out, stderr: &errb, getenv: os.Getenv})
+	assert.Equal(t, ExitOK, code, "help")
+	for _, f := range fixtures.Faults() {
+		assert.Contains(t, errb.String(), "  "+string(f)+" ", "help lists %s", f)
+		assert.Contains(t, errb.String(), f.Contract(), "with the contract %s breaks", f)
+	}
+	assert.NotContains(t, errb.String(), "fixtures.Faults", "no Go identifier for a CLI user to look up")
 }

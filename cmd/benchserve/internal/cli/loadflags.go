@@ -227,9 +227,11 @@ func (d *durationValue) Set(s string) error {
 		return nil
 	}
 	secs, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(secs > 0) || secs > float64(math.MaxInt64)/float64(time.Second) {
+	v := time.Duration(secs * float64(time.Second))
+	// Under a nanosecond v is 0, which means no duration at all.
+	if err != nil || !(secs > 0) || secs > float64(math.MaxInt64)/float64(time.Second) || v <= 0 {
 		return fmt.Errorf("want a positive duration such as 2m or 90s, or seconds, got %q", s)
 	}
-	*d = durationValue(secs * float64(time.Second))
+	*d = durationValue(v)
 	return nil
 }

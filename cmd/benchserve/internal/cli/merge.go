@@ -50,10 +50,14 @@ func runMerge(_ context.Context, e *env, args []string) int {
 	}
 	out, ins := fs.Arg(0), fs.Args()[1:]
 	for _, in := range ins {
-		if in == out {
+		if resultio.SameFile(in, out) {
 			fmt.Fprintf(e.stderr, "benchserve merge: %s is both the output and an input (the output comes first)\n", out)
 			return ExitUsage
 		}
+	}
+	if err := resultio.CheckOutput(out, ""); err != nil {
+		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
+		return ExitUsage
 	}
 	ps := make([]*results.Payload, len(ins))
 	for i, in := range ins {

@@ -137,3 +137,31 @@ func TestMergeCommandRefusesDamagedRecords(t *testing.T) {
 		})
 	}
 }
+
+// merge's OUT follows the CLI's one output rule: a missing directory is a
+// usage error before anything is written (not made), and an output that
+// is an input under another spelling (./x, a symlink) is refused.
+func TestMergeCommandChecksTheOutputFirst(t *testing.T) {
+	dir := t.TempDir()
+	s0, s1 := writeShard(t, dir, "abcd1234", 0), writeShard(t, dir, "abcd1234", 1)
+
+	missing := filepath.Join(dir, "no", "such", "merged.json")
+	code, stdout, stderr := runCLI("merge", missing, s0, s1)
+	assert.Equal(t, ExitUsage, code, "missing output directory: %s", stdout)
+	assert.Contains(t, stderr, "directory "+filepath.Join(dir, "no", "such")+" does not exist", "names the directory")
+	_, err := os.Stat(filepath.Join(dir, "no"))
+	assert.True(t, os.IsNotExist(err), "no directory made")
+
+	link := filepath.Join(dir, "link.json")
+	require.NoError(t, os.Symlink(s0, link))
+	before, err := os.ReadFile(s0)
+	require.NoError(t, err)
+	for _, out := range []string{link, filepath.Join(dir, ".", "shard-0.json")} {
+		code, _, stderr = runCLI("merge", out, s0, s1)
+		assert.Equal(t, ExitUsage, code, "%s names the input %s", out, s0)
+		assert.Contains(t, stderr, "is both the output and an input", "guard for %s", out)
+	}
+	after, err := os.ReadFile(s0)
+	require.NoError(t, err)
+	assert.True(t, string(before) == string(after), "the input is untouched (%d bytes before, %d after)", len(before), len(after))
+}

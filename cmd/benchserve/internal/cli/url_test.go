@@ -36,12 +36,16 @@ func TestMalformedURLSecretsNeverEchoed(t *testing.T) {
 		{"userinfo without a scheme", "alice:PW1234@127.0.0.1:9", "PW1234"},
 		{"key in the query", "127.0.0.1:9?api_key=K3Y123", "K3Y123"},
 		{"token in the fragment", "http://127.0.0.1:9/#token=T0K123", "T0K123"},
+		{"password holding a slash", "http://alice:PW12/34@127.0.0.1:9", "34@"},
+		{"auth_token in the query", "http://127.0.0.1:9?auth_token=T0K123", "T0K123"},
+		{"client_secret in the fragment", "http://127.0.0.1:9/#client_secret=S3C123", "S3C123"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, args := range [][]string{
 				{"--url", tc.url, "--workload", smoke},
 				{"--url", tc.url, "--prompts", "short"},
 				{"capacity", "--url", tc.url, "--workload", smoke, "--slo", "ttft_p95_ms <= 100"},
+				{"conformance", "--url", tc.url},
 			} {
 				res := invoke(t, args...)
 				assert.Equal(t, ExitUsage, res.code, "%v: a usage error", args)
