@@ -134,7 +134,7 @@ func TestSearchFindsFixtureQueueCapacity(t *testing.T) {
 // The queue and a second one, three seeds each: minutes per
 // search. BENCHSERVE_CAPACITY_LONG=1 runs it:
 //
-//	BENCHSERVE_CAPACITY_LONG=1 go test -run TestSearchFixtureQueuesSeeds -v -timeout 60m ./capacity/
+//	BENCHSERVE_CAPACITY_LONG=1 go test -run TestSearchFixtureQueuesSeeds -v -timeout 60m ./internal/capacity/
 func TestSearchFixtureQueuesSeeds(t *testing.T) {
 	if os.Getenv("BENCHSERVE_CAPACITY_LONG") == "" {
 		t.Skip("long (tens of minutes in all): set BENCHSERVE_CAPACITY_LONG=1")
