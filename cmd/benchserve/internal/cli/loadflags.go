@@ -85,6 +85,14 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 	} else if f.given("burstiness") && unlimited {
 		pr.addUsage("--burstiness %g has no effect without a --request-rate: an unlimited rate has no arrival schedule to shape", f.load.burstiness)
 	}
+	// 0 is the flags' "not given"; given explicitly it is a mistake, not a
+	// request for the default.
+	if f.given("num-prompts") && f.load.numPrompts == 0 {
+		pr.addUsage("--num-prompts 0: want at least 1 request (leave it out for cases x --repetitions, or give --duration)")
+	}
+	if f.given("max-concurrency") && f.load.maxConcurrency == 0 {
+		pr.addUsage("--max-concurrency 0: want at least 1 request in flight (leave it out for the default bound, 256)")
+	}
 	if f.given("seed") && unlimited && f.load.mix.val != "sample" {
 		pr.addUsage("--seed %d has no effect without a --request-rate or --mix sample: nothing is drawn", f.load.seed)
 	}

@@ -24,6 +24,8 @@ func TestLoadUsageErrorsBeforeAnythingIsWritten(t *testing.T) {
 		{"burstiness 0", []string{"--request-rate", "5", "--num-prompts", "3", "--burstiness", "0"}, "--burstiness 0: want a gamma shape > 0"},
 		{"burstiness without a rate", []string{"--num-prompts", "3", "--burstiness", "2"}, "--burstiness 2 has no effect without a --request-rate"},
 		{"seed without a rate", []string{"--num-prompts", "3", "--seed", "4"}, "--seed 4 has no effect without a --request-rate or --mix sample"},
+		{"num-prompts 0", []string{"--request-rate", "5", "--num-prompts", "0"}, "--num-prompts 0: want at least 1 request"},
+		{"max-concurrency 0", []string{"--num-prompts", "3", "--max-concurrency", "0"}, "--max-concurrency 0: want at least 1 request in flight"},
 		// Under a nanosecond it would be 0, which means no duration at all.
 		{"duration under a nanosecond", []string{"--request-rate", "5", "--duration", "0.0000000001"}, `want a positive duration such as 2m or 90s, or seconds, got "0.0000000001"`},
 	} {
