@@ -526,6 +526,11 @@ type Schedule struct {
 	// says why.
 	AchievedRate       *float64 `json:"achieved_rate"`
 	AchievedRateReason string   `json:"achieved_rate_reason,omitempty"`
+	// RateWindowS is, in a merged sharded run, the seconds the achieved
+	// rate was measured over when that was the window in which every
+	// shard was sending (shorter than SendingWindowS); omitted when the
+	// rate is over the whole sending window.
+	RateWindowS *float64 `json:"rate_window_s,omitempty"`
 	// LagMS is the send time minus the scheduled time over the sent
 	// requests (p50, p95, p99, max); nil when nothing was sent.
 	LagMS *LagStats `json:"lag_ms"`

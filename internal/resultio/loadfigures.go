@@ -140,6 +140,8 @@ func scheduleFromRecords(settings *results.Schedule, recs []results.Record, shar
 		over := ""
 		if r, ok2, why := stats.WindowRate(n, end.Sub(hi)); ok2 {
 			rate, ok, reason = r, true, ""
+			w := end.Sub(hi).Seconds()
+			sc.RateWindowS = &w
 			over = fmt.Sprintf(": the achieved rate is measured over the %.3g s in which every shard was sending", end.Sub(hi).Seconds())
 		} else if ok {
 			// No common window to speak of (shards of one request or

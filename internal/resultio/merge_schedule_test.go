@@ -69,6 +69,8 @@ func TestMergeRecomputesRunFiguresFromRecords(t *testing.T) {
 	assert.InDelta(t, 1.0, *sc.AchievedRate, 1e-9, "achieved rate over the window in which both shards sent")
 	require.NotNil(t, sc.StartSkewS, "start skew reported")
 	assert.InDelta(t, 1.0, *sc.StartSkewS, 1e-9, "the shards' starts 1 s apart")
+	require.NotNil(t, sc.RateWindowS, "the rate's window is said")
+	assert.InDelta(t, 7.0, *sc.RateWindowS, 1e-9, "the 7 s every shard was sending, not the whole window")
 	require.Len(t, sc.Notes, 1, "a 1 s skew in a 9 s run is worth a warning")
 	assert.Contains(t, sc.Notes[0], "the shards started 1 s apart, 11% of the 9 s run: the achieved rate is measured over the 7 s in which every shard was sending", "the note gives the skew")
 	assert.Equal(t, 1, sc.PeakInFlight, "one request at a time, from the records' intervals")
@@ -120,6 +122,7 @@ func TestMergeOfOneRequestShardsUsesTheWholeWindow(t *testing.T) {
 	assert.Equal(t, 1, sc.PeakInFlight, "one at a time")
 	assert.InDelta(t, 0, *sc.StartSkewS, 1e-9, "started together")
 	require.Len(t, sc.Notes, 2, "the whole-window note and the lag note")
+	assert.Nil(t, sc.RateWindowS, "the rate is over the whole window, so no window of its own")
 	assert.Contains(t, sc.Notes[0], "no window in which every shard was sending holds a rate (only 1 sent: a rate needs at least 3 requests): the achieved rate is over the whole 3 s sending window")
 }
 

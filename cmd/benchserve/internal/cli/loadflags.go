@@ -143,6 +143,9 @@ func scheduleLine(sc *results.Schedule) string {
 	achieved := "achieved rate null (" + sc.AchievedRateReason + ")"
 	if sc.AchievedRate != nil {
 		achieved = fmt.Sprintf("achieved %.2f req/s over %.3g s of sending", *sc.AchievedRate, sc.SendingWindowS)
+		if sc.RateWindowS != nil {
+			achieved = fmt.Sprintf("achieved %.2f req/s over the %.3g s every shard was sending (of %.3g s of sending)", *sc.AchievedRate, *sc.RateWindowS, sc.SendingWindowS)
+		}
 	}
 	var b strings.Builder
 	if sc.TargetRate == nil {
