@@ -486,7 +486,7 @@ func TestExtraBodyCannotSetWhatBenchserveSets(t *testing.T) {
 }
 
 // TestPolicyTimeoutOutOfRange: a positive policy timeout below 1 ms or
-// beyond what a Go duration holds used to mean "no timeout" silently.
+// beyond what a Go duration holds is an error, never a silent "no timeout".
 func TestPolicyTimeoutOutOfRange(t *testing.T) {
 	for _, v := range []string{"1e300", "1e-7", "0.5"} {
 		_, err := Parse([]byte(`{"cases": [{"id": "a", "messages": [{"role": "user", "content": "hi"}], "policy_timeout_ms": `+v+`}]}`), "w.json")

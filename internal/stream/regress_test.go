@@ -13,8 +13,8 @@ import (
 	"github.com/benchserve/benchserve/internal/openai"
 )
 
-// Regression tests for the fixes made while writing the conformance suite
-// (issue 7): bounded content, redirects with a caller's client, and the
+// Regression tests for what the stream suite (tests/streams) found:
+// bounded content, redirects with a caller's client, and the
 // headers an HTTP error carries.
 
 func TestContentIsBoundedByMaxContentBytes(t *testing.T) {
@@ -136,8 +136,8 @@ func TestHTTPErrorHeaders(t *testing.T) {
 
 func TestVLLMErrorResponseInStream(t *testing.T) {
 	// vLLM (before its {"error":{…}} envelope) streamed its ErrorResponse
-	// as a bare data event; the client used to decode it as a chunk with
-	// no choices and carry on to [DONE]: a success with 0 tokens.
+	// as a bare data event; decoded as a chunk with no choices it
+	// would carry on to [DONE]: a success with 0 tokens.
 	srv, _ := scriptServer(t, whole(content("v", "par"),
 		ev(`{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.","type":"BadRequestError","param":null,"code":400}`),
 		done)...)

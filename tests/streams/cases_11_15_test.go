@@ -19,7 +19,7 @@ import (
 	"github.com/benchserve/benchserve/results"
 )
 
-// Cases 11–15 are the shapes of modern servers (issue 12): thinking
+// Cases 11–15 are the shapes of modern servers: thinking
 // models, answers delivered in one read, n > 1, refusals, and a failed
 // request's root cause. Each runs against a named fixture scenario
 // ([fixture:NAME]) and, where the OpenAI API's own wording matters, a
