@@ -79,9 +79,11 @@ type analysis struct {
 	// the first warmup of them are the warm-up, the rest measured.
 	prefix, warmup int
 	measured       []loadgen.Sample
-	st             stats.Stats
-	outcomes       []stats.Outcome
-	verdict        Verdict
+	// cycles counts the measured window's busy cycles (cycles).
+	cycles   int
+	st       stats.Stats
+	outcomes []stats.Outcome
+	verdict  Verdict
 }
 
 // minHeap is a heap of end offsets.
@@ -123,25 +125,29 @@ func inFlight(samples []loadgen.Sample) []int {
 	return q
 }
 
-// medianE2EL is the median end-to-end latency of the succeeded samples,
-// 0 when none.
-func medianE2EL(samples []loadgen.Sample) time.Duration {
-	var v []float64
+// serviceTime is how long the succeeded samples held the server, their
+// wait in its queue left out: the median decode time (E2E latency −
+// TTFT) plus the least TTFT (the first token's unloaded cost); 0 when
+// none succeeded. The median E2E latency would not do: once a queue
+// builds up it is mostly the wait.
+func serviceTime(samples []loadgen.Sample) time.Duration {
+	var decode []float64
+	least := math.Inf(1)
 	for _, s := range samples {
-		if s.OK() {
-			v = append(v, s.E2ELms)
+		if s.OK() && !math.IsNaN(s.E2ELms) && !math.IsNaN(s.TTFTms) {
+			decode = append(decode, math.Max(0, s.E2ELms-s.TTFTms))
+			least = math.Min(least, s.TTFTms)
 		}
 	}
-	if len(v) == 0 {
+	if len(decode) == 0 {
 		return 0
 	}
-	slices.Sort(v)
-	return time.Duration(stats.Percentile(v, 50) * float64(time.Millisecond))
+	return time.Duration((median(decode) + least) * float64(time.Millisecond))
 }
 
 // warmupOf is how many of the first samples (complete, by index) are the
-// warm-up: the largest of 10% of them, those sent within two median
-// service times (E2E latencies) of the first, minWarm, and those sent
+// warm-up: the largest of 10% of them, those sent within two service times
+// (serviceTime) of the first, minWarm, and those sent
 // before the number in flight at an arrival first reached its median over
 // the second half (the line has built up) — at most half.
 func warmupOf(samples []loadgen.Sample, minWarm int) int {
@@ -150,7 +156,7 @@ func warmupOf(samples []loadgen.Sample, minWarm int) int {
 		return 0
 	}
 	w := max(int(math.Ceil(warmupFraction*float64(n))), minWarm)
-	if svc := medianE2EL(samples); svc > 0 {
+	if svc := serviceTime(samples); svc > 0 {
 		limit := samples[0].Sent + warmupServices*svc
 		k := 0
 		for k < n && samples[k].Sent < limit {
@@ -171,13 +177,53 @@ func warmupOf(samples []loadgen.Sample, minWarm int) int {
 	return min(w, int(maxWarmupFraction*float64(n)))
 }
 
+// cycles counts the busy cycles in q, the number of requests in flight
+// found by each arrival: a queue forgets its past when it empties, so an
+// arrival that finds the fewest in flight (none, for a server that
+// empties) starts a fresh cycle, and so does one that finds the count
+// back at its low level (its 10th percentile) after it had risen to its
+// median (at least one above the low level). These are the independent
+// stretches the window holds (the regenerative view of a queue): a
+// window a handful of cycles long says little about the steady state,
+// however many requests it holds.
+func cycles(q []int) int {
+	if len(q) == 0 {
+		return 0
+	}
+	sorted := slices.Clone(q)
+	slices.Sort(sorted)
+	least, low := sorted[0], sorted[len(sorted)/10]
+	high := max(sorted[len(sorted)/2], low+1)
+	n, up := 0, false
+	for _, v := range q {
+		switch {
+		case v == least:
+			n++
+			up = false
+		case v >= high:
+			up = true
+		case v <= low && up:
+			n++
+			up = false
+		}
+	}
+	return n
+}
+
+// MinBusyCycles is the fewest busy cycles (see cycles) an open-loop
+// probe's measured window must hold to pass: the requests of a window
+// that is a few cycles long come from a few independent stretches of the
+// queue, and a percentile interval taken over them is narrower than it
+// should be.
+const MinBusyCycles = 10
+
 // analyze computes a probe's statistics and verdict over samples (a
 // complete prefix of the probe, by index): the warm-up left out
 // (warmupOf), the rest summarized (loadgen.Summarize over their window,
 // first send to last end) and judged by ths: pass when every threshold
-// holds with confidence, fail when one fails with confidence, else
-// inconclusive.
-func analyze(samples []loadgen.Sample, ths []stats.Threshold, opts loadgen.StatsOptions, minWarm int) analysis {
+// holds with confidence (and, open-loop, the window holds MinBusyCycles
+// busy cycles), fail when one fails with confidence, else inconclusive.
+func analyze(samples []loadgen.Sample, ths []stats.Threshold, opts loadgen.StatsOptions, minWarm int, openLoop bool) analysis {
 	a := analysis{prefix: len(samples), warmup: warmupOf(samples, minWarm)}
 	a.measured = samples[a.warmup:]
 	var first, last time.Duration
@@ -196,6 +242,7 @@ func analyze(samples []loadgen.Sample, ths []stats.Threshold, opts loadgen.Stats
 	if q := inFlight(samples); len(q) > a.warmup {
 		a.st.PeakInFlight = slices.Max(q[a.warmup:]) + 1
 	}
+	a.cycles = cycles(inFlight(samples)[a.warmup:])
 	a.outcomes = stats.Evaluate(a.st, ths)
 	a.verdict = VerdictPass
 	for _, o := range a.outcomes {
@@ -205,6 +252,11 @@ func analyze(samples []loadgen.Sample, ths []stats.Threshold, opts loadgen.Stats
 		case !o.ConfidentPass() && a.verdict == VerdictPass:
 			a.verdict = VerdictInconclusive
 		}
+	}
+	if a.verdict == VerdictPass && openLoop && a.cycles < MinBusyCycles {
+		// Too few busy cycles to speak for the steady state: a window
+		// shorter than the queue's memory looks better than it is.
+		a.verdict = VerdictInconclusive
 	}
 	return a
 }
@@ -297,7 +349,7 @@ func (m *monitor) checkpoint() {
 	for i := range samples {
 		samples[i] = *m.done[i]
 	}
-	a := analyze(samples, m.ths, m.opts, m.minWarm)
+	a := analyze(samples, m.ths, m.opts, m.minWarm, m.openLoop)
 	if len(a.measured) < target {
 		m.lastTry = m.prefix
 		return
@@ -325,17 +377,21 @@ const (
 	saturationSends    = 30
 	saturationDone     = 20
 	saturationWindow   = 0.75
+	saturationExcess   = 3
 )
 
 // saturation reports why the probe is saturated, "" when it is not:
-// over the latest 75% of the probe (after at least 10 median service
-// times, 30 arrivals and 20 completions), both the number of requests in
-// flight at each arrival and the TTFT of the requests sent then rise
-// (least-squares slope above zero by two standard errors, the errors
-// widened for the series' lag-1 autocorrelation), the in-flight count by
-// at least its own mean over the window (it doubled, at least +3) and
-// TTFT by half its median. GuideLLM's over-saturation detection tests the
-// same two slopes.
+// over the latest 75% of the probe (after at least 10 service times,
+// serviceTime, 30 arrivals and 20 completions), both the number of
+// requests in flight at each arrival and the TTFT of the requests sent
+// then rise (least-squares slope above zero by two standard errors, the
+// errors widened for the series' lag-1 autocorrelation), the in-flight
+// count by at least half its mean over the window (at least +3) and TTFT
+// by half its median, and the arrivals outnumber the completions by more
+// than three times the arrivals' Poisson noise (3·√arrivals). A
+// stationary queue, however loaded, wanders up and down; only that
+// excess says the arrivals outrun what the server completes.
+// GuideLLM's over-saturation detection tests the same two slopes.
 func (m *monitor) saturation() string {
 	var doneSamples []loadgen.Sample
 	for _, d := range m.done {
@@ -343,7 +399,7 @@ func (m *monitor) saturation() string {
 			doneSamples = append(doneSamples, *d)
 		}
 	}
-	svc := medianE2EL(doneSamples)
+	svc := serviceTime(doneSamples)
 	sent := 0
 	for _, s := range m.sends {
 		if s >= 0 {
@@ -383,16 +439,23 @@ func (m *monitor) saturation() string {
 		meanQ += q / float64(len(qs))
 	}
 	medT := median(ttft)
-	if !okq || !okt || bq*span < math.Max(3, meanQ) || bt*span < 0.5*medT {
+	if !okq || !okt || bq*span < math.Max(3, 0.5*meanQ) || bt*span < 0.5*medT {
 		return ""
 	}
-	arrivals := float64(len(xs)) / span
 	completions := 0
 	for _, e := range ends {
 		if e >= from {
 			completions++
 		}
 	}
+	// A stationary queue's in-flight count wanders: over a window its
+	// arrivals and completions differ by the count's change, about the
+	// Poisson noise of the arrivals. Arrivals that outran completions by
+	// less than three times that are not saturation.
+	if excess := float64(len(xs) - completions); excess < saturationExcess*math.Sqrt(float64(len(xs))) {
+		return ""
+	}
+	arrivals := float64(len(xs)) / span
 	return fmt.Sprintf("arrivals %.2f/s outran completions %.2f/s over the last %.1fs: in flight rising %.1f/s (to %d), ttft rising %.0f ms/s (median %.0f ms)",
 		arrivals, float64(completions)/span, span, bq, int(qs[len(qs)-1]), bt, medT)
 }

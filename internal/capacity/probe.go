@@ -100,6 +100,11 @@ type ProbeStats struct {
 	// PeakInFlight is the most requests in flight at once among the
 	// measured ones.
 	PeakInFlight int `json:"peak_in_flight"`
+	// BusyCycles counts the measured window's busy cycles: the times the
+	// requests in flight fell back to their low level after rising to
+	// their median (0 for a closed loop, whose count stays put). A pass
+	// needs MinBusyCycles of them.
+	BusyCycles int `json:"busy_cycles"`
 }
 
 // Summarize picks a probe's key statistics out of st (the measured
@@ -140,7 +145,7 @@ func newProbe(spec ProbeSpec, run *loadgen.Run, mon *monitor, ths []stats.Thresh
 		// requests the monitor judged, not those that completed after.
 		samples = samples[:mon.result.prefix]
 	}
-	a := analyze(samples, ths, mon.opts, mon.minWarm)
+	a := analyze(samples, ths, mon.opts, mon.minWarm, mon.openLoop)
 	a.st.Mode, a.st.Unsent = run.Mode, run.Unsent
 	p := Probe{Number: spec.Index + 1, By: spec.By, Load: spec.Load, Requests: spec.Requests, Duration: spec.Duration,
 		Target: spec.Target, Verdict: a.verdict, Saturation: mon.saturated, SLOs: make([]results.SLOResult, len(a.outcomes)),
@@ -161,6 +166,7 @@ func newProbe(spec ProbeSpec, run *loadgen.Run, mon *monitor, ths []stats.Thresh
 	p.Summary = Summarize(a.st)
 	p.Summary.Sent = len(run.Samples)
 	p.Summary.Warmup, p.Summary.Measured = a.warmup, len(a.measured)
+	p.Summary.BusyCycles = a.cycles
 	p.Summary.Cut = len(run.Samples) - len(samples)
 	if n := len(a.measured); n >= 2 {
 		first, last := a.measured[0].Sent, a.measured[0].Sent

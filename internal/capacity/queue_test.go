@@ -181,28 +181,67 @@ func TestSearchSimulatedQueues(t *testing.T) {
 
 // A probe whose arrivals outrun the queue (30 req/s into 4 slots × 0.24
 // s, which serve 16.7/s) is stopped early as saturated and says so; one
-// well below the capacity runs to its verdict.
+// well below the capacity (4 req/s) runs to its verdict, and so does one
+// heavily loaded but stationary (15 req/s, 90% of what the slots serve):
+// it fails by its SLO, not as saturated.
 func TestSaturationStopsProbe(t *testing.T) {
 	q := queue{Slots: 4, TTFT: 50 * time.Millisecond, Serve: 240 * time.Millisecond}
 	th, err := stats.ParseThresholds("ttft_p95_ms <= 200")
 	require.NoError(t, err)
-	var probes []capacity.Probe
-	cfg := capacity.Config{SLOs: th, Start: 4, Max: 30, OnProbe: func(p capacity.Probe) { probes = append(probes, p) }}
-	_, err = capacity.Search(t.Context(), q.probe(1), cfg)
+	probeAt := func(load float64, seed uint64) capacity.Probe {
+		var probes []capacity.Probe
+		cfg := capacity.Config{SLOs: th, Start: load, Max: load, OnProbe: func(p capacity.Probe) { probes = append(probes, p) }}
+		_, err := capacity.Search(t.Context(), q.probe(seed), cfg)
+		require.NoError(t, err)
+		require.Len(t, probes, 1, "one probe at %v req/s", load)
+		return probes[0]
+	}
+	for seed := uint64(1); seed <= 5; seed++ {
+		low := probeAt(4, seed)
+		assert.Equal(t, capacity.VerdictPass, low.Verdict, "4 req/s passes: %s", low)
+		assert.Empty(t, low.Saturation, "and is not saturated")
+
+		busy := probeAt(15, seed)
+		assert.Equal(t, capacity.VerdictFail, busy.Verdict, "15 req/s fails its SLO: %s", busy)
+		assert.Empty(t, busy.Saturation, "but a stationary queue is not saturated")
+
+		sat := probeAt(30, seed)
+		assert.Equal(t, capacity.VerdictSaturated, sat.Verdict, "30 req/s is saturated: %s", sat)
+		assert.Less(t, sat.Summary.Sent, sat.Requests/2, "stopped well before its planned requests")
+		assert.Contains(t, sat.String(), "SATURATED, stopped early (arrivals ", "the probe line says so")
+		assert.Contains(t, sat.String(), "outran completions", "and why")
+	}
+}
+
+// A pass rests on enough busy cycles: near its capacity a queue's window
+// of 100 requests spans a few busy cycles, its percentile interval too
+// narrow, so the probe is extended instead of passing. Over 20 seeds of
+// single probes at 90% of the 8-slot queue's capacity, every pass has
+// MinBusyCycles cycles, and so does every pass of a whole search.
+func TestPassNeedsBusyCycles(t *testing.T) {
+	q := queue{Slots: 8, TTFT: 30 * time.Millisecond, Serve: 165 * time.Millisecond, SLOms: 80}
+	th, err := stats.ParseThresholds("ttft_p95_ms <= 80")
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(probes), 3, "ramp 4, 8, 16")
-	assert.Equal(t, capacity.VerdictPass, probes[0].Verdict, "4 req/s passes")
-	assert.Empty(t, probes[0].Saturation, "and is not saturated")
-	var sat *capacity.Probe
-	for i, p := range probes {
-		if p.Load >= 16 {
-			sat = &probes[i]
-			break
+	load := 0.9 * q.capacity()
+	short := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		var probes []capacity.Probe
+		cfg := capacity.Config{SLOs: th, Start: load, Max: load, Extensions: -1, OnProbe: func(p capacity.Probe) { probes = append(probes, p) }}
+		_, err := capacity.Search(t.Context(), q.probe(seed), cfg)
+		require.NoError(t, err)
+		require.Len(t, probes, 1)
+		p := probes[0]
+		if p.Summary.BusyCycles < capacity.MinBusyCycles {
+			short++
+			assert.NotEqual(t, capacity.VerdictPass, p.Verdict, "seed %d: %d busy cycles cannot pass: %s", seed, p.Summary.BusyCycles, p)
 		}
 	}
-	require.NotNil(t, sat, "a probe at 16 req/s or more")
-	assert.Equal(t, capacity.VerdictSaturated, sat.Verdict, "saturated: %s", sat)
-	assert.Less(t, sat.Summary.Sent, sat.Requests/2, "stopped well before its planned requests")
-	assert.Contains(t, sat.String(), "SATURATED, stopped early (arrivals ", "the probe line says so")
-	assert.Contains(t, sat.String(), "outran completions", "and why")
+	assert.Greater(t, short, 10, "at 90%% of capacity most first looks span fewer than %d busy cycles", capacity.MinBusyCycles)
+	res, err := capacity.Search(t.Context(), q.probe(1), capacity.Config{SLOs: th, Start: 8})
+	require.NoError(t, err)
+	for _, p := range res.Probes {
+		if p.Pass {
+			assert.GreaterOrEqual(t, p.Summary.BusyCycles, capacity.MinBusyCycles, "%s", p)
+		}
+	}
 }

@@ -45,3 +45,24 @@ func TestSearchTimeCap(t *testing.T) {
 	assert.Equal(t, "time cap 35s reached after 4 probes; capacity between 40 and 80 req/s", res.Reason, "reason")
 	assert.Equal(t, 40*time.Second, res.Elapsed, "elapsed on the search's clock")
 }
+
+// Busy cycles: every arrival that finds the fewest in flight starts one,
+// and so does a return to the 10th percentile after reaching the median
+// (for a server that never empties).
+func TestCycles(t *testing.T) {
+	assert.Equal(t, 0, cycles(nil), "no arrivals")
+	assert.Equal(t, 5, cycles([]int{2, 2, 2, 2, 2}), "a count that never moves: every arrival finds the same state")
+	assert.Equal(t, 3, cycles([]int{0, 1, 2, 3, 0, 1, 2, 0}), "an emptying server: the arrivals that find it empty")
+	// Never empty: least 3 (twice), low (10th percentile of 20) 4, median 6.
+	q := []int{3, 4, 6, 7, 4, 5, 8, 9, 4, 3, 6, 6, 7, 5, 4, 6, 7, 8, 6, 6}
+	assert.Equal(t, 2+3, cycles(q), "two arrivals at the least, three returns to 4 after reaching 6")
+	assert.Equal(t, 1, cycles([]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), "a queue building up from empty: one cycle")
+}
+
+// Loads print with up to 3 decimals; huge ones in exponent form.
+func TestFmtLoad(t *testing.T) {
+	assert.Equal(t, "10.333", fmtLoad(10.33333))
+	assert.Equal(t, "12", fmtLoad(12))
+	assert.Equal(t, "999999.5", fmtLoad(999999.5))
+	assert.Equal(t, "1e+300", fmtLoad(1e300), "not 301 digits")
+}
