@@ -27,7 +27,7 @@ func ExampleSearch() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("capacity %v req/s (%s)\n", res.Capacity, res.Status)
+	fmt.Printf("capacity %.4g req/s (%s)\n", res.Capacity, res.Status)
 	// Output:
 	// 4 req/s pass=true
 	// 8 req/s pass=true

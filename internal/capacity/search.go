@@ -572,11 +572,27 @@ func (r *Result) estimate() {
 	k := binding(next)
 	g0, g1 := marginOf(*loP, k), marginOf(next, k)
 	if k >= 0 && g0 <= 0 && g1 > 0 && !math.IsInf(g0, 0) && !math.IsInf(g1, 0) {
-		r.Capacity = lo + (next.Load-lo)*(-g0)/(g1-g0)
+		x0, x1 := lo, next.Load
+		if a0, a1 := achieved(*loP), achieved(next); r.By != ByConcurrency && a0 > 0 && a1 > a0 {
+			// The queue answered the arrivals it got, not the rate
+			// asked for: a probe of a few hundred Poisson arrivals is
+			// easily 5% off its rate.
+			x0, x1 = a0, a1
+		}
+		r.Capacity = x0 + (x1-x0)*(-g0)/(g1-g0)
 	}
 	if r.By == ByConcurrency {
 		r.Capacity = math.Floor(r.Capacity)
 	}
+}
+
+// achieved is p's achieved arrival rate over its measured requests, 0
+// when unmeasured.
+func achieved(p Probe) float64 {
+	if p.Summary.AchievedRate == nil {
+		return 0
+	}
+	return *p.Summary.AchievedRate
 }
 
 // marginOf is how far a probe's threshold k is beyond its limit,
@@ -617,8 +633,12 @@ func binding(p Probe) int {
 	return k
 }
 
-// fmtLoad prints a load with up to 3 decimals, trailing zeros dropped.
+// fmtLoad prints a load with up to 3 decimals, trailing zeros dropped;
+// one of a million or more in exponent form ("1e+300", not 301 digits).
 func fmtLoad(v float64) string {
+	if math.Abs(v) >= 1e6 {
+		return strconv.FormatFloat(v, 'g', 6, 64)
+	}
 	return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64)
 }
 

@@ -66,7 +66,7 @@ func TestSearchFindsCapacity(t *testing.T) {
 	assert.Equal(t, 44.0, res.Interval.Low, "lower end: the highest confident pass")
 	assert.Equal(t, 46.0, res.Interval.High, "upper end: the lowest confident failure")
 	assert.Equal(t, capacity.MethodBracket, res.Interval.Method, "method named")
-	assert.InDelta(t, 45, res.Capacity, 1e-9, "interpolated where TTFT p95 crosses 500 between 44 (450 ms) and 46 (550 ms): exactly 45")
+	assert.InDelta(t, 45, res.Capacity, 1e-6, "interpolated where TTFT p95 crosses 500 between 44 (450 ms) and 46 (550 ms), over their achieved rates: 45")
 	assert.LessOrEqual(t, len(res.Probes), cfg.MaxProbes(), "bounded probe count")
 	assert.Equal(t, 11+5, cfg.MaxProbes(), "ramp 1..1024 is 11 probes, bisection to 5% at most 5")
 	assert.Equal(t, []float64{1, 2, 4, 8, 16, 32, 64}, loads(res.Probes[:7]), "ramp doubles")
