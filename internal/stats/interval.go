@@ -66,6 +66,16 @@ func (iv Interval) String() string {
 //
 // With no samples, or p or confidence out of range, both ends are NaN.
 func PercentileInterval(values []float64, p, confidence float64) Interval {
+	return percentileInterval(values, p, confidence, 0)
+}
+
+// percentileInterval is PercentileInterval with the autocorrelation
+// times taken over values rounded to multiples of resolution (> 0;
+// 0 keeps them as they are): differences far below the scale a
+// threshold cares about — timer jitter of a fraction of a millisecond
+// on a busy machine, which comes in runs — then do not shrink the
+// effective sample size. The order statistics stay the values' own.
+func percentileInterval(values []float64, p, confidence, resolution float64) Interval {
 	n := len(values)
 	iv := Interval{Low: math.NaN(), High: math.NaN(), Confidence: confidence, Method: MethodOrderStatistics, N: n}
 	if n == 0 || !(p >= 0 && p <= 100) || !(confidence > 0 && confidence < 1) {
@@ -73,7 +83,12 @@ func PercentileInterval(values []float64, p, confidence float64) Interval {
 	}
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
-	tau := math.Max(indicatorTau(values, Percentile(sorted, p)), rankTau(values, sorted))
+	est := Percentile(sorted, p)
+	if resolution > 0 {
+		values, sorted = quantized(values, resolution), quantized(sorted, resolution)
+		est = math.Round(est/resolution) * resolution
+	}
+	tau := math.Max(indicatorTau(values, est), rankTau(values, sorted))
 	iv.EffectiveN = float64(n) / tau
 	m := max(1, int(math.Floor(iv.EffectiveN)))
 	lo, hi := BinomialRanks(m, p/100, 1-confidence)
@@ -85,6 +100,15 @@ func PercentileInterval(values []float64, p, confidence float64) Interval {
 		iv.High = sorted[min(n, int(math.Ceil(float64(hi)*scale)))-1]
 	}
 	return iv
+}
+
+// quantized is values rounded to multiples of resolution (a copy).
+func quantized(values []float64, resolution float64) []float64 {
+	out := make([]float64, len(values))
+	for i, v := range values {
+		out[i] = math.Round(v/resolution) * resolution
+	}
+	return out
 }
 
 // BinomialRanks returns the 1-based ranks l and u of the order statistics
@@ -252,7 +276,9 @@ func (o Outcome) ConfidentPass() bool {
 }
 
 // Interval is the confidence interval of the threshold's statistic on s,
-// in the threshold's unit, at confidence; ok is false for a threshold
+// in the threshold's unit, at confidence, its autocorrelation taken over
+// the samples rounded to a hundredth of the limit (percentileInterval);
+// ok is false for a threshold
 // that is not a percentile (pN or median) of a distribution metric, and
 // for == and != (an interval decides neither).
 func (t Threshold) Interval(s Stats, confidence float64) (iv Interval, ok bool) {
@@ -271,7 +297,12 @@ func (t Threshold) Interval(s Stats, confidence float64) (iv Interval, ok bool) 
 	if !ok {
 		return Interval{}, false
 	}
-	iv = PercentileInterval(d.ordered, p, confidence)
+	// Resolution: a hundredth of the limit (2 ms for 200 ms).
+	res := math.Abs(t.Value) / 100
+	if t.Unit != "" {
+		res *= unitScale(t.Unit)
+	}
+	iv = percentileInterval(d.ordered, p, confidence, res)
 	if t.Unit != "" {
 		iv.Low /= unitScale(t.Unit)
 		iv.High /= unitScale(t.Unit)

@@ -143,3 +143,30 @@ func TestOutcomeInterval(t *testing.T) {
 	assert.Nil(t, out[3].CI, "nor does error_rate")
 	assert.True(t, !out[4].Pass && out[4].Conclusive(), "50 ms is below the whole interval: a confident failure")
 }
+
+// A threshold's interval takes its autocorrelation over the samples
+// rounded to a hundredth of the limit: 100 TTFTs of 51.5–52.5 ms in slow
+// waves (timer jitter on a busy machine comes in runs) leave the plain
+// percentile interval open above, but "p95 <= 200 ms" passes with
+// confidence; a real queue's waits, tens of ms long, keep their runs.
+func TestThresholdIntervalIgnoresJitterRuns(t *testing.T) {
+	values := make([]float64, 100)
+	for i := range values {
+		values[i] = 52 + 0.5*math.Sin(float64(i)/8)
+	}
+	raw := stats.PercentileInterval(values, 95, 0.95)
+	require.True(t, math.IsNaN(raw.High), "setup: the runs leave the plain interval open above (effective n %.1f)", raw.EffectiveN)
+	th, err := stats.ParseThreshold("ttft_p95_ms <= 200")
+	require.NoError(t, err)
+	o := th.Evaluate(stats.Stats{TTFT: stats.NewDist(values)})
+	require.NotNil(t, o.CI)
+	assert.True(t, o.ConfidentPass(), "jitter of a fraction of the 2 ms resolution is no run: %s", o.CI)
+	assert.InDelta(t, 100, o.CI.EffectiveN, 1e-9, "every sample counts")
+
+	waits := make([]float64, 100)
+	for i := range waits {
+		waits[i] = 100 + 60*math.Sin(float64(i)/8) // runs of 40–160 ms
+	}
+	ow := th.Evaluate(stats.Stats{TTFT: stats.NewDist(waits)})
+	assert.Less(t, ow.CI.EffectiveN, 50.0, "runs at the threshold's scale still count: %s (effective n %.1f)", ow.CI, ow.CI.EffectiveN)
+}
