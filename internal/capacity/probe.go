@@ -87,7 +87,8 @@ type ProbeStats struct {
 	// ErrorRate is (failed + dropped) / (requests + dropped).
 	ErrorRate float64 `json:"error_rate"`
 	// TTFTp95ms, TPOTp95ms and E2ELp95ms are p95 latencies in ms over
-	// the measured requests, TTFTp95CI the TTFT p95's interval; LagP99ms
+	// the measured requests, TTFTp95CI the TTFT p95's interval (the one a
+	// ttft_p95 SLO was judged by, when there is one); LagP99ms
 	// is the p99 of the client's lag behind the schedule, in ms.
 	TTFTp95ms *float64          `json:"ttft_p95_ms"`
 	TTFTp95CI *results.Interval `json:"ttft_p95_ci"`
@@ -164,6 +165,16 @@ func newProbe(spec ProbeSpec, run *loadgen.Run, mon *monitor, ths []stats.Thresh
 		p.PointPass = p.PointPass && o.Pass
 	}
 	p.Summary = Summarize(a.st)
+	for _, o := range a.outcomes {
+		if o.Metric == "ttft" && o.Stat == "p95" && o.CI != nil {
+			// The interval the verdict used (a threshold's is taken at
+			// its resolution), in ms.
+			iv := *o.CI
+			iv.Low, iv.High = iv.Low*o.Scale(), iv.High*o.Scale()
+			p.Summary.TTFTp95CI = results.IntervalOf(iv)
+			break
+		}
+	}
 	p.Summary.Sent = len(run.Samples)
 	p.Summary.Warmup, p.Summary.Measured = a.warmup, len(a.measured)
 	p.Summary.BusyCycles = a.cycles

@@ -167,6 +167,16 @@ func unitScale(u string) float64 {
 	return 0
 }
 
+// Scale is the factor from the threshold's unit to its metric's samples'
+// (milliseconds for latencies): 1000 for "_s", 1 for "_ms" and for a
+// threshold without a unit.
+func (t Threshold) Scale() float64 {
+	if t.Unit == "" {
+		return 1
+	}
+	return unitScale(t.Unit)
+}
+
 // Name is the threshold without spaces, for subtest names:
 // "ttft_p95_ms<=500".
 func (t Threshold) Name() string {

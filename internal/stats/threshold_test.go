@@ -68,3 +68,12 @@ func TestErrorRateOfNoRequestsIsNotMeasured(t *testing.T) {
 	o = th.Evaluate(stats.Stats{Dropped: 2, ErrorRate: 1})
 	assert.Equal(t, 1.0, o.Measured, "dropped requests count: none was sent, all failed")
 }
+
+// Scale converts a threshold's unit to its samples' milliseconds.
+func TestThresholdScale(t *testing.T) {
+	for expr, want := range map[string]float64{"ttft_p95_s <= 0.2": 1000, "ttft_p95_ms <= 200": 1, "tpot_p50_us <= 900": 0.001, "error_rate <= 0.01": 1} {
+		th, err := stats.ParseThreshold(expr)
+		require.NoError(t, err, expr)
+		assert.Equal(t, want, th.Scale(), expr)
+	}
+}
