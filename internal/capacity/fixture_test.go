@@ -65,7 +65,7 @@ func searchFixture(t *testing.T, c fixtureCase, seed uint64) (capacity.Result, f
 	fn := queueServer(t, c.q.Slots, c.tokens, c.q.TTFT, c.delay)
 	q := calibrated(t, fn, c.q)
 	cfg := capacity.Config{SLOs: slos(t, fmt.Sprintf("ttft_p95_ms <= %g", c.q.SLOms)), Start: c.start,
-		Precision: 0.1, MaxTime: 10 * time.Minute}
+		Precision: 0.1, MaxTime: 15 * time.Minute}
 	began := time.Now()
 	var decodeMS, decodeN float64
 	cfg.OnProbe = func(p capacity.Probe) {
@@ -131,13 +131,14 @@ func TestSearchFindsFixtureQueueCapacity(t *testing.T) {
 	searchFixture(t, fastQueue, 1)
 }
 
-// The queue and a second one, three seeds each: minutes per
-// search. BENCHSERVE_CAPACITY_LONG=1 runs it:
+// The queue and a second one, three seeds each: 1.5–10 minutes
+// a search (docs/benchmarks.md has the figures). BENCHSERVE_CAPACITY_LONG=1
+// runs it:
 //
-//	BENCHSERVE_CAPACITY_LONG=1 go test -run TestSearchFixtureQueuesSeeds -v -timeout 60m ./internal/capacity/
+//	BENCHSERVE_CAPACITY_LONG=1 go test -run TestSearchFixtureQueuesSeeds -v -timeout 80m ./internal/capacity/
 func TestSearchFixtureQueuesSeeds(t *testing.T) {
 	if os.Getenv("BENCHSERVE_CAPACITY_LONG") == "" {
-		t.Skip("long (tens of minutes in all): set BENCHSERVE_CAPACITY_LONG=1")
+		t.Skip("long (about 30 minutes in all): set BENCHSERVE_CAPACITY_LONG=1")
 	}
 	cases := []fixtureCase{
 		{q: queue{Slots: 4, TTFT: 50 * time.Millisecond, Serve: 240 * time.Millisecond, SLOms: 200, Label: "4 slots × 0.24 s, ttft_p95_ms <= 200"},

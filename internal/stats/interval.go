@@ -84,11 +84,12 @@ func percentileInterval(values []float64, p, confidence, resolution float64) Int
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
 	est := Percentile(sorted, p)
+	series, seriesSorted := values, sorted
 	if resolution > 0 {
-		values, sorted = quantized(values, resolution), quantized(sorted, resolution)
+		series, seriesSorted = quantized(values, resolution), quantized(sorted, resolution)
 		est = math.Round(est/resolution) * resolution
 	}
-	tau := math.Max(indicatorTau(values, est), rankTau(values, sorted))
+	tau := math.Max(indicatorTau(series, est), rankTau(series, seriesSorted))
 	iv.EffectiveN = float64(n) / tau
 	m := max(1, int(math.Floor(iv.EffectiveN)))
 	lo, hi := BinomialRanks(m, p/100, 1-confidence)
