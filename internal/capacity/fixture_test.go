@@ -120,7 +120,7 @@ var fastQueue = fixtureCase{q: queue{Slots: 4, TTFT: 20 * time.Millisecond, Serv
 // the simulation of the same queue gives, within 15%.
 func TestSearchFindsFixtureQueueCapacity(t *testing.T) {
 	if os.Getenv("BENCHSERVE_CAPACITY_LONG") == "" {
-		t.Skip("about 4 minutes on a shared machine, and not yet within 15% (see TestSearchSimulatedQueues): set BENCHSERVE_CAPACITY_LONG=1")
+		t.Skip("about 4 minutes: set BENCHSERVE_CAPACITY_LONG=1")
 	}
 	if raceEnabled {
 		// The race detector's CPU cost on a busy 2-core machine makes the
