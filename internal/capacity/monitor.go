@@ -241,8 +241,8 @@ func analyze(samples []loadgen.Sample, ths []stats.Threshold, opts loadgen.Stats
 	a.st.Late = late
 	if q := inFlight(samples); len(q) > a.warmup {
 		a.st.PeakInFlight = slices.Max(q[a.warmup:]) + 1
+		a.cycles = cycles(q[a.warmup:])
 	}
-	a.cycles = cycles(inFlight(samples)[a.warmup:])
 	a.outcomes = stats.Evaluate(a.st, ths)
 	a.verdict = VerdictPass
 	for _, o := range a.outcomes {

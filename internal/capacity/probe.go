@@ -101,16 +101,19 @@ type ProbeStats struct {
 	// PeakInFlight is the most requests in flight at once among the
 	// measured ones.
 	PeakInFlight int `json:"peak_in_flight"`
-	// BusyCycles counts the measured window's busy cycles: the times the
-	// requests in flight fell back to their low level after rising to
-	// their median (0 for a closed loop, whose count stays put). A pass
-	// needs MinBusyCycles of them.
+	// BusyCycles counts the measured window's busy cycles: the arrivals
+	// that found the fewest requests in flight, and the returns of that
+	// count to its 10th percentile after it rose to its median (a closed
+	// loop, whose count stays put, has one per request). An open-loop
+	// pass needs MinBusyCycles of them.
 	BusyCycles int `json:"busy_cycles"`
 }
 
 // Summarize picks a probe's key statistics out of st (the measured
-// requests' statistics).
-func Summarize(st stats.Stats) ProbeStats {
+// requests' statistics) and the outcomes of its SLOs: the TTFT p95's
+// interval is the one a ttft_p95 SLO among them was judged by (taken at
+// the threshold's resolution), else st's own.
+func Summarize(st stats.Stats, outcomes []stats.Outcome) ProbeStats {
 	ps := ProbeStats{
 		Requests: st.Requests, Succeeded: st.Succeeded, Failed: st.Failed, Dropped: st.Dropped, Late: st.Late,
 		DurationS: st.Duration.Seconds(), RequestThroughput: st.RequestThroughput,
@@ -120,6 +123,14 @@ func Summarize(st stats.Stats) ProbeStats {
 	}
 	if st.TTFT.Count > 0 {
 		ps.TTFTp95CI = results.IntervalOf(st.TTFT.PercentileInterval(95, stats.DefaultConfidence))
+	}
+	for _, o := range outcomes {
+		if o.Metric == "ttft" && o.Stat == "p95" && o.CI != nil {
+			iv := *o.CI // in the threshold's unit: to ms
+			iv.Low, iv.High = iv.Low*o.Scale(), iv.High*o.Scale()
+			ps.TTFTp95CI = results.IntervalOf(iv)
+			break
+		}
 	}
 	if st.GoodputSLO != nil {
 		g := st.Goodput
@@ -164,17 +175,7 @@ func newProbe(spec ProbeSpec, run *loadgen.Run, mon *monitor, ths []stats.Thresh
 	for _, o := range a.outcomes {
 		p.PointPass = p.PointPass && o.Pass
 	}
-	p.Summary = Summarize(a.st)
-	for _, o := range a.outcomes {
-		if o.Metric == "ttft" && o.Stat == "p95" && o.CI != nil {
-			// The interval the verdict used (a threshold's is taken at
-			// its resolution), in ms.
-			iv := *o.CI
-			iv.Low, iv.High = iv.Low*o.Scale(), iv.High*o.Scale()
-			p.Summary.TTFTp95CI = results.IntervalOf(iv)
-			break
-		}
-	}
+	p.Summary = Summarize(a.st, a.outcomes)
 	p.Summary.Sent = len(run.Samples)
 	p.Summary.Warmup, p.Summary.Measured = a.warmup, len(a.measured)
 	p.Summary.BusyCycles = a.cycles

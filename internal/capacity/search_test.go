@@ -317,3 +317,26 @@ func TestParseBy(t *testing.T) {
 	_, err := capacity.ParseBy("rps")
 	require.EqualError(t, err, `capacity: by "rps": want rate or concurrency`)
 }
+
+// A probe's TTFT p95 interval is the one its ttft_p95 SLO was judged by,
+// in ms whatever the SLO's unit: for 100 TTFTs of 51.8–52.8 ms in slow
+// waves the plain interval is open above, the SLO's (autocorrelation at
+// its 2 ms resolution) is not, and the probe line must not say "pass …
+// CI 51.8–inf".
+func TestSummarizeUsesTheSLOsInterval(t *testing.T) {
+	values := make([]float64, 100)
+	for i := range values {
+		values[i] = 52.3 + 0.5*math.Sin(float64(i)/8)
+	}
+	st := stats.Stats{TTFT: stats.NewDist(values)}
+	plain := capacity.Summarize(st, nil)
+	require.NotNil(t, plain.TTFTp95CI)
+	require.Nil(t, plain.TTFTp95CI.High, "setup: without an SLO the interval is open above")
+
+	outcomes := stats.Evaluate(st, slos(t, "ttft_p95_s <= 0.2"))
+	require.True(t, outcomes[0].ConfidentPass(), "setup: the SLO passes with confidence")
+	ps := capacity.Summarize(st, outcomes)
+	require.NotNil(t, ps.TTFTp95CI.High, "the SLO's interval, bounded")
+	assert.InDelta(t, outcomes[0].CI.High*1000, *ps.TTFTp95CI.High, 1e-9, "in ms")
+	assert.Less(t, *ps.TTFTp95CI.High, 60.0, "a TTFT in ms, not s")
+}

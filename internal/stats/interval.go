@@ -299,14 +299,8 @@ func (t Threshold) Interval(s Stats, confidence float64) (iv Interval, ok bool) 
 		return Interval{}, false
 	}
 	// Resolution: a hundredth of the limit (2 ms for 200 ms).
-	res := math.Abs(t.Value) / 100
-	if t.Unit != "" {
-		res *= unitScale(t.Unit)
-	}
-	iv = percentileInterval(d.ordered, p, confidence, res)
-	if t.Unit != "" {
-		iv.Low /= unitScale(t.Unit)
-		iv.High /= unitScale(t.Unit)
-	}
+	iv = percentileInterval(d.ordered, p, confidence, math.Abs(t.Value)/100*t.Scale())
+	iv.Low /= t.Scale()
+	iv.High /= t.Scale()
 	return iv, true
 }
