@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchserve/benchserve/benchtest"
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/longtest"
 )
 
 // TestSearchCapacityByConcurrency: a search by concurrency against a
@@ -16,9 +17,7 @@ import (
 // stream waits a whole request for its first token) finds 4 streams, at
 // the floor of 4 given.
 func TestSearchCapacityByConcurrency(t *testing.T) {
-	if testing.Short() {
-		t.Skip("probes of 120 ms requests (-short skips it)")
-	}
+	longtest.Skip(t, "about 30 s: a capacity search of concurrency probes of 120 ms requests")
 	res := benchtest.SearchCapacity(t, "testdata/one.json", benchtest.Capacity{
 		ByConcurrency: true, SLOs: []string{"ttft_p95_ms <= 170"}, Start: 2, Max: 8, MaxTime: 4 * time.Minute,
 	}, 4, benchtest.WithURL(""), benchtest.WithFixture(fixtures.Options{Slots: 4, Responder: func(fixtures.Request) fixtures.Script {
