@@ -24,7 +24,7 @@ func Example() {
 		benchtest.WithRepetitions(3),                      // every case 3 times
 		benchtest.WithConcurrency(2),                      // up to 2 requests in flight
 		benchtest.WithRequestTimeout(30 * time.Second),    // each request's deadline
-		benchtest.WithSLO("ttft_p95_ms <= 500"),           // a run-level threshold, a subtest of its own
+		benchtest.WithSLO("ttft_p95_ms <= 500"),           // checked after the run, as subtest slo/<threshold>
 		benchtest.WithFixture(fixtures.Options{Slots: 4}), // the embedded server, when BENCHSERVE_URL is unset
 	}
 	w, err := workloads.Load("testdata/mixed.json")
