@@ -140,9 +140,15 @@ func TestRunLoadUnlimitedRateWithDurationEnds(t *testing.T) {
 			require.NoError(t, err)
 			run, err := s.RunLoad(context.Background(), runner.Load{Duration: 200 * time.Millisecond, Shard: tc.shard, MaxConcurrency: tc.conc})
 			require.NoError(t, err, "the run ends")
+			// A stream passes its duration check and then reads the clock:
+			// on a busy machine it may read it after the duration, once.
+			after := 0
 			for _, smp := range run.Samples {
-				assert.Less(t, smp.Sent, 200*time.Millisecond+100*time.Millisecond, "no request sent well after the duration")
+				if smp.Sent >= 200*time.Millisecond {
+					after++
+				}
 			}
+			assert.LessOrEqual(t, after, tc.want, "no request sent after the duration but one per stream that passed its check before it")
 			sc := s.Payload().Schedule
 			assert.Equal(t, "closed", sc.Mode, "no schedule: a closed loop")
 			assert.Equal(t, tc.want, sc.InFlightCap, "its streams")
