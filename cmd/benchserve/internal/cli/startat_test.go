@@ -27,7 +27,7 @@ func TestStartAtAlignsShards(t *testing.T) {
 	const launchGap, runID = 3 * time.Second, "5ca1ab1e"
 	srv := fixtures.Start(t, fixtures.Options{MaxLoggedRequests: -1})
 	dir := t.TempDir()
-	workload := filepath.Join("..", "..", "..", "..", "workloads", "examples", "smoke.json")
+	workload := smokeWithoutSLO(t, dir)
 	startAt := time.Now().Add(launchGap + 2*time.Second).Truncate(time.Millisecond)
 
 	outs := make([]string, 2)
