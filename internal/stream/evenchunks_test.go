@@ -37,11 +37,25 @@ func evenChunks(t *testing.T, srv *fixtures.Server, k int, continuous bool) *str
 	return res
 }
 
-// median is the middle of xs (len(xs) odd).
+// median is the middle of xs (the upper one of an even count).
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// onPace reports whether every chunk gap of res is within 10% of the
+// even-chunks scenario's schedule: only then do its figures measure the
+// estimator rather than a busy machine that delivered the chunks late or
+// bunched.
+func onPace(res *stream.Result) bool {
+	gap := 1000 * float64(fixtures.EvenChunkTokens) / float64(fixtures.EvenChunkRate)
+	for _, g := range res.ITLms {
+		if math.Abs(g-gap) > gap/10 {
+			return false
+		}
+	}
+	return len(res.ITLms) > 0
 }
 
 // TestEvenChunksDecodeRate: k equal chunks of 32 tokens at a known
@@ -50,8 +64,10 @@ func median(xs []float64) float64 {
 // without per-chunk usage, where the reference's N/span reads k/(k−1)
 // times too much; below MinDecodeChunks without per-chunk usage the
 // rate is null with the reason. The fixture sends on a fixed schedule
-// (Script.Paced), and each figure is the median of three streams, so one
-// wake-up delayed by a busy machine does not decide it.
+// (Script.Paced), and each figure is the median of three streams; a
+// stream whose chunks arrived off that schedule (a busy machine) is left
+// out of the medians, so the machine's delays do not decide them, and
+// the relations that hold whatever the timing are checked on every one.
 func TestEvenChunksDecodeRate(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
 	const want = float64(fixtures.EvenChunkRate)
@@ -63,16 +79,26 @@ func TestEvenChunksDecodeRate(t *testing.T) {
 		for _, k := range []int{3, 4, 8} {
 			t.Run(fmt.Sprintf("%s/k=%d", method, k), func(t *testing.T) {
 				var gen, tpot, ref []float64
+				bias := float64(k) / float64(k-1)
 				for range 3 {
 					res := evenChunks(t, srv, k, continuous)
 					require.Empty(t, res.DecodeTiming, "timed: %s", res.DecodeNote)
 					assert.Equal(t, method, res.DecodeMethod, "how the tokens were counted")
 					assert.InDelta(t, float64((k-1)*fixtures.EvenChunkTokens), res.DecodeTokens, 1e-9, "the tokens after the first chunk")
-					gen, tpot, ref = append(gen, res.GenTPS), append(tpot, res.TPOTms), append(ref, res.RefGenTPS)
+					assert.InEpsilon(t, bias, res.RefGenTPS/res.GenTPS, 1e-9, "the reference's gen_tps is k/(k−1) = %.2f of it, whatever the timing", bias)
+					assert.InEpsilon(t, 1000, res.TPOTms*res.GenTPS, 1e-9, "tpot_ms is 1000/gen_tps")
+					if onPace(res) {
+						gen, tpot, ref = append(gen, res.GenTPS), append(tpot, res.TPOTms), append(ref, res.RefGenTPS)
+					} else {
+						t.Logf("k=%d %s: chunks arrived off the fixture's pace (gaps %v ms): left out of the medians", k, method, res.ITLms)
+					}
+				}
+				if len(gen) == 0 {
+					t.Logf("k=%d %s: no stream kept the fixture's pace on this machine: the rate's accuracy is not judged", k, method)
+					return
 				}
 				assert.InEpsilon(t, want, median(gen), 0.10, "gen_tps within 10%% of the fixture's %v tokens/s: %v", want, gen)
 				assert.InEpsilon(t, 1000/want, median(tpot), 0.10, "tpot_ms within 10%% of %v ms: %v", 1000/want, tpot)
-				bias := float64(k) / float64(k-1)
 				assert.InEpsilon(t, want*bias, median(ref), 0.10, "the reference's gen_tps keeps its k/(k−1) = %.2f bias: %v", bias, ref)
 				t.Logf("k=%d %s: gen_tps %.1f (known %v; runs %.1f), tpot %.4f ms, reference gen_tps %.1f", k, method, median(gen), want, gen, median(tpot), median(ref))
 			})
@@ -88,7 +114,12 @@ func TestEvenChunksDecodeRate(t *testing.T) {
 	t.Run("usage/k=2: exact count", func(t *testing.T) {
 		res := evenChunks(t, srv, 2, true)
 		require.Empty(t, res.DecodeTiming, "per-chunk usage counts the second chunk exactly: %s", res.DecodeNote)
-		assert.InEpsilon(t, want, res.GenTPS, 0.10, "gen_tps within 10%%")
+		assert.InDelta(t, float64(fixtures.EvenChunkTokens), res.DecodeTokens, 1e-9, "the second chunk's tokens")
+		if onPace(res) {
+			assert.InEpsilon(t, want, res.GenTPS, 0.10, "gen_tps within 10%%")
+		} else {
+			t.Logf("the chunks arrived off the fixture's pace (gaps %v ms): the rate's accuracy is not judged", res.ITLms)
+		}
 	})
 	t.Run("k=1: single chunk", func(t *testing.T) {
 		res := evenChunks(t, srv, 1, true)
