@@ -31,6 +31,11 @@ type Client struct {
 	// the policy timeout) cannot grow the client's memory without bound.
 	// 0 means DefaultMaxContentBytes; a negative value means no limit.
 	MaxContentBytes int
+
+	// beforeSend, when set (tests only), runs after a request's clock
+	// and policy timer have started and before it is sent: a stalled
+	// client.
+	beforeSend func()
 }
 
 // DefaultMaxContentBytes is the text kept per Result by default: 8 MiB of
