@@ -194,9 +194,12 @@ type Metrics struct {
 	// token-bearing chunk, over which tpot_ms and gen_tps are timed, and
 	// DecodeMethod how they were counted: "usage" (per-chunk usage,
 	// vLLM's continuous_usage_stats: exact), "one_per_chunk" (the
-	// server's count equals the chunks: N − 1) or "estimate"
-	// (N·(k − 1)/k for N tokens in k chunks); both omitted when the
-	// decode was not timed. Additions.
+	// server's count equals the chunks: N − 1), "content" (the server's
+	// N apportioned among the chunks by the word pieces of text each
+	// carried: N·(P − P₁)/P, see stream.DecodeByContent) or "estimate"
+	// (equal shares, N·(k − 1)/k for N tokens in k chunks, when the
+	// chunks carried no text or there was no usage); both omitted when
+	// the decode was not timed. Additions.
 	DecodeTokens *float64 `json:"decode_tokens,omitempty"`
 	DecodeMethod string   `json:"decode_method,omitempty"`
 	// RefTPOTms and RefGenTPS are the reference's tpot_ms (the mean gap

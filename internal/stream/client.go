@@ -400,6 +400,10 @@ type state struct {
 	// the first and the last token-bearing chunk carried (continuous
 	// usage stats), -1 when that chunk carried none.
 	firstUsage, lastUsage int
+	// pieces and firstPieces are DecodeSpan.Pieces and FirstPieces so
+	// far; sawText reports that some chunk carried a piece of text.
+	pieces, firstPieces int
+	sawText             bool
 
 	// liveID is the request id for the policy-timeout timer's cancel
 	// call (another goroutine); cancelNote is what that call reported.
@@ -554,13 +558,18 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 		return false, nil
 	}
 	tokens, output := st.addChoice(&ck.decodedChoice)
+	pieces := choicePieces(&ck.decodedChoice)
 	for i := range ck.rest {
 		t, o := st.addChoice(&ck.rest[i])
 		tokens, output = tokens || t, output || o
+		pieces += choicePieces(&ck.rest[i])
 	}
 	if !tokens {
 		return false, nil
 	}
+	st.sawText = st.sawText || pieces > 0
+	pieces = max(pieces, 1) // a token-bearing chunk carried a token
+	st.pieces += pieces
 	// The chunk arrived when the read that completed it returned, not
 	// when it was parsed: chunks that came in one read share one time,
 	// so a burst is a burst however slowly the client parses.
@@ -582,6 +591,7 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	} else {
 		st.sawToken, st.first = true, t
 		st.firstUsage = st.lastUsage
+		st.firstPieces = pieces
 	}
 	st.last = t
 	if output && !st.sawOutput {
@@ -661,7 +671,8 @@ func (st *state) finish(end time.Time) {
 	d := MeasureDecode(DecodeSpan{Chunks: r.TokenChunks, Span: last - first, Tokens: n,
 		UsageTokens: r.Usage != nil && r.Usage.CompletionTokens > 0,
 		ChunkUsage:  st.sawToken && st.firstUsage >= 0 && st.lastUsage >= 0,
-		FirstUsage:  st.firstUsage, LastUsage: st.lastUsage})
+		FirstUsage:  st.firstUsage, LastUsage: st.lastUsage,
+		FirstPieces: st.firstPieces, Pieces: st.textPieces()})
 	r.TPOTms, r.GenTPS, r.DecodeTokens, r.DecodeMethod = d.TPOTms, d.GenTPS, d.Tokens, d.Method
 	r.DecodeTiming, r.DecodeNote = d.Reason, d.Note
 	if r.DecodeTiming != "" {

@@ -100,8 +100,8 @@ func TestMultiTokenChunksUseUsageForTPOT(t *testing.T) {
 	span := sum(res.ITLms)
 	require.Greater(t, span, 0.0, "chunks 40 ms apart must have a positive span")
 	// 9 tokens in 3 chunks: 6 of them were produced over the span.
-	assert.Equal(t, DecodeByEstimate, res.DecodeMethod, "no per-chunk usage: estimated")
-	assert.InDelta(t, 6.0, res.DecodeTokens, 1e-9, "N·(k−1)/k = 9·2/3")
+	assert.Equal(t, DecodeByContent, res.DecodeMethod, "no per-chunk usage: apportioned by the chunks' text")
+	assert.InDelta(t, 6.0, res.DecodeTokens, 1e-9, "chunks of equal text: 9·2/3, the equal share")
 	assert.InDelta(t, span/6, res.TPOTms, 1e-9, "TPOT = span / the tokens after the first chunk, not the mean chunk gap")
 	assert.InDelta(t, 6/(span/1000), res.GenTPS, 1e-6, "GenTPS = the tokens after the first chunk / span seconds")
 	assert.InDelta(t, span/2, res.RefTPOTms, 1e-9, "the reference's tpot: the mean chunk gap")

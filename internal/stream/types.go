@@ -141,7 +141,8 @@ type Result struct {
 	GenTPS float64
 	// DecodeTokens is the tokens produced between the first and the
 	// last token-bearing chunk and DecodeMethod how they were counted
-	// (DecodeByUsage, DecodeOnePerChunk, DecodeByEstimate); 0 and ""
+	// (DecodeByUsage, DecodeOnePerChunk, DecodeByContent,
+	// DecodeByEstimate); 0 and ""
 	// when DecodeTiming is set.
 	DecodeTokens float64
 	DecodeMethod string
