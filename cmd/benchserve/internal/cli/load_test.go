@@ -20,7 +20,7 @@ func TestWorkloadAtARate(t *testing.T) {
 	res := invoke(t, "--url", srv.URL, "--workload", smoke, "--request-rate", "40", "--num-prompts", "12",
 		"--seed", "3", "--goodput", "ttft:60000", "e2el:60000", "--output", out)
 	require.Equal(t, ExitOK, res.code, "the smoke cases pass under load")
-	assert.Regexp(t, `Load: target 40 req/s \(burstiness 1, seed 3\), achieved [\d.]+ req/s over [\d.]+ s of sending; at most 256 in flight \(the default bound; --max-concurrency sets it\); lag p50 [\d.]+ ms p99 [\d.]+ ms; \d+ late, 0 dropped, 0 unsent; goodput [\d.]+ req/s`, res.stderr, "the schedule line")
+	assert.Regexp(t, `Load: target 40 req/s \(burstiness 1, seed 3\), achieved [\d.]+ req/s over [\d.]+ s of sending; at most 256 in flight \(the default bound; --max-concurrency sets it\); lag p50 [\d.]+ ms p99 [\d.]+ ms; \d+ late, 0 dropped, 0 unsent, 0 connection retries; goodput [\d.]+ req/s`, res.stderr, "the schedule line")
 	p := readPayload(t, out)
 	assert.Len(t, p.Results, 12, "--num-prompts requests, each recorded")
 	require.NotNil(t, p.Schedule, "the payload records the schedule")
