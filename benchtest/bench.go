@@ -78,7 +78,7 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 // extension). Each b.Loop iteration is one round of n concurrent streams
 // whose prompts are the set's first n entries taken round-robin (the
 // reference's run_concurrent_requests), each prompt a case of
-// workloads.FromPrompts (max_tokens workloads.DefaultMaxTokens, judged by the
+// workloads.FromPrompts (max_tokens results.DefaultMaxTokens, judged by the
 // basic validation, the reference's validate_response), sent through the
 // same engine as BenchWorkload. It reports the same metrics as
 // BenchWorkload. A prompt set that does not load fails b at once.

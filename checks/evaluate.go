@@ -7,7 +7,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
-	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // CheckResponse is the Issue.Check of the basic validation issue (the
@@ -183,13 +183,13 @@ func Evaluate(spec *Spec, r Response) []Issue {
 }
 
 // checkToolCallArgs ports _check_tool_call_args.
-func checkToolCallArgs(required []RequiredKeys, calls []openai.ToolCall) []Issue {
+func checkToolCallArgs(required []RequiredKeys, calls []results.ToolCall) []Issue {
 	var issues []Issue
 	add := func(format string, args ...any) {
 		issues = append(issues, Issue{Check: KeyToolCallArgsRequiredKeys,
 			Message: "tool_call_args_required_keys: " + fmt.Sprintf(format, args...)})
 	}
-	byName := map[string][]openai.ToolCall{}
+	byName := map[string][]results.ToolCall{}
 	for _, tc := range calls {
 		byName[tc.Function.Name] = append(byName[tc.Function.Name], tc)
 	}

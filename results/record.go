@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stats"
 )
 
@@ -316,7 +315,7 @@ type ToolCallsSummary struct {
 	// Names are the called functions' names, sorted.
 	Names []string `json:"names"`
 	// Raw are the merged tool calls in stream order.
-	Raw []openai.ToolCall `json:"raw"`
+	Raw []ToolCall `json:"raw"`
 }
 
 // Record is one case × repetition result (reference:

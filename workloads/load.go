@@ -14,9 +14,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Known keys of each object level; anything else is an error.
@@ -357,9 +357,9 @@ func (p *parser) scalars(where at, prefix string, obj map[string]any) scalarSet 
 			zero := 0
 			s.maxTokens = &zero
 			if prefix == "defaults." {
-				p.warn(where, prefix+"max_tokens", "%s is falsy; treated as unset, so %d is sent (the reference sends max_tokens 0 here)", describe(v), DefaultMaxTokens)
+				p.warn(where, prefix+"max_tokens", "%s is falsy; treated as unset, so %d is sent (the reference sends max_tokens 0 here)", describe(v), results.DefaultMaxTokens)
 			} else {
-				p.warn(where, prefix+"max_tokens", "%s is falsy; defaults.max_tokens (else %d) is sent, as in the reference", describe(v), DefaultMaxTokens)
+				p.warn(where, prefix+"max_tokens", "%s is falsy; defaults.max_tokens (else %d) is sent, as in the reference", describe(v), results.DefaultMaxTokens)
 			}
 		} else {
 			p.add(where, prefix+"max_tokens", "want a positive integer, got %s", describe(v))
@@ -575,7 +575,7 @@ func orderedExtraBody(requestRaw, overlayRaw json.RawMessage, useOverlay bool) j
 	return orderedObject(keys, vals)
 }
 
-func (p *parser) messages(where at, field, prefix string, v any) []openai.Message {
+func (p *parser) messages(where at, field, prefix string, v any) []results.Message {
 	name := func(sub string) (string, string) {
 		if prefix == "" {
 			return field + sub, ""
@@ -588,7 +588,7 @@ func (p *parser) messages(where at, field, prefix string, v any) []openai.Messag
 		p.add(where, f, "%swant a non-empty list of message objects, got %s", pre, describe(v))
 		return nil
 	}
-	out := make([]openai.Message, 0, len(list))
+	out := make([]results.Message, 0, len(list))
 	for i, item := range list {
 		f, pre := name(fmt.Sprintf("[%d]", i))
 		m, ok := item.(map[string]any)

@@ -6,14 +6,10 @@ import (
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/conformance"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
-
-// DefaultMaxTokens is the max_tokens sent when neither the case, its request
-// file nor the workload defaults set one (reference: _resolve_max_tokens).
-const DefaultMaxTokens = openai.DefaultMaxTokens
 
 // Workload is a loaded, validated workload file (reference: Workload).
 type Workload struct {
@@ -53,7 +49,7 @@ type Case struct {
 	// Index is the case's 0-based position in the file.
 	Index int
 	// Messages is the chat history sent, never empty.
-	Messages []openai.Message
+	Messages []results.Message
 	// RequestPath is the request_path as written, or "".
 	RequestPath string
 	// MaxTokens is the resolved max_tokens (case > request file >
@@ -85,12 +81,12 @@ type Case struct {
 }
 
 // EffectiveMaxTokens returns the max_tokens the request sends: the resolved
-// value, or DefaultMaxTokens.
+// value, or results.DefaultMaxTokens.
 func (c Case) EffectiveMaxTokens() int {
 	if c.MaxTokens != nil && *c.MaxTokens > 0 {
 		return *c.MaxTokens
 	}
-	return DefaultMaxTokens
+	return results.DefaultMaxTokens
 }
 
 // InputFiles returns every file the workload was read from: the workload

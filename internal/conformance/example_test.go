@@ -7,8 +7,8 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/conformance"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Run checks one contract, here the stream framing, on a fixture that
@@ -18,7 +18,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	in := conformance.Input{Spec: spec, Messages: []openai.Message{{"role": "user", "content": "Say hello."}}, MaxTokens: 8}
+	in := conformance.Input{Spec: spec, Messages: []results.Message{{"role": "user", "content": "Say hello."}}, MaxTokens: 8}
 	for _, faults := range [][]fixtures.Fault{nil, {fixtures.Fault("no-done")}} {
 		srv := fixtures.New(fixtures.Options{Faults: faults, Timing: &fixtures.Timing{}})
 		out := conformance.Run(context.Background(), conformance.Target{Sender: clientSender{&stream.Client{BaseURL: srv.URL}}, Model: srv.Model()}, in)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 // DefaultTimeout bounds each request of a contract when Input.Timeout is
@@ -63,7 +64,7 @@ type Input struct {
 	Spec *Spec
 	// Messages, MaxTokens (0 means 256), EnableThinking and ExtraBody
 	// build the body as stream.BuildBody does; Spec.Body is merged over it.
-	Messages       []openai.Message
+	Messages       []results.Message
 	MaxTokens      int
 	EnableThinking *bool
 	ExtraBody      map[string]any
@@ -290,11 +291,11 @@ func (v chunkView) text() string {
 // wireChunk is a chat.completion.chunk as sent, with absent and null
 // kept apart where a rule needs it.
 type wireChunk struct {
-	ID      *string       `json:"id"`
-	Object  string        `json:"object"`
-	Model   *string       `json:"model"`
-	Choices *[]wireChoice `json:"choices"`
-	Usage   *openai.Usage `json:"usage"`
+	ID      *string        `json:"id"`
+	Object  string         `json:"object"`
+	Model   *string        `json:"model"`
+	Choices *[]wireChoice  `json:"choices"`
+	Usage   *results.Usage `json:"usage"`
 }
 
 type wireChoice struct {

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/scrape"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 func pass(format string, args ...any) Outcome {
@@ -418,7 +418,7 @@ func (st *streamed) finishText() string {
 	return st.errText()
 }
 
-func needUsage(st *streamed) (*openai.Usage, Outcome, bool) {
+func needUsage(st *streamed) (*results.Usage, Outcome, bool) {
 	if st.res.Usage == nil {
 		return nil, failed("", st.errText(), "no usage came (stream_options.include_usage was sent)"), false
 	}
@@ -649,13 +649,13 @@ type nonStreamed struct {
 	Choices []struct {
 		Index   int `json:"index"`
 		Message *struct {
-			Role      string            `json:"role"`
-			Content   *string           `json:"content"`
-			ToolCalls []openai.ToolCall `json:"tool_calls"`
+			Role      string             `json:"role"`
+			Content   *string            `json:"content"`
+			ToolCalls []results.ToolCall `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *openai.Usage `json:"usage"`
+	Usage *results.Usage `json:"usage"`
 }
 
 func (r *runner) completionObject(ctx context.Context) Outcome {
@@ -769,7 +769,7 @@ func (r *runner) compare(ctx context.Context) Outcome {
 	return failed("", "", "check %s: not a comparison", r.s.Check)
 }
 
-func callNames(calls []openai.ToolCall) []string {
+func callNames(calls []results.ToolCall) []string {
 	out := []string{}
 	for _, c := range calls {
 		out = append(out, c.Function.Name)

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 // evenChunks streams the fixture's even-chunks scenario in k chunks,
@@ -22,7 +22,7 @@ func evenChunks(t *testing.T, srv *fixtures.Server, k int, continuous bool) *str
 	c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 	req := stream.Request{
 		Model:     "benchserve-fixture",
-		Messages:  []openai.Message{{"role": "user", "content": "tell a story " + fixtures.ScenarioTag("even-chunks")}},
+		Messages:  []results.Message{{"role": "user", "content": "tell a story " + fixtures.ScenarioTag("even-chunks")}},
 		MaxTokens: k * fixtures.EvenChunkTokens,
 	}
 	if continuous {

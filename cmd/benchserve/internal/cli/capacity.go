@@ -18,6 +18,7 @@ import (
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/sweep"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -80,7 +81,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.workload, "workload", "", "workload `FILE` whose cases are the request mix")
 	fs.StringVar(&f.prompts, "prompts", "", "prompt `SET` (builtin name or file) whose prompts are the request mix, instead of --workload")
 	fs.StringVar(&f.promptsDir, "prompts-dir", e.getenv("BENCHSERVE_PROMPTS_DIR"), "`Directory` the builtin prompt set names are loaded from")
-	fs.IntVar(&f.maxTokens, "max-tokens", workloads.DefaultMaxTokens, "max_tokens per request with --prompts (a length ending is accepted)")
+	fs.IntVar(&f.maxTokens, "max-tokens", results.DefaultMaxTokens, "max_tokens per request with --prompts (a length ending is accepted)")
 	fs.Var(&f.caseTags, "case-tag", "only the workload cases having any of these `tags`")
 	fs.Var(&f.slo, "slo", "threshold `EXPR` every passing probe meets, e.g. 'ttft_p95_ms <= 500' (repeatable; at least one)")
 	fs.StringVar(&f.by, "by", "rate", "search the request `rate` (req/s, open loop) or the concurrency (streams, closed loop)")
