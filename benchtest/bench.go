@@ -14,6 +14,7 @@ import (
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/sweep"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -116,7 +117,7 @@ type benchEnv struct {
 	r          *runner.Runner
 	cfg        config
 	levels     []int
-	thresholds []stats.Threshold
+	thresholds []results.Threshold
 	model      string
 }
 
@@ -210,7 +211,7 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 		// benchmark result; partial failures are reported in failures.
 		b.Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
 	}
-	for _, o := range stats.Evaluate(st, env.thresholds) {
+	for _, o := range loadgen.Evaluate(st, env.thresholds) {
 		if !o.Pass {
 			b.Errorf("benchtest: SLO %s: %s", o.Expr, o)
 		}
@@ -272,7 +273,7 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	if len(samples) > 0 && st.Failed == len(samples) {
 		b.Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
 	}
-	for _, o := range stats.Evaluate(st, env.thresholds) {
+	for _, o := range loadgen.Evaluate(st, env.thresholds) {
 		if !o.Pass {
 			b.Errorf("benchtest: SLO %s: %s", o.Expr, o)
 		}
@@ -286,11 +287,11 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 // because their decode span was not observable).
 // Use it to report a loadgen.RunClosed or loadgen.RunOpen run from your own
 // benchmark. Distributions without samples are not reported.
-func reportStats(b *testing.B, st stats.Stats) {
+func reportStats(b *testing.B, st results.LoadStats) {
 	b.Helper()
 	for _, m := range []struct {
 		name string
-		d    stats.Dist
+		d    results.Dist
 	}{{"ttft", st.TTFT}, {"ttfo", st.TTFO}, {"tpot", st.TPOT}, {"itl", st.ITL}, {"e2el", st.E2EL}} {
 		if m.d.Count == 0 {
 			continue

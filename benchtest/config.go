@@ -12,7 +12,7 @@ import (
 	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Environment variables read by RunWorkload and BenchWorkload. An option
@@ -85,8 +85,8 @@ type config struct {
 	fixture            *fixtures.Options
 	load               *runner.Load
 	slos               []string
-	thresholds         []stats.Threshold // slos, parsed once by resolve
-	goodput            *stats.RequestSLO
+	thresholds         []results.Threshold // slos, parsed once by resolve
+	goodput            *results.GoodputSLO
 	goodputSpec        *string
 	loadOpt            *Load
 }
@@ -157,7 +157,7 @@ func WithoutScrape() Option { return func(c *config) { c.noScrape = true } }
 // WithContent keeps each response's whole content in the payload.
 func WithContent() Option { return func(c *config) { c.includeContent = true } }
 
-// WithSLO adds run-level thresholds (stats.ParseThreshold syntax, e.g.
+// WithSLO adds run-level thresholds (results.ParseThreshold syntax, e.g.
 // "ttft_p95_ms <= 500", "error_rate <= 0.01"). RunWorkload checks them
 // after the run, on top of the workload's defaults.slo, each as a subtest
 // slo/<threshold> failing with the measured value ("ttft_p95_ms = 612.4,
@@ -305,7 +305,7 @@ func resolve(opts []Option) (config, error) {
 			return config{}, fmt.Errorf("benchtest: shard %s: set $%s to the run id every shard shares, so their outputs merge", cfg.load.Shard, envRunID)
 		}
 	}
-	if cfg.thresholds, err = stats.ParseThresholds(cfg.slos...); err != nil {
+	if cfg.thresholds, err = results.ParseThresholds(cfg.slos...); err != nil {
 		return config{}, fmt.Errorf("benchtest: WithSLO: %w", err)
 	}
 	cfg.repetitions = max(cfg.repetitions, 0)

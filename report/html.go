@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
@@ -281,7 +280,7 @@ func (rv runView) BadgeClass() string {
 	switch {
 	case rv.Passed:
 		return "pass"
-	case rv.Capacity != nil && rv.Capacity.Status == string(capacity.StatusTimeCap):
+	case rv.Capacity != nil && rv.Capacity.Status == "time_cap":
 		return "warn"
 	}
 	return "fail"

@@ -36,7 +36,7 @@ func badInput(path, format string, args ...any) error {
 //   - a JSON object with a "results" array: a workload payload (one Run,
 //     labelled with the file name without extension);
 //   - a JSON object with "capacity_rps" or "capacity_concurrency": a
-//     capacity search's result (capacity.json, capacity.Result), one Run
+//     capacity search's result (capacity.json, results.Capacity), one Run
 //     labelled with the file name; its "by", capacity key, probes' loads
 //     and SLO expressions are checked;
 //   - a JSON array of sweep rows (objects with "prompt_set" and

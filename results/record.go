@@ -3,8 +3,6 @@ package results
 import (
 	"encoding/json"
 	"math"
-
-	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // Runtime describes the server under test (reference: auto_detect_runtime).
@@ -569,54 +567,6 @@ type LagStats struct {
 	P99 float64 `json:"p99"`
 	Max float64 `json:"max"`
 }
-
-// SLOResult is one run-level threshold and its outcome. Measured is nil
-// when the run had no sample for the metric (which fails the threshold).
-type SLOResult struct {
-	// Threshold is the threshold as written, e.g. "ttft_p95_ms <= 500".
-	Threshold string `json:"threshold"`
-	// Measured is the run's value of the metric, in the threshold's unit.
-	Measured *float64 `json:"measured"`
-	// Pass reports whether Measured met the threshold.
-	Pass bool `json:"pass"`
-	// CI is the confidence interval of a percentile threshold's statistic
-	// (stats.Threshold.Interval), omitted for other thresholds.
-	CI *Interval `json:"ci,omitempty"`
-	// Conclusive, set with CI, reports whether the whole interval lies on
-	// one side of the limit, so the verdict holds with CI's confidence.
-	Conclusive *bool `json:"conclusive,omitempty"`
-}
-
-// Interval is a confidence interval as the JSON outputs carry it
-// (stats.Interval): {"low": 140.1, "high": 171.3, "confidence": 0.95,
-// "method": "…", "n": 200, "effective_n": 61.2}; an unbounded end (too
-// few samples) is null.
-type Interval struct {
-	Low        *float64 `json:"low"`
-	High       *float64 `json:"high"`
-	Confidence float64  `json:"confidence"`
-	Method     string   `json:"method"`
-	N          int      `json:"n"`
-	EffectiveN float64  `json:"effective_n"`
-}
-
-// IntervalOf is iv in its JSON shape: NaN ends become nil, the effective
-// sample size is rounded to 0.1.
-func IntervalOf(iv stats.Interval) *Interval {
-	end := func(v float64) *float64 {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil
-		}
-		return &v
-	}
-	return &Interval{Low: end(iv.Low), High: end(iv.High), Confidence: iv.Confidence, Method: iv.Method,
-		N: iv.N, EffectiveN: math.Round(iv.EffectiveN*10) / 10}
-}
-
-// Stats is the statistics block of the reference's summaries
-// (compute_summary_stats); it is stats.Summary, the one statistics
-// definition every summary, SLO threshold and report uses.
-type Stats = stats.Summary
 
 // CaseSummary is one entry of RunSummary.CaseSummaries (reference:
 // _summarize_case). Stats pointers are nil (JSON {}) when there are no

@@ -15,7 +15,6 @@ import (
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -285,7 +284,7 @@ func (p *parser) parse(data []byte) *Workload {
 				p.add(at{}, field, "want a threshold string like \"ttft_p95_ms <= 500\", got %s", describe(item))
 				continue
 			}
-			th, err := stats.ParseThreshold(expr)
+			th, err := results.ParseThreshold(expr)
 			if err != nil {
 				p.add(at{}, field, "%v", err)
 				continue

@@ -7,7 +7,6 @@ import (
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -30,8 +29,8 @@ type Workload struct {
 	CachePolicy string
 	// SLO are the run-level thresholds of defaults.slo (a benchserve
 	// addition the reference ignores), e.g. "ttft_p95_ms <= 500", parsed
-	// at load (stats.ParseThreshold; Expr is the text as written).
-	SLO []stats.Threshold
+	// at load (results.ParseThreshold; Expr is the text as written).
+	SLO []results.Threshold
 	// Cases are the cases in file order; never empty.
 	Cases []Case
 	// Warnings are the inputs accepted with the reference's meaning that

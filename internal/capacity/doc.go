@@ -3,7 +3,7 @@
 //
 // Search runs a bounded series of probes, each a load run at one request
 // rate (or concurrency) supplied by the caller as a ProbeFunc, and judges
-// every probe by the SLO thresholds (stats.Threshold: "ttft_p95_ms <=
+// every probe by the SLO thresholds (results.Threshold: "ttft_p95_ms <=
 // 500", "tpot_p95_ms <= 50") plus a maximum error rate:
 //
 //  1. ramp: start at Config.Start and double until a probe does not pass

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -55,7 +54,7 @@ type benchFlags struct {
 	tag                     optString
 	overrides               listValue
 	slo                     listValue
-	thresholds              []stats.Threshold // slo, parsed once by commonChecks
+	thresholds              []results.Threshold // slo, parsed once by commonChecks
 	caseTags                listValue
 	envTags                 string
 	load                    loadFlags
