@@ -109,11 +109,11 @@ func Load(path string) (*Workload, error) {
 //     checks.ParseSpec; tool_call_args_required_keys keeps its written
 //     order (it is passed to ParseSpec as json.RawMessage).
 //   - protocol (a benchserve addition): an object making the case a
-//     contract of the OpenAI protocol, parsed by conformance.ParseSpec
-//     (level, check, stream, endpoint, body, raw_body, compare,
-//     cancel_after); such a case has no checks (a "checks" key is an
-//     error, defaults.checks do not apply) and is judged by
-//     conformance.Run.
+//     contract of the OpenAI protocol, parsed into a Protocol (level,
+//     check, stream, endpoint, body, raw_body, compare, cancel_after);
+//     such a case has no checks (a "checks" key is an error,
+//     defaults.checks do not apply) and is judged by its check kind
+//     (benchtest.RunConformance, benchserve conformance).
 //   - tags: a string or a list; numbers, booleans and null in the list are
 //     str() of them (1 → "1", null → "None"), as in the reference; lists
 //     and objects in it are an error.

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/results"
 )
@@ -74,9 +73,9 @@ type Case struct {
 	// Tags are the case tags, in file order.
 	Tags []string
 	// Protocol is the case's "protocol" object: a contract of the
-	// OpenAI protocol checked by conformance.Run instead of Checks (which
+	// OpenAI protocol, judged by its check kind instead of Checks (which
 	// is then nil); nil for an ordinary case.
-	Protocol *conformance.Spec
+	Protocol *Protocol
 }
 
 // EffectiveMaxTokens returns the max_tokens the request sends: the resolved
