@@ -156,7 +156,7 @@ func TestEvaluateExplicitLengthIsNotTruncation(t *testing.T) {
 	stopOnly := mustSpec(t, map[string]any{"finish_reason": "stop"})
 	assert.Equal(t, []Issue{
 		{Check: CheckResponse, Message: "Truncated (finish_reason=length)"},
-		{Check: KeyFinishReason, Message: "finish_reason 'length' not in allowed set ['stop']"},
+		{Check: keyFinishReason, Message: "finish_reason 'length' not in allowed set ['stop']"},
 	}, Evaluate(stopOnly, capped), "not allowed: reference behaviour")
 	assert.Equal(t, []Issue{{Check: CheckResponse, Message: "Truncated (finish_reason=length)"}},
 		Evaluate(mustSpec(t, map[string]any{"min_chars": 1.0}), capped), "no finish_reason check: reference behaviour")

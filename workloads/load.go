@@ -659,12 +659,12 @@ func (p *parser) checksObject(where at, prefix string, v any, orderedRK json.Raw
 		return nil, false
 	}
 	m = p.coerceCheckStrings(where, prefix, m)
-	if _, has := m[checks.KeyToolCallArgsRequiredKeys]; has && orderedRK != nil {
+	if _, has := m["tool_call_args_required_keys"]; has && orderedRK != nil {
 		cp := make(map[string]any, len(m))
 		for k, val := range m {
 			cp[k] = val
 		}
-		cp[checks.KeyToolCallArgsRequiredKeys] = orderedRK
+		cp["tool_call_args_required_keys"] = orderedRK
 		m = cp
 	}
 	if _, err := checks.ParseSpec(m); err != nil {
@@ -765,7 +765,7 @@ func (p *parser) pyStrField(where at, field string, v any) string {
 // compares str(name)), warning for each; m itself is not modified.
 func (p *parser) coerceCheckStrings(where at, prefix string, m map[string]any) map[string]any {
 	var cp map[string]any
-	for _, key := range []string{checks.KeyRequiredRegex, checks.KeyForbiddenRegex, checks.KeyToolCallNames} {
+	for _, key := range []string{"required_regex", "forbidden_regex", "tool_call_names"} {
 		list, ok := m[key].([]any)
 		if !ok {
 			continue
@@ -906,7 +906,7 @@ func orderedRequiredKeys(data []byte) orderedKeys {
 		if json.Unmarshal(m["checks"], &c) != nil {
 			return nil
 		}
-		return c[checks.KeyToolCallArgsRequiredKeys]
+		return c["tool_call_args_required_keys"]
 	}
 	out.defaults = fromChecks(top["defaults"])
 	var cases []json.RawMessage

@@ -41,7 +41,7 @@ func FromPrompts(name string, prompts [][]results.Message, o PromptOptions) *Wor
 	var spec *checks.Spec
 	if o.AcceptLength {
 		allowed := []string{"stop", "length"}
-		spec = &checks.Spec{FinishReason: allowed, Raw: map[string]any{checks.KeyFinishReason: []any{"stop", "length"}}}
+		spec = &checks.Spec{FinishReason: allowed, Raw: map[string]any{"finish_reason": []any{"stop", "length"}}}
 		defaults["checks"] = spec.Raw
 	}
 	var extraJSON json.RawMessage
