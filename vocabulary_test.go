@@ -1,8 +1,10 @@
 package benchserve_test
 
 import (
+	"go/ast"
 	"go/types"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -180,4 +182,59 @@ func TestVocabularyLinksNoEngine(t *testing.T) {
 		assert.Falsef(t, slices.Contains(deps, bad), "workloads and results link %s (go list -deps ./workloads ./results)", bad)
 	}
 	t.Logf("go list -deps ./workloads: %d packages", len(goListDeps(t, "./workloads")))
+}
+
+// engineIdent is an engine package's identifier as a doc comment would
+// name it ("stream.MeasureDecode", "runner.Load"): a link a user cannot
+// follow.
+var engineIdent = regexp.MustCompile(`\b(stream|runner|loadgen|capacity|conformance|resultio|stats|openai|sweep|scrape|serverinfo|contract|schema|py|paths|progress)\.[A-Z]\w*`)
+
+// TestPublicDocsNameNoEngine: the public packages' doc comments (package,
+// exported declarations, exported fields) say what happens in the user's
+// words or name public identifiers, never an engine one.
+func TestPublicDocsNameNoEngine(t *testing.T) {
+	for _, pkg := range publicPackages(t) {
+		check := func(where string, groups ...*ast.CommentGroup) {
+			for _, g := range groups {
+				if g == nil {
+					continue
+				}
+				for _, m := range engineIdent.FindAllString(g.Text(), -1) {
+					t.Errorf("%s: %s's doc names the engine's %s", pkg.dir, where, m)
+				}
+			}
+		}
+		for _, f := range pkg.files {
+			check("package", f.Doc)
+			for _, decl := range f.Decls {
+				switch d := decl.(type) {
+				case *ast.FuncDecl:
+					if d.Name.IsExported() && (d.Recv == nil || exportedRecv(d.Recv)) {
+						check(d.Name.Name, d.Doc)
+					}
+				case *ast.GenDecl:
+					for _, spec := range d.Specs {
+						switch s := spec.(type) {
+						case *ast.TypeSpec:
+							if !s.Name.IsExported() {
+								continue
+							}
+							check(s.Name.Name, d.Doc, s.Doc, s.Comment)
+							if st, ok := s.Type.(*ast.StructType); ok {
+								for _, field := range st.Fields.List {
+									if len(field.Names) > 0 && field.Names[0].IsExported() {
+										check(s.Name.Name+"."+field.Names[0].Name, field.Doc, field.Comment)
+									}
+								}
+							}
+						case *ast.ValueSpec:
+							if s.Names[0].IsExported() {
+								check(s.Names[0].Name, d.Doc, s.Doc, s.Comment)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
 }

@@ -21,8 +21,8 @@ import (
 // BenchWorkload loads the workload at path and benchmarks every case (of
 // the configured tags) at every concurrency level, as sub-benchmarks
 // case=<id>/conc=<n>. Each b.Loop iteration is one round of n concurrent
-// streams of the case's request (runner.Session.RunRound: a closed loop,
-// every request judged by its case's checks like RunWorkload judges it),
+// streams of the case's request (a closed loop, every request judged by
+// its case's checks as RunWorkload judges it),
 // so Go's ns/op is the wall time of a round. After the loop it reports, with
 // b.ReportMetric, in units benchstat reads (times in ns, so benchstat
 // shows them as times):
@@ -73,8 +73,9 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	}
 }
 
-// BenchSweep benchmarks prompt sets (sweep.LoadPromptSet names, such as
-// "short", or files) at concurrency levels, as sub-benchmarks
+// BenchSweep benchmarks prompt sets (the builtin "short", "medium",
+// "long" and "thinking", or prompt files as the CLI's --prompts reads
+// them) at concurrency levels, as sub-benchmarks
 // prompts=<set>/conc=<n> (a file is named by its base name without
 // extension). Each b.Loop iteration is one round of n concurrent streams
 // whose prompts are the set's first n entries taken round-robin (the
@@ -121,8 +122,8 @@ type benchEnv struct {
 	model      string
 }
 
-// newBenchEnv connects to the server through the one engine (runner.New:
-// URL, API key, HTTP client, timeouts, model detection), with enough idle
+// newBenchEnv connects to the server through the one engine (URL, API
+// key, HTTP client, timeouts, model detection), with enough idle
 // connections for the largest concurrency level.
 func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	b.Helper()
@@ -218,8 +219,8 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 	}
 }
 
-// benchLoad runs one load run (runner.Session.RunLoad over the
-// workload's cases) per b.Loop iteration and reports the pooled figures,
+// benchLoad runs one load run (of the workload's cases) per b.Loop
+// iteration and reports the pooled figures,
 // the achieved rate, the client's lag and goodput.
 func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	b.Helper()
@@ -285,8 +286,7 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 // out-tok/s, req/s, failures, goodput-req/s when st has a GoodputSLO,
 // untimed-decodes when requests were left out of tpot, itl and gen-tok/s
 // because their decode span was not observable).
-// Use it to report a loadgen.RunClosed or loadgen.RunOpen run from your own
-// benchmark. Distributions without samples are not reported.
+// Distributions without samples are not reported.
 func reportStats(b *testing.B, st results.LoadStats) {
 	b.Helper()
 	for _, m := range []struct {
@@ -306,7 +306,7 @@ func reportStats(b *testing.B, st results.LoadStats) {
 	}
 	if st.DecodeSkipped > 0 {
 		// Requests left out of tpot, itl and gen-tok/s: every token in
-		// one chunk or a burst (stream.MinDecodeSpan).
+		// one chunk or a burst (every chunk within 1 ms).
 		b.ReportMetric(float64(st.DecodeSkipped), "untimed-decodes")
 	}
 	b.ReportMetric(st.OutputThroughput, "out-tok/s")

@@ -46,8 +46,8 @@ func checkSLOs(t *testing.T, st results.LoadStats, thresholds ...string) ([]resu
 	return outcomes, ok
 }
 
-// reportSLOs turns SLO outcomes (from checkSLOs, or the engine's
-// runner.Session.Outcomes: the same numbers as the payload's slo block)
+// reportSLOs turns SLO outcomes (from checkSLOs, or the engine's session:
+// the same numbers as the payload's slo block)
 // into subtests slo/<threshold>, and thresholds that did not parse into
 // slo/parse.
 func reportSLOs(t *testing.T, bad []error, outcomes []results.SLOResult) {
@@ -81,5 +81,5 @@ func formatAttr(v float64) string {
 }
 
 // payloadStats summarizes a workload run's records as load statistics, so
-// checkSLOs can gate a RunWorkload result; see loadgen.PayloadStats.
+// checkSLOs can gate a RunWorkload result.
 func payloadStats(p *results.Payload) results.LoadStats { return loadgen.PayloadStats(p) }

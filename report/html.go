@@ -79,8 +79,8 @@ func init() {
 }
 
 // WriteFile renders runs as Write does and replaces path with the page
-// atomically (resultio.WriteFileAtomic, mode 0644): readers see the old file
-// or the new one, never half a report. Errors are Write's or the
+// atomically (a temporary file renamed over it, mode 0644): readers see
+// the old file or the new one, never half a report. Errors are Write's or the
 // "results: write <path>: …" of the atomic write.
 func WriteFile(path string, runs ...Run) error {
 	return WriteFileWith(path, Options{}, runs...)

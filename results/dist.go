@@ -70,8 +70,8 @@ func (d Dist) PercentileInterval(p, confidence float64) Interval {
 	return orderInterval(d.ordered, p, confidence, 0)
 }
 
-// orderInterval is the Interval of stats.OrderInterval (resolution: see
-// there).
+// orderInterval is the Interval of the percentile's order statistics
+// (internal/stats: OrderInterval, whose resolution it passes on).
 func orderInterval(values []float64, p, confidence, resolution float64) Interval {
 	low, high, neff := stats.OrderInterval(values, p, confidence, resolution)
 	return Interval{Low: low, High: high, Confidence: confidence, Method: stats.MethodOrderStatistics,

@@ -28,7 +28,7 @@ type PromptOptions struct {
 }
 
 // FromPrompts is the one way a prompt set (one message list per prompt,
-// as sweep.LoadPromptSet returns) becomes workload cases: one case per
+// as a prompt-set file holds them) becomes workload cases: one case per
 // prompt, in order, with ids "<label>-<i>" (label: PromptSetLabel of
 // name, i 0-based) and the tag "prompts". The workload is named name and
 // has no file (Path is name). It does not copy the message lists.

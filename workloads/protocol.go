@@ -64,7 +64,7 @@ func (p *Protocol) Rule() (text, reference string) {
 // each problem with its field. A protocol case is judged by its check
 // kind alone: a "checks" object beside it is an error, and the defaults'
 // checks do not apply to it. extra is the case's resolved extra body,
-// which must hold what the check kind needs (contract.ExtraProblems).
+// which must hold what the check kind needs.
 func (p *parser) protocol(where at, obj map[string]any, v any, extra map[string]any) *Protocol {
 	m, ok := v.(map[string]any)
 	if !ok {
