@@ -281,9 +281,10 @@ const MethodBracket = stats.MethodBracket
 // 10% of the arrivals and two service times), and at its target of
 // measured requests its verdict is looked at: pass when every threshold
 // holds with confidence (a percentile's 95% interval,
-// stats.PercentileInterval, lies within the limit), fail when one fails
-// with confidence; otherwise the probe goes on to twice the measured
-// requests, up to cfg.Extensions times, and is then inconclusive. An open-loop probe whose arrivals outrun its completions (the
+// results.Dist.PercentileInterval, lies within the limit), fail when one
+// fails with confidence; otherwise the probe goes on to twice the
+// measured requests, up to cfg.Extensions times, and is then
+// inconclusive. An open-loop probe whose arrivals outrun its completions (the
 // requests in flight and TTFT rising through it) is stopped at once as
 // saturated (a failure). The search then stops the probe: the requests it
 // cut short are left out.
