@@ -12,8 +12,9 @@ import (
 // linear interpolation (compute_summary_stats: idx = p/100·(n−1) into the
 // sorted samples), plus any extra percentiles asked for. Units are those
 // of the samples (milliseconds for latencies, tokens per second for
-// GenTPS). With no samples every value is NaN and Count is 0. Build one
-// with NewDist; the zero Dist has no samples.
+// GenTPS). Build one with NewDist: with no samples every value is then
+// NaN and Count 0. The zero Dist has no samples either (Count 0), its
+// other fields zero: read them only when Count > 0.
 type Dist struct {
 	// Count is the number of samples.
 	Count int

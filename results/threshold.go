@@ -205,6 +205,11 @@ func (t Threshold) Measure(s LoadStats) float64 {
 	switch t.Stat {
 	case "count":
 		return float64(d.Count)
+	}
+	if d.Count == 0 {
+		return math.NaN() // a zero Dist's fields are 0, not a measurement
+	}
+	switch t.Stat {
 	case "mean":
 		v = d.Mean
 	case "median":
