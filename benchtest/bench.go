@@ -14,14 +14,15 @@ import (
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/sweep"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 
 // BenchWorkload loads the workload at path and benchmarks every case (of
 // the configured tags) at every concurrency level, as sub-benchmarks
 // case=<id>/conc=<n>. Each b.Loop iteration is one round of n concurrent
-// streams of the case's request (runner.Session.RunRound: a closed loop,
-// every request judged by its case's checks like RunWorkload judges it),
+// streams of the case's request (a closed loop, every request judged by
+// its case's checks as RunWorkload judges it),
 // so Go's ns/op is the wall time of a round. After the loop it reports, with
 // b.ReportMetric, in units benchstat reads (times in ns, so benchstat
 // shows them as times):
@@ -72,13 +73,14 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	}
 }
 
-// BenchSweep benchmarks prompt sets (sweep.LoadPromptSet names, such as
-// "short", or files) at concurrency levels, as sub-benchmarks
+// BenchSweep benchmarks prompt sets (the builtin "short", "medium",
+// "long" and "thinking", or prompt files as the CLI's --prompts reads
+// them) at concurrency levels, as sub-benchmarks
 // prompts=<set>/conc=<n> (a file is named by its base name without
 // extension). Each b.Loop iteration is one round of n concurrent streams
 // whose prompts are the set's first n entries taken round-robin (the
 // reference's run_concurrent_requests), each prompt a case of
-// workloads.FromPrompts (max_tokens workloads.DefaultMaxTokens, judged by the
+// workloads.FromPrompts (max_tokens results.DefaultMaxTokens, judged by the
 // basic validation, the reference's validate_response), sent through the
 // same engine as BenchWorkload. It reports the same metrics as
 // BenchWorkload. A prompt set that does not load fails b at once.
@@ -116,12 +118,12 @@ type benchEnv struct {
 	r          *runner.Runner
 	cfg        config
 	levels     []int
-	thresholds []stats.Threshold
+	thresholds []results.Threshold
 	model      string
 }
 
-// newBenchEnv connects to the server through the one engine (runner.New:
-// URL, API key, HTTP client, timeouts, model detection), with enough idle
+// newBenchEnv connects to the server through the one engine (URL, API
+// key, HTTP client, timeouts, model detection), with enough idle
 // connections for the largest concurrency level.
 func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	b.Helper()
@@ -210,15 +212,15 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 		// benchmark result; partial failures are reported in failures.
 		b.Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
 	}
-	for _, o := range stats.Evaluate(st, env.thresholds) {
+	for _, o := range loadgen.Evaluate(st, env.thresholds) {
 		if !o.Pass {
 			b.Errorf("benchtest: SLO %s: %s", o.Expr, o)
 		}
 	}
 }
 
-// benchLoad runs one load run (runner.Session.RunLoad over the
-// workload's cases) per b.Loop iteration and reports the pooled figures,
+// benchLoad runs one load run (of the workload's cases) per b.Loop
+// iteration and reports the pooled figures,
 // the achieved rate, the client's lag and goodput.
 func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	b.Helper()
@@ -272,7 +274,7 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	if len(samples) > 0 && st.Failed == len(samples) {
 		b.Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
 	}
-	for _, o := range stats.Evaluate(st, env.thresholds) {
+	for _, o := range loadgen.Evaluate(st, env.thresholds) {
 		if !o.Pass {
 			b.Errorf("benchtest: SLO %s: %s", o.Expr, o)
 		}
@@ -284,13 +286,12 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 // out-tok/s, req/s, failures, goodput-req/s when st has a GoodputSLO,
 // untimed-decodes when requests were left out of tpot, itl and gen-tok/s
 // because their decode span was not observable).
-// Use it to report a loadgen.RunClosed or loadgen.RunOpen run from your own
-// benchmark. Distributions without samples are not reported.
-func reportStats(b *testing.B, st stats.Stats) {
+// Distributions without samples are not reported.
+func reportStats(b *testing.B, st results.LoadStats) {
 	b.Helper()
 	for _, m := range []struct {
 		name string
-		d    stats.Dist
+		d    results.Dist
 	}{{"ttft", st.TTFT}, {"ttfo", st.TTFO}, {"tpot", st.TPOT}, {"itl", st.ITL}, {"e2el", st.E2EL}} {
 		if m.d.Count == 0 {
 			continue
@@ -305,7 +306,7 @@ func reportStats(b *testing.B, st stats.Stats) {
 	}
 	if st.DecodeSkipped > 0 {
 		// Requests left out of tpot, itl and gen-tok/s: every token in
-		// one chunk or a burst (stream.MinDecodeSpan).
+		// one chunk or a burst (every chunk within 1 ms).
 		b.ReportMetric(float64(st.DecodeSkipped), "untimed-decodes")
 	}
 	b.ReportMetric(st.OutputThroughput, "out-tok/s")

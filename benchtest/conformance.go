@@ -3,7 +3,7 @@ package benchtest
 import (
 	"testing"
 
-	"github.com/benchserve/benchserve/internal/conformance"
+	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
@@ -63,9 +63,9 @@ func reportContract(t *testing.T, file string, out runner.Outcome) {
 	switch {
 	case c.Failing:
 		t.Errorf("%s: case %q: %s", file, c.Name, msg)
-	case conformance.Verdict(c.Verdict) == conformance.Fail:
+	case contract.Verdict(c.Verdict) == contract.Fail:
 		t.Logf("benchtest: warning (%s, does not fail the run): %s", c.Level, msg)
-	case conformance.Verdict(c.Verdict) == conformance.Skip:
+	case contract.Verdict(c.Verdict) == contract.Skip:
 		t.Skipf("benchtest: %s", msg)
 	default:
 		t.Logf("%s (%s): holds: %s", c.Name, c.Level, c.Evidence)

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
@@ -80,8 +79,8 @@ func init() {
 }
 
 // WriteFile renders runs as Write does and replaces path with the page
-// atomically (resultio.WriteFileAtomic, mode 0644): readers see the old file
-// or the new one, never half a report. Errors are Write's or the
+// atomically (a temporary file renamed over it, mode 0644): readers see
+// the old file or the new one, never half a report. Errors are Write's or the
 // "results: write <path>: …" of the atomic write.
 func WriteFile(path string, runs ...Run) error {
 	return WriteFileWith(path, Options{}, runs...)
@@ -281,7 +280,7 @@ func (rv runView) BadgeClass() string {
 	switch {
 	case rv.Passed:
 		return "pass"
-	case rv.Capacity != nil && rv.Capacity.Status == string(capacity.StatusTimeCap):
+	case rv.Capacity != nil && rv.Capacity.Status == "time_cap":
 		return "warn"
 	}
 	return "fail"

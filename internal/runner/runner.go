@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/scrape"
 	"github.com/benchserve/benchserve/internal/serverinfo"
@@ -544,7 +543,7 @@ func ThinkingIgnored(server string, chars int) string {
 
 // reasoningTokens is usage.completion_tokens_details.reasoning_tokens, nil
 // when the server did not report it.
-func reasoningTokens(u *openai.Usage) *int {
+func reasoningTokens(u *results.Usage) *int {
 	if u == nil || u.CompletionTokensDetails == nil || u.CompletionTokensDetails.ReasoningTokens == nil {
 		return nil
 	}
@@ -609,7 +608,7 @@ func toolSummary(res *stream.Result) *results.ToolCallsSummary {
 	return summarizeTools(res.ToolCalls)
 }
 
-func summarizeTools(calls []openai.ToolCall) *results.ToolCallsSummary {
+func summarizeTools(calls []results.ToolCall) *results.ToolCallsSummary {
 	if len(calls) == 0 {
 		return nil
 	}
@@ -698,7 +697,7 @@ func (r *Runner) warn(msg string) {
 // CountPromptTokens sends a non-streaming max_tokens=1 completion of msgs
 // (stream.Client.CountPromptTokens, the one request builder) and returns
 // usage.prompt_tokens, 0 on any failure (reference: count_prompt_tokens).
-func (r *Runner) CountPromptTokens(ctx context.Context, msgs []openai.Message) int {
+func (r *Runner) CountPromptTokens(ctx context.Context, msgs []results.Message) int {
 	n, _ := r.client.CountPromptTokens(ctx, stream.Request{Model: r.model, Messages: msgs})
 	return n
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/r3labs/sse/v2"
 
 	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Additional sentinel errors (see also errors.go).
@@ -38,7 +39,7 @@ var (
 )
 
 const (
-	defaultMaxTokens = openai.DefaultMaxTokens
+	defaultMaxTokens = results.DefaultMaxTokens
 	// errorBodyLimit caps the message taken from an error body.
 	errorBodyLimit = 2 << 10
 	// errorBodyRead caps how much of an error body is read to find it.
@@ -170,7 +171,7 @@ func buildBody(req Request, streamed bool) ([]byte, error) {
 	}
 	msgs := req.Messages
 	if msgs == nil {
-		msgs = []openai.Message{}
+		msgs = []results.Message{}
 	}
 	body := map[string]any{
 		"model":          req.Model,
@@ -762,7 +763,7 @@ func (c *Client) CountPromptTokens(ctx context.Context, req Request) (int, error
 		return 0, readHTTPError(resp)
 	}
 	var data struct {
-		Usage *openai.Usage `json:"usage"`
+		Usage *results.Usage `json:"usage"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&data); err != nil || data.Usage == nil {
 		return 0, fmt.Errorf("stream: count prompt tokens: no usage in the answer")

@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchserve/benchserve/results"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/benchserve/benchserve/internal/openai"
 )
 
 func TestChatStreamSendsReferenceBody(t *testing.T) {
@@ -24,7 +23,7 @@ func TestChatStreamSendsReferenceBody(t *testing.T) {
 	c.APIKey = "sk-test"
 	_, err := c.ChatStream(context.Background(), Request{
 		Model:          "llama",
-		Messages:       []openai.Message{{"role": "user", "content": "hello"}},
+		Messages:       []results.Message{{"role": "user", "content": "hello"}},
 		EnableThinking: &yes,
 		ExtraBody:      map[string]any{"temperature": 0.5, "stream_options": map[string]any{"include_usage": false}},
 	})
@@ -68,7 +67,7 @@ func TestOneTokenChunksWithUsage(t *testing.T) {
 	assert.Equal(t, "The quick fox.", res.Content, "content is the concatenated deltas")
 	assert.Equal(t, "chatcmpl-1", res.RequestID, "request id from the chunk id")
 	assert.Equal(t, "stop", res.FinishReason, "finish reason")
-	assert.Equal(t, &openai.Usage{PromptTokens: 12, CompletionTokens: 4, TotalTokens: 16}, res.Usage, "usage from the choices:[] chunk")
+	assert.Equal(t, &results.Usage{PromptTokens: 12, CompletionTokens: 4, TotalTokens: 16}, res.Usage, "usage from the choices:[] chunk")
 	assert.Equal(t, 12, res.PromptTokens, "prompt tokens from usage")
 	assert.Equal(t, 4, res.CompletionTokens, "completion tokens from usage")
 	assert.Equal(t, 4, res.TokenChunks, "the role-only and finish chunks are not tokens")
@@ -188,7 +187,7 @@ func TestUsageAfterFinishWithUnknownFields(t *testing.T) {
 	require.NoError(t, err, "unknown fields must be ignored")
 	assert.Equal(t, "length", res.FinishReason, "finish reason from the finish chunk")
 	require.NotNil(t, res.Usage, "usage must be read from the trailing chunk")
-	assert.Equal(t, openai.Usage{PromptTokens: 5, CompletionTokens: 1, TotalTokens: 6}, *res.Usage, "usage values")
+	assert.Equal(t, results.Usage{PromptTokens: 5, CompletionTokens: 1, TotalTokens: 6}, *res.Usage, "usage values")
 	assert.Equal(t, DecodeSingleChunk, res.DecodeTiming, "one token-bearing chunk: no decode span")
 	assert.Equal(t, "all 1 tokens arrived in one chunk", res.DecodeNote, "the note says why")
 	assert.True(t, math.IsNaN(res.TPOTms), "TPOT is not measured (NaN, null in records), never 0")
@@ -347,9 +346,9 @@ func TestToolCallsInStream(t *testing.T) {
 		ev(`{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}`), done)...)
 	res, err := run(t, srv, Request{})
 	require.NoError(t, err, "stream must succeed")
-	assert.Equal(t, []openai.ToolCall{
-		{ID: "call_a", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}},
-		{ID: "call_b", Type: "function", Function: openai.FunctionCall{Name: "get_time", Arguments: `{"tz":"UTC"}`}},
+	assert.Equal(t, []results.ToolCall{
+		{ID: "call_a", Type: "function", Function: results.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}},
+		{ID: "call_b", Type: "function", Function: results.FunctionCall{Name: "get_time", Arguments: `{"tz":"UTC"}`}},
 	}, res.ToolCalls, "interleaved parallel calls merged by index; empty names never append")
 	assert.True(t, res.HasOutput, "tool calls are output")
 	assert.Equal(t, 5, res.TokenChunks, "each tool-call delta chunk is a token chunk")
@@ -365,9 +364,9 @@ func TestToolCallsWithoutIndexInStream(t *testing.T) {
 		done)...)
 	res, err := run(t, srv, Request{})
 	require.NoError(t, err, "stream must succeed")
-	assert.Equal(t, []openai.ToolCall{
-		{ID: "t1", Type: "function", Function: openai.FunctionCall{Name: "a", Arguments: `{"x":1}`}},
-		{ID: "t2", Type: "function", Function: openai.FunctionCall{Name: "b", Arguments: `{}`}},
+	assert.Equal(t, []results.ToolCall{
+		{ID: "t1", Type: "function", Function: results.FunctionCall{Name: "a", Arguments: `{"x":1}`}},
+		{ID: "t2", Type: "function", Function: results.FunctionCall{Name: "b", Arguments: `{}`}},
 	}, res.ToolCalls, "index-less deltas continue the last call until a new id arrives")
 }
 

@@ -11,19 +11,27 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
+
+// evenChunk is the even-chunks scenario's own pace, read from its Script:
+// tokens per chunk and decode rate in tokens per second.
+func evenChunk() (tokens int, rate float64) {
+	sc := fixtures.DefaultResponder(fixtures.Request{Messages: []results.Message{{"role": "user", "content": fixtures.ScenarioTag("even-chunks")}}})
+	return sc.TokensPerChunk, float64(sc.TokensPerChunk) / sc.TokenDelay.Seconds()
+}
 
 // evenChunks streams the fixture's even-chunks scenario in k chunks,
 // with per-chunk usage when continuous is set.
 func evenChunks(t *testing.T, srv *fixtures.Server, k int, continuous bool) *stream.Result {
 	t.Helper()
+	perChunk, _ := evenChunk()
 	c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 	req := stream.Request{
 		Model:     "benchserve-fixture",
-		Messages:  []openai.Message{{"role": "user", "content": "tell a story " + fixtures.ScenarioTag("even-chunks")}},
-		MaxTokens: k * fixtures.EvenChunkTokens,
+		Messages:  []results.Message{{"role": "user", "content": "tell a story " + fixtures.ScenarioTag("even-chunks")}},
+		MaxTokens: k * perChunk,
 	}
 	if continuous {
 		// As a vLLM user asks for it: extra_body replaces stream_options,
@@ -33,7 +41,7 @@ func evenChunks(t *testing.T, srv *fixtures.Server, k int, continuous bool) *str
 	res, err := c.ChatStream(context.Background(), req)
 	require.NoError(t, err, "k=%d: the fixture stream must succeed", k)
 	require.Equal(t, k, res.TokenChunks, "k=%d: %d equal chunks", k, k)
-	require.Equal(t, k*fixtures.EvenChunkTokens, res.CompletionTokens, "k=%d: completion tokens from usage", k)
+	require.Equal(t, k*perChunk, res.CompletionTokens, "k=%d: completion tokens from usage", k)
 	return res
 }
 
@@ -45,7 +53,7 @@ func median(xs []float64) float64 {
 }
 
 // TestEvenChunksDecodeRate: k equal chunks of 32 tokens at a known
-// decode rate (fixtures.EvenChunkRate, 500 tokens/s) give that rate
+// decode rate (the scenario's own, 500 tokens/s) give that rate
 // back within 10% for every k >= stream.MinDecodeChunks, with and
 // without per-chunk usage, where the reference's N/span reads k/(k−1)
 // times too much; below MinDecodeChunks without per-chunk usage the
@@ -58,7 +66,7 @@ func median(xs []float64) float64 {
 // wake-up delayed by a busy machine does not decide it.
 func TestEvenChunksDecodeRate(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
-	const want = float64(fixtures.EvenChunkRate)
+	perChunk, want := evenChunk()
 	for _, continuous := range []bool{false, true} {
 		method, countTol := stream.DecodeByContent, 0.05
 		if continuous {
@@ -71,7 +79,7 @@ func TestEvenChunksDecodeRate(t *testing.T) {
 					res := evenChunks(t, srv, k, continuous)
 					require.Empty(t, res.DecodeTiming, "timed: %s", res.DecodeNote)
 					assert.Equal(t, method, res.DecodeMethod, "how the tokens were counted")
-					assert.InEpsilon(t, float64((k-1)*fixtures.EvenChunkTokens), res.DecodeTokens, countTol, "the tokens after the first chunk")
+					assert.InEpsilon(t, float64((k-1)*perChunk), res.DecodeTokens, countTol, "the tokens after the first chunk")
 					gen, tpot, ref = append(gen, res.GenTPS), append(tpot, res.TPOTms), append(ref, res.RefGenTPS)
 				}
 				assert.InEpsilon(t, want, median(gen), 0.10, "gen_tps within 10%% of the fixture's %v tokens/s: %v", want, gen)

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Client streams chat completions from one OpenAI-compatible server. The
@@ -54,7 +54,7 @@ const DefaultMaxEventBytes = 16 << 20
 // Request is one streamed chat completion to send.
 type Request struct {
 	Model    string
-	Messages []openai.Message
+	Messages []results.Message
 	// MaxTokens is sent as max_tokens; 0 means 256.
 	MaxTokens int
 	// EnableThinking is sent as enable_thinking when non-nil.
@@ -170,7 +170,7 @@ type Result struct {
 
 	// Usage is the server's usage report; nil when it sent none (the
 	// reference would silently record 0 tokens).
-	Usage *openai.Usage
+	Usage *results.Usage
 	// PromptTokens and CompletionTokens come from Usage; without usage
 	// PromptTokens is 0 and CompletionTokens counts token-bearing chunks.
 	PromptTokens, CompletionTokens int
@@ -202,7 +202,7 @@ type Result struct {
 	// CompletionTokens).
 	ContentTruncated, ReasoningTruncated bool
 	// ToolCalls are the first choice's merged tool calls in stream order.
-	ToolCalls []openai.ToolCall
+	ToolCalls []results.ToolCall
 	// Choices holds every choice, sorted by index, when the stream had
 	// more than one (a request with n > 1); nil otherwise. Choices[0]
 	// repeats the fields above.
@@ -232,7 +232,7 @@ type Choice struct {
 	// that text was dropped at Client.MaxContentBytes.
 	ContentTruncated, ReasoningTruncated bool
 	// ToolCalls are the choice's merged tool calls in stream order.
-	ToolCalls []openai.ToolCall
+	ToolCalls []results.ToolCall
 	// ReasoningChunks counts the choice's chunks that carried reasoning.
 	ReasoningChunks int
 }

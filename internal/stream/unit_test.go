@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // TestComputeTimings: the reference's compute_request_metrics, formula
@@ -59,9 +60,9 @@ func TestToolCallAccumulator(t *testing.T) {
 		a.Add([]openai.ToolCallDelta{{Index: idx(1), ID: "b", Function: fn("second", "{")}})
 		a.Add([]openai.ToolCallDelta{{Index: idx(0), ID: "a", Type: "function", Function: fn("first", "[")}, {Index: idx(1), Function: fn("", "}")}})
 		a.Add([]openai.ToolCallDelta{{Index: idx(0), Function: fn("", "]")}})
-		assert.Equal(t, []openai.ToolCall{
-			{ID: "a", Type: "function", Function: openai.FunctionCall{Name: "first", Arguments: "[]"}},
-			{ID: "b", Type: "function", Function: openai.FunctionCall{Name: "second", Arguments: "{}"}},
+		assert.Equal(t, []results.ToolCall{
+			{ID: "a", Type: "function", Function: results.FunctionCall{Name: "first", Arguments: "[]"}},
+			{ID: "b", Type: "function", Function: results.FunctionCall{Name: "second", Arguments: "{}"}},
 		}, a.Calls(), "calls sorted by index, fragments appended")
 		assert.Equal(t, 2, a.Len(), "two calls")
 	})
@@ -70,7 +71,7 @@ func TestToolCallAccumulator(t *testing.T) {
 		a.Add([]openai.ToolCallDelta{{Index: idx(0), Function: fn("get_", "")}})
 		a.Add([]openai.ToolCallDelta{{Index: idx(0), ID: "late", Type: "custom", Function: fn("weather", "{}")}})
 		a.Add([]openai.ToolCallDelta{{Index: idx(0), Function: fn("", "")}, {Index: idx(0)}})
-		assert.Equal(t, []openai.ToolCall{{ID: "late", Type: "custom", Function: openai.FunctionCall{Name: "get_weather", Arguments: "{}"}}}, a.Calls(), "merged call")
+		assert.Equal(t, []results.ToolCall{{ID: "late", Type: "custom", Function: results.FunctionCall{Name: "get_weather", Arguments: "{}"}}}, a.Calls(), "merged call")
 	})
 	t.Run("no index", func(t *testing.T) {
 		var a ToolCallAccumulator
@@ -81,9 +82,9 @@ func TestToolCallAccumulator(t *testing.T) {
 		a.Add([]openai.ToolCallDelta{{ID: "x1", Function: fn("", "")}})        // known id: back to it
 		a.Add([]openai.ToolCallDelta{{ID: "x2"}})
 		a.Add([]openai.ToolCallDelta{{Index: idx(1), Function: fn("", " ")}}) // index 1 = the no-index call x2
-		assert.Equal(t, []openai.ToolCall{
-			{ID: "x1", Type: "function", Function: openai.FunctionCall{Name: "search", Arguments: `{"q":1}`}},
-			{ID: "x2", Type: "function", Function: openai.FunctionCall{Name: "fetch", Arguments: `{} `}},
+		assert.Equal(t, []results.ToolCall{
+			{ID: "x1", Type: "function", Function: results.FunctionCall{Name: "search", Arguments: `{"q":1}`}},
+			{ID: "x2", Type: "function", Function: results.FunctionCall{Name: "fetch", Arguments: `{} `}},
 		}, a.Calls(), "index-less merging")
 	})
 	t.Run("empty", func(t *testing.T) {

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stats"
@@ -28,7 +27,7 @@ var (
 
 const (
 	// DefaultMaxTokens is max_tokens per request when Config.MaxTokens is 0.
-	DefaultMaxTokens = workloads.DefaultMaxTokens
+	DefaultMaxTokens = results.DefaultMaxTokens
 	// DefaultRepetitions is used when Config.Repetitions is 0.
 	DefaultRepetitions = 3
 )
@@ -128,7 +127,7 @@ type Config struct {
 // promptSet is one loaded prompt set.
 type promptSet struct {
 	name    string
-	prompts [][]openai.Message
+	prompts [][]results.Message
 }
 
 // plan is a validated sweep, ready to run.
@@ -249,7 +248,7 @@ func prepare(cfg Config) (*plan, error) {
 			errs = append(errs, fileError{fmt.Errorf("sweep: --system-prompt-file not found: %s: %w", path, err)})
 		} else {
 			content := string(data)
-			sys := openai.Message{"role": "system", "content": content}
+			sys := results.Message{"role": "system", "content": content}
 			for i := range p.sets {
 				p.sets[i].prompts = PrependSystem(p.sets[i].prompts, sys)
 			}
@@ -269,14 +268,14 @@ func prepare(cfg Config) (*plan, error) {
 // whose first message is not already a system message (reference: the
 // --system-prompt-file step of run_bench_serve). The input is not
 // modified.
-func PrependSystem(prompts [][]openai.Message, sys openai.Message) [][]openai.Message {
-	out := make([][]openai.Message, len(prompts))
+func PrependSystem(prompts [][]results.Message, sys results.Message) [][]results.Message {
+	out := make([][]results.Message, len(prompts))
 	for i, msgs := range prompts {
 		if len(msgs) > 0 && msgs[0]["role"] == "system" {
 			out[i] = msgs
 			continue
 		}
-		out[i] = append([]openai.Message{sys}, msgs...)
+		out[i] = append([]results.Message{sys}, msgs...)
 	}
 	return out
 }

@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/internal/stats"
-	"github.com/benchserve/benchserve/workloads"
+	"github.com/benchserve/benchserve/results"
 )
 
 // defaultURL is --url's default (a variable so tests can point it at a
@@ -55,7 +54,7 @@ type benchFlags struct {
 	tag                     optString
 	overrides               listValue
 	slo                     listValue
-	thresholds              []stats.Threshold // slo, parsed once by commonChecks
+	thresholds              []results.Threshold // slo, parsed once by commonChecks
 	caseTags                listValue
 	envTags                 string
 	load                    loadFlags
@@ -87,7 +86,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.StringVar(&f.systemPromptFile, "system-prompt-file", "", "`Path` to a text file whose contents are prepended as a system message to\nevery prompt (unless it starts with one). Implies --skip-preflight-token-count.")
 	fs.BoolVar(&f.skipPreflightTokenCount, "skip-preflight-token-count", false, "Skip the max_tokens=1 request that counts prompt tokens per prompt set\n(it warms the prefix cache, which defeats cold-vs-warm comparisons)")
 	fs.StringVar(&f.concurrency, "concurrency", defaultConcurrency, "Comma-separated concurrency `levels` to sweep")
-	fs.IntVar(&f.maxTokens, "max-tokens", workloads.DefaultMaxTokens, "Maximum `tokens` to generate per request (sweeps)")
+	fs.IntVar(&f.maxTokens, "max-tokens", results.DefaultMaxTokens, "Maximum `tokens` to generate per request (sweeps)")
 	fs.IntVar(&f.repetitions, "repetitions", 3, "`Number` of repetitions per sweep configuration or workload case")
 	fs.IntVar(&f.warmup, "warmup", defaultWarmup, "Warmup `rounds` before the first measured repetition (sweeps)")
 	fs.Var(&f.enableThinking, "enable-thinking", "Enable thinking mode: \"true\", \"false\", or \"true,false\" to sweep `both`")

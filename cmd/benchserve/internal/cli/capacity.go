@@ -16,8 +16,8 @@ import (
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/sweep"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -80,7 +80,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.workload, "workload", "", "workload `FILE` whose cases are the request mix")
 	fs.StringVar(&f.prompts, "prompts", "", "prompt `SET` (builtin name or file) whose prompts are the request mix, instead of --workload")
 	fs.StringVar(&f.promptsDir, "prompts-dir", e.getenv("BENCHSERVE_PROMPTS_DIR"), "`Directory` the builtin prompt set names are loaded from")
-	fs.IntVar(&f.maxTokens, "max-tokens", workloads.DefaultMaxTokens, "max_tokens per request with --prompts (a length ending is accepted)")
+	fs.IntVar(&f.maxTokens, "max-tokens", results.DefaultMaxTokens, "max_tokens per request with --prompts (a length ending is accepted)")
 	fs.Var(&f.caseTags, "case-tag", "only the workload cases having any of these `tags`")
 	fs.Var(&f.slo, "slo", "threshold `EXPR` every passing probe meets, e.g. 'ttft_p95_ms <= 500' (repeatable; at least one)")
 	fs.StringVar(&f.by, "by", "rate", "search the request `rate` (req/s, open loop) or the concurrency (streams, closed loop)")
@@ -149,7 +149,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	defer r.Close()
 	fmt.Fprintf(e.stderr, "Capacity search by %s on %s (model %s), %d cases in the mix, SLOs: %s, max error rate %g\n",
 		cfg.By, serverinfo.RedactURL(r.URL()), r.Model(), len(w.Select(f.caseTags)), strings.Join(f.slo, "; "), f.maxErrorRate)
-	cfg.OnProbe = func(p capacity.Probe) { fmt.Fprintf(e.stderr, "  %s\n", p) }
+	cfg.OnProbe = func(p results.CapacityProbe) { fmt.Fprintf(e.stderr, "  %s\n", p) }
 	probe := r.CapacityProbe(w, runner.RunOptions{Tags: f.caseTags}, l, nil)
 	res, err := capacity.Search(ctx, probe, cfg)
 	if err != nil && len(res.Probes) == 0 {
@@ -210,7 +210,7 @@ func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load
 	if err != nil {
 		pr.addUsage("--by: %v", err)
 	}
-	ths, err := stats.ParseThresholds(f.slo...)
+	ths, err := results.ParseThresholds(f.slo...)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			pr.addUsage("--slo: %s", line)
@@ -222,9 +222,9 @@ func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load
 	if math.IsNaN(f.maxErrorRate) || f.maxErrorRate < 0 || f.maxErrorRate > 1 {
 		pr.addUsage("--max-error-rate: want a number in [0, 1], got %v", f.maxErrorRate)
 	}
-	cfg := capacity.Config{SLOs: ths, MaxErrorRate: f.maxErrorRate, By: by, Start: f.start, Max: f.maxRate,
-		ProbeRequests: f.probeRequests, ProbeDuration: time.Duration(f.probeDuration), MaxTime: time.Duration(f.maxTime),
-		Precision: f.precision, Extensions: f.extensions}
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: ths, MaxErrorRate: f.maxErrorRate, By: by,
+		Start: f.start, Max: f.maxRate, ProbeRequests: f.probeRequests, ProbeDuration: time.Duration(f.probeDuration),
+		MaxTime: time.Duration(f.maxTime), Precision: f.precision, Extensions: f.extensions}}
 	l := runner.Load{Burstiness: f.burstiness, Seed: f.seed, MaxConcurrency: f.maxConcurrency}
 	if len(f.goodput) > 0 {
 		slo, err := loadgen.ParseGoodput(f.goodput...)

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/conformance"
+	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -48,15 +48,16 @@ func TestConformancePassesOnTheFixture(t *testing.T) {
 func TestConformanceFailsOnEachMustFault(t *testing.T) {
 	w, err := workloads.Conformance()
 	require.NoError(t, err)
-	levels := map[string]conformance.Level{}
+	levels := map[string]contract.Level{}
 	rules := map[string]string{}
 	for _, c := range w.Cases {
-		levels[c.ID], rules[c.ID] = c.Protocol.Level, c.Protocol.Rule().Text
+		levels[c.ID] = contract.Level(c.Protocol.Level)
+		rules[c.ID], _ = c.Protocol.Rule()
 	}
 	for _, f := range fixtures.Faults() {
 		name := f.Contract()
 		group, _, _ := strings.Cut(name, ".")
-		if levels[name] != conformance.Must || (group != "stream" && group != "usage" && group != "errors") {
+		if levels[name] != contract.Must || (group != "stream" && group != "usage" && group != "errors") {
 			continue
 		}
 		t.Run(string(f), func(t *testing.T) {

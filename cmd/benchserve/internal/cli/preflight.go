@@ -10,8 +10,8 @@ import (
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/sweep"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -61,7 +61,7 @@ func commonChecks(f *benchFlags, pr *problems, w *workloads.Workload) {
 		f.url = u
 	}
 	var err error
-	if f.thresholds, err = stats.ParseThresholds(f.slo...); err != nil {
+	if f.thresholds, err = results.ParseThresholds(f.slo...); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			pr.addUsage("--slo: %s", strings.TrimPrefix(line, "load: "))
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/benchserve/benchserve/internal/progress"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -224,10 +223,10 @@ func failureReport(failed []results.Record, reps int) string {
 //	SLO error_rate <= 0: PASS (measured 0)
 //
 // A percentile threshold carries its confidence interval
-// (stats.Outcome.CI), and says so when the interval reaches across the
+// (results.SLOResult.CI), and says so when the interval reaches across the
 // limit (the verdict then rests on the point estimate alone).
 // and reports whether any failed.
-func printSLOs(e *env, outcomes []stats.Outcome) bool {
+func printSLOs(e *env, outcomes []results.SLOResult) bool {
 	failed := false
 	for _, o := range outcomes {
 		expr := o.Expr
