@@ -202,7 +202,7 @@ type Metrics struct {
 	// vLLM's continuous_usage_stats: exact), "one_per_chunk" (the
 	// server's count equals the chunks: N − 1), "content" (the server's
 	// N apportioned among the chunks by the word pieces of text each
-	// carried: N·(P − P₁)/P, see stream.DecodeByContent) or "estimate"
+	// carried: N·(P − P₁)/P, docs/streams.md says how) or "estimate"
 	// (equal shares, N·(k − 1)/k for N tokens in k chunks, when the
 	// chunks carried no text or there was no usage); both omitted when
 	// the decode was not timed. Additions.
