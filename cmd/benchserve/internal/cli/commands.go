@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	
+
 	"github.com/benchserve/benchserve/internal/present"
 )
 

@@ -3,9 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
-	"io"
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
