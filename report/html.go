@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/internal/capacity"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
@@ -54,9 +55,12 @@ type Options struct {
 // gonum.org/v1/plot, the numbers behind them are in a <script
 // type="application/json" id="benchserve-data"> block, every string from
 // the inputs is escaped (html/template), and nothing is loaded from the
-// network. The output is deterministic for given runs. Errors: no runs, a
-// Run with no payload, sweep rows or capacity result, a chart that cannot
-// be drawn, or w failing.
+// network. Control characters, bidirectional controls (U+202E) and other
+// invisible format characters from the inputs are shown as \uNNNN
+// escapes, in text, attributes and charts (the data block's JSON decodes
+// them back to the same strings). The output is deterministic for given
+// runs. Errors: no runs, a Run with no payload, sweep rows or capacity
+// result, a chart that cannot be drawn, or w failing.
 func Write(w io.Writer, runs ...Run) error {
 	return WriteWith(w, Options{}, runs...)
 }
@@ -211,7 +215,12 @@ func render(opts Options, runs []Run) ([]byte, error) {
 	if err := page.Execute(&buf, view); err != nil {
 		return nil, fmt.Errorf("report: write: %w", err)
 	}
-	return buf.Bytes(), nil
+	// html/template escapes HTML, not what a browser draws invisibly or
+	// reversed (U+202E turns a line around) nor control characters: the
+	// whole page, text, attributes, inline SVG and the data block alike,
+	// shows each as a \u escape, which the JSON block decodes back to the
+	// same rune.
+	return []byte(present.EscapeUnicode(buf.String())), nil
 }
 
 // formatNum prints a measurement with about three significant digits.
