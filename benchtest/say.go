@@ -93,7 +93,7 @@ func (s shownString) Format(f fmt.State, verb rune) {
 		fmt.Fprint(f, present.Message(string(s)))
 		return
 	}
-	raw, rest := cutRaw(string(s), present.MessageLimit)
+	raw, rest := present.Head(string(s), present.MessageLimit)
 	q := strconv.Quote(raw)
 	if rest > 0 {
 		q += present.CutMark(rest)
@@ -110,20 +110,4 @@ func (s shownLines) Format(f fmt.State, _ rune) {
 		ls[i] = present.Message(l)
 	}
 	fmt.Fprint(f, strings.Join(ls, "\n"))
-}
-
-// cutRaw is s's longest prefix of at most limit bytes ending at a rune
-// boundary, and how many bytes were left out.
-func cutRaw(s string, limit int) (string, int) {
-	if len(s) <= limit {
-		return s, 0
-	}
-	end := 0
-	for i := range s {
-		if i > limit {
-			break
-		}
-		end = i
-	}
-	return s[:end], len(s) - end
 }

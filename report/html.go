@@ -34,6 +34,11 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"outcome": func(s string) string { return strings.ReplaceAll(s, "-", " ") },
 	"colors":  outcomeKey,
 	"slice3":  func(a, b, c *delta) []*delta { return []*delta{a, b, c} },
+	// A server's strings, cut to their kind's limit where they are shown
+	// (the data block keeps them whole); render escapes what they hold.
+	"name":     func(s string) string { return present.Shorten(s, present.NameLimit) },
+	"message":  func(s string) string { return present.Shorten(s, present.MessageLimit) },
+	"evidence": func(s string) string { return present.Shorten(s, present.EvidenceLimit) },
 }).Parse(pageSource))
 
 // Options tune a report; the zero value is the default.

@@ -193,6 +193,23 @@ func TestControlsAndBidiAreVisible(t *testing.T) {
 	assert.Equal(t, "case-"+poison, run["cases"].([]any)[0].(map[string]any)["case_id"], "the data block decodes to the original string")
 }
 
+// TestALongModelNameIsCutOnThePage: a 10 KB model name is cut where the
+// page shows it, with a mark saying how much, and kept whole in the data
+// block.
+func TestALongModelNameIsCutOnThePage(t *testing.T) {
+	long := "model-" + strings.Repeat("m", 10_240)
+	p := baselinePayload()
+	for i := range p.Results {
+		p.Results[i].ModelID = long
+	}
+	page := render(t, report.FromPayload(p, "run"))
+	raw, data := dataOf(t, page)
+	text := strings.Replace(page, raw, "", 1)
+	assert.NotContains(t, text, strings.Repeat("m", present.NameLimit), "the page's text shows no more than a name's limit of it")
+	assert.Contains(t, text, "…(&#43;10,146 bytes)", "and says how much was cut (html/template writes + as &#43;)")
+	assert.Equal(t, long, data["runs"].([]any)[0].(map[string]any)["model"], "the data block keeps the whole name")
+}
+
 func TestWriteErrors(t *testing.T) {
 	var buf bytes.Buffer
 	assert.ErrorContains(t, report.Write(&buf), "no runs", "a report needs at least one run")

@@ -57,6 +57,32 @@ func Cut(s string, limit int) string {
 	return b.String()
 }
 
+// Head is the longest prefix of s of at most limit bytes that ends at a
+// rune boundary, and the number of bytes of s left out. It does not
+// escape: for a door that escapes by other means (an HTML page).
+func Head(s string, limit int) (string, int) {
+	if len(s) <= limit {
+		return s, 0
+	}
+	end := 0
+	for i := range s {
+		if i > limit {
+			break
+		}
+		end = i
+	}
+	return s[:end], len(s) - end
+}
+
+// Shorten is Head(s, limit) with CutMark when something was left out.
+func Shorten(s string, limit int) string {
+	h, n := Head(s, limit)
+	if n > 0 {
+		h += CutMark(n)
+	}
+	return h
+}
+
 // CutMark is the mark Cut puts where it cut n bytes: "…(+10,140 bytes)".
 func CutMark(n int) string {
 	unit := " bytes)"

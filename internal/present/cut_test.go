@@ -36,3 +36,10 @@ func TestCutMarkCountsTheSourceBytes(t *testing.T) {
 	assert.Equal(t, "…(+1 byte)", present.CutMark(1), "singular")
 	assert.Equal(t, "…(+1,234,567 bytes)", present.CutMark(1234567), "thousands")
 }
+
+func TestShortenCutsAtARuneBoundaryWithoutEscaping(t *testing.T) {
+	assert.Equal(t, "ab\x1b…(+3 bytes)", present.Shorten("ab\x1b東", 4), "a 3-byte rune that does not fit is left out whole; the control is not escaped")
+	h, n := present.Head("short", 10)
+	assert.Equal(t, "short", h, "a string within the limit is whole")
+	assert.Zero(t, n, "nothing left out")
+}
