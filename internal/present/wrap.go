@@ -66,6 +66,25 @@ func wrapLine(l string, cols int, indent string) string {
 	return strings.Join(out, "\n")
 }
 
+// Fit cuts an escaped line to at most cols columns (a live progress line
+// to the terminal's width), between two runes and never inside an escape.
+func Fit(l string, cols int) string {
+	if Width(l) <= cols {
+		return l
+	}
+	var b strings.Builder
+	w := 0
+	for _, a := range splitAtoms(l) {
+		aw := Width(a)
+		if w+aw > cols {
+			break
+		}
+		b.WriteString(a)
+		w += aw
+	}
+	return b.String()
+}
+
 // splitAtoms splits a line into the pieces a break may fall between: each
 // escape as Escape writes it (\a \b \f \n \r \t \v, \xNN, \uNNNN,
 // \UNNNNNNNN) is one piece, every other rune one piece.

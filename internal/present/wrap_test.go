@@ -36,3 +36,9 @@ func TestWidthCountsWideRunesTwice(t *testing.T) {
 	assert.Equal(t, 4, present.Width("東京"), "two wide runes")
 	assert.Equal(t, 4, present.Width("cafe\u0301"), "a combining mark takes no column")
 }
+
+func TestFitCutsBetweenEscapes(t *testing.T) {
+	assert.Equal(t, `ab\x1b`, present.Fit(`ab\x1b\u202e`, 8), "the escape that does not fit is left out whole")
+	assert.Equal(t, "東", present.Fit("東京", 3), "a wide rune that does not fit is left out")
+	assert.Equal(t, "short", present.Fit("short", 10), "a line that fits is whole")
+}

@@ -186,11 +186,11 @@ func (r *Reporter) drawLive(elapsed time.Duration, last string) {
 		fmt.Fprintf(&b, " %s done", r.count())
 	}
 	b.WriteString("  " + r.timing(elapsed, "  ") + "  " + last)
-	line := []rune(b.String())
-	if r.width > 1 && len(line) > r.width-1 {
-		line = line[:r.width-1]
+	line := b.String()
+	if r.width > 1 {
+		line = present.Fit(line, r.width-1) // the label's escapes are never split
 	}
-	fmt.Fprint(r.w, "\r\x1b[K"+string(line))
+	fmt.Fprint(r.w, "\r\x1b[K"+line)
 	r.drawn = true
 }
 
