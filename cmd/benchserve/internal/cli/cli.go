@@ -28,7 +28,9 @@ const (
 
 // Main runs benchserve with args (without the program name) and returns
 // the exit status (ExitOK, ExitFailed or ExitUsage). Progress and
-// diagnostics go to stderr, results to stdout unless --output is given.
+// diagnostics go to stderr, results and --help to stdout (results to
+// --output when it is given); every line is escaped and cut for a person
+// (package present) before it is written.
 // SIGINT and SIGTERM cancel the run: what was measured is still written.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
