@@ -21,6 +21,9 @@
 //     the summaries leave them out (gen_tps_skipped counts them);
 //   - quality records reasoning, refusals, notes and, for n > 1, every
 //     choice; a request error is the first issue, its consequences marked;
+//   - metrics.connection_retries counts a request sent again on a fresh
+//     connection because the server had closed the reused one without
+//     answering (summed in summary.connection_retries);
 //   - records of requests in flight when a run was stopped are marked
 //     (MarkInterrupted) and left out of every summary statistic
 //     (interrupted_count).

@@ -187,6 +187,14 @@ type Metrics struct {
 	UsagePresent bool `json:"usage_present"`
 	// TokenChunks counts the chunks that carried any token.
 	TokenChunks int `json:"token_chunks"`
+	// ConnectionRetries counts the times the request was sent again on a
+	// fresh connection because the server had closed the kept-alive
+	// connection it went out on before answering (stream.RetryReused: a
+	// server that closes connections after an answer or when idle,
+	// without "Connection: close"); the request was not failed for it,
+	// and the retry's time is part of its ttft_ms and e2e_latency_ms.
+	// Omitted when 0. Addition.
+	ConnectionRetries int `json:"connection_retries,omitempty"`
 	// CacheDialect names the /metrics dialect the cache counters were read in
 	// (scrape.Dialect*).
 	CacheDialect string `json:"cache_dialect,omitempty"`
@@ -194,9 +202,12 @@ type Metrics struct {
 	// token-bearing chunk, over which tpot_ms and gen_tps are timed, and
 	// DecodeMethod how they were counted: "usage" (per-chunk usage,
 	// vLLM's continuous_usage_stats: exact), "one_per_chunk" (the
-	// server's count equals the chunks: N − 1) or "estimate"
-	// (N·(k − 1)/k for N tokens in k chunks); both omitted when the
-	// decode was not timed. Additions.
+	// server's count equals the chunks: N − 1), "content" (the server's
+	// N apportioned among the chunks by the word pieces of text each
+	// carried: N·(P − P₁)/P, see stream.DecodeByContent) or "estimate"
+	// (equal shares, N·(k − 1)/k for N tokens in k chunks, when the
+	// chunks carried no text or there was no usage); both omitted when
+	// the decode was not timed. Additions.
 	DecodeTokens *float64 `json:"decode_tokens,omitempty"`
 	DecodeMethod string   `json:"decode_method,omitempty"`
 	// RefTPOTms and RefGenTPS are the reference's tpot_ms (the mean gap
@@ -543,6 +554,12 @@ type Schedule struct {
 	Dropped         int  `json:"dropped"`
 	Unsent          int  `json:"unsent"`
 	UnsentEstimated bool `json:"unsent_estimated,omitempty"`
+	// ConnectionRetries is the sum of the sent requests'
+	// connection_retries (Metrics.ConnectionRetries): how often the
+	// server closed a kept-alive connection the client had just reused,
+	// so that a request went out again on a fresh one. Many of them mean
+	// a server that closes connections without "Connection: close".
+	ConnectionRetries int `json:"connection_retries"`
 	// PeakInFlight is the most requests in flight at once.
 	PeakInFlight int `json:"peak_in_flight"`
 	// Goodput is the rate of the requests that succeeded and met every
@@ -699,6 +716,11 @@ type RunSummary struct {
 	// because the run was stopped while they were in flight
 	// (Record.Interrupted). Addition; omitted when 0.
 	InterruptedCount int `json:"interrupted_count,omitempty"`
+	// ConnectionRetries is the sum of the records' connection_retries
+	// (Metrics.ConnectionRetries): requests sent again because the
+	// server had closed a reused connection without answering. Addition;
+	// omitted when 0.
+	ConnectionRetries int `json:"connection_retries,omitempty"`
 }
 
 // UnmarshalJSON reads a record's metrics block; a null tpot_ms or gen_tps

@@ -172,7 +172,17 @@ func Summarize(records []Record) RunSummary {
 		GenTPS:                    statsOrNil(genTPS),
 		CaseSummaries:             summaries,
 		InterruptedCount:          interrupted,
+		ConnectionRetries:         connectionRetries(records),
 	}
+}
+
+// connectionRetries is the sum of the records' connection_retries.
+func connectionRetries(records []Record) int {
+	n := 0
+	for _, r := range records {
+		n += r.Metrics.ConnectionRetries
+	}
+	return n
 }
 
 // emptyObject marshals as {} (the reference's empty stats block).

@@ -64,6 +64,10 @@ type Sample struct {
 	GenTPS                         float64
 	// CompletionTokens is the request's completion token count.
 	CompletionTokens int
+	// ConnectionRetries is stream.Result.ConnectionRetries: the request
+	// was sent again on a fresh connection because the server had closed
+	// the reused one without answering.
+	ConnectionRetries int
 
 	// Err is the request error; Kind its classification ("" on success).
 	// A sample may also be failed by the caller after the fact (a failed
@@ -92,5 +96,6 @@ func SampleOf(res *stream.Result, err error) Sample {
 	s.ITLms = res.ITLms
 	s.GenTPS = res.GenTPS
 	s.CompletionTokens = res.CompletionTokens
+	s.ConnectionRetries = res.ConnectionRetries
 	return s
 }

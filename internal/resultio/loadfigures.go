@@ -72,6 +72,10 @@ func scheduleFromRecords(settings *results.Schedule, recs []results.Record, shar
 		return nil, err
 	}
 	sc.Sent = len(spans)
+	sc.ConnectionRetries = 0
+	for _, r := range recs {
+		sc.ConnectionRetries += r.Metrics.ConnectionRetries
+	}
 	sc.SendingWindowS, sc.PeakInFlight = 0, 0
 	if len(spans) == 0 {
 		sc.AchievedRateReason = "no request was sent"

@@ -308,6 +308,9 @@ func scheduleOf(l Load, rate float64, n int, run *loadgen.Run, st stats.Stats) *
 	sc.Sent, sc.SendingWindowS = run.Sent, (run.LastSent - run.FirstSent).Seconds()
 	sc.Late, sc.Dropped, sc.Unsent, sc.UnsentEstimated = run.Late, st.Dropped, run.Unsent, run.UnsentEstimated
 	sc.PeakInFlight = run.PeakInFlight
+	for _, smp := range run.Samples {
+		sc.ConnectionRetries += smp.ConnectionRetries
+	}
 	sc.StartedAt = resultio.ISOTimestamp(run.Started)
 	if !l.StartAt.IsZero() {
 		late := float64(run.Started.Sub(l.StartAt)) / float64(time.Millisecond)

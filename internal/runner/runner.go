@@ -183,13 +183,17 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 // (stream.NewTransport; 0 means net/http's 2), retries a request whose
 // connection could not be made for stream.DefaultRetryWindow (a server
 // that restarts or answers a moment late does not fail the rest of a run
-// in milliseconds; nothing is retried once bytes were sent), has timeout
+// in milliseconds), sends a request once more on a fresh connection when
+// the server had closed the reused connection it went out on before
+// answering (stream.RetryReused, counted in the record's
+// metrics.connection_retries; nothing else is retried once bytes were
+// sent), has timeout
 // as the whole request's limit (0: none), and follows no redirects (a
 // POST must not be silently turned into a GET).
 func NewHTTPClient(timeout time.Duration, conns int) *http.Client {
 	return &http.Client{
 		Timeout:       timeout,
-		Transport:     stream.RetryConnect(stream.NewTransport(conns), stream.DefaultRetryWindow),
+		Transport:     stream.RetryConnect(stream.RetryReused(stream.NewTransport(conns)), stream.DefaultRetryWindow),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
@@ -413,6 +417,7 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 		OK:        ok,
 		Error:     errText,
 	}
+	rec.Metrics.ConnectionRetries = res.ConnectionRetries
 	if rec.Request.ExtraBody == nil {
 		rec.Request.ExtraBody = map[string]any{}
 	}

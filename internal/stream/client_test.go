@@ -100,8 +100,8 @@ func TestMultiTokenChunksUseUsageForTPOT(t *testing.T) {
 	span := sum(res.ITLms)
 	require.Greater(t, span, 0.0, "chunks 40 ms apart must have a positive span")
 	// 9 tokens in 3 chunks: 6 of them were produced over the span.
-	assert.Equal(t, DecodeByEstimate, res.DecodeMethod, "no per-chunk usage: estimated")
-	assert.InDelta(t, 6.0, res.DecodeTokens, 1e-9, "N·(k−1)/k = 9·2/3")
+	assert.Equal(t, DecodeByContent, res.DecodeMethod, "no per-chunk usage: apportioned by the chunks' text")
+	assert.InDelta(t, 6.0, res.DecodeTokens, 1e-9, "chunks of equal text: 9·2/3, the equal share")
 	assert.InDelta(t, span/6, res.TPOTms, 1e-9, "TPOT = span / the tokens after the first chunk, not the mean chunk gap")
 	assert.InDelta(t, 6/(span/1000), res.GenTPS, 1e-6, "GenTPS = the tokens after the first chunk / span seconds")
 	assert.InDelta(t, span/2, res.RefTPOTms, 1e-9, "the reference's tpot: the mean chunk gap")
@@ -594,4 +594,38 @@ func TestServerErrorShapes(t *testing.T) {
 		assert.Equal(t, tc.msg, se.Message, "message for %s", tc.raw)
 		assert.Equal(t, tc.code, se.Code, "code for %s", tc.raw)
 	}
+}
+
+// TestPolicyTimeoutOneClock: the limit and the record share one clock, so
+// a request that timed out reports an E2E of at least the limit however
+// long the client stalled between starting the timer and sending.
+func TestPolicyTimeoutOneClock(t *testing.T) {
+	srv, _ := handlerServer(t, func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	})
+	const limit = 100 * time.Millisecond
+	c := newClient(srv)
+	c.beforeSend = func() { time.Sleep(limit + 50*time.Millisecond) }
+	res, err := c.ChatStream(context.Background(), Request{Model: "m", Timeout: limit})
+	assert.ErrorIs(t, err, ErrPolicyTimeout, "the stalled request hit its policy timeout")
+	assert.GreaterOrEqual(t, res.E2ELms, 100.0, "a request that timed out at 100 ms reports E2E >= 100 ms")
+	var pe *PolicyTimeoutError
+	if assert.ErrorAs(t, err, &pe, "a PolicyTimeoutError") {
+		assert.GreaterOrEqual(t, pe.Elapsed, limit, "the error's elapsed time is on the same clock")
+	}
+}
+
+// TestOverLimitNeedsTheDeadline: a timer that fired after the stream had
+// already ended (before ChatStream stopped it) does not turn the stream
+// into a policy timeout; one that ended at or after the deadline is one.
+func TestOverLimitNeedsTheDeadline(t *testing.T) {
+	start := time.Now()
+	st := &state{start: start, deadline: start.Add(100 * time.Millisecond)}
+	st.policyFired.Store(true)
+	st.end = start.Add(99 * time.Millisecond)
+	assert.False(t, st.overLimit(), "ended at 99 ms under a 100 ms limit: not timed out")
+	st.end = start.Add(100 * time.Millisecond)
+	assert.True(t, st.overLimit(), "ended at the 100 ms deadline after the timer fired: timed out")
+	st.policyFired.Store(false)
+	assert.False(t, st.overLimit(), "the timer did not fire: not timed out")
 }

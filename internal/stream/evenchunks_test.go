@@ -49,16 +49,20 @@ func median(xs []float64) float64 {
 // back within 10% for every k >= stream.MinDecodeChunks, with and
 // without per-chunk usage, where the reference's N/span reads k/(k−1)
 // times too much; below MinDecodeChunks without per-chunk usage the
-// rate is null with the reason. The fixture sends on a fixed schedule
+// rate is null with the reason. Without per-chunk usage the tokens are
+// apportioned by the chunks' text (stream.DecodeByContent): the
+// fixture's tokens are words with their punctuation attached, where the
+// content measure counts punctuation as its own piece (as a model's
+// tokenizer does), so the count is within 5% of (k − 1)·32, not exact. The fixture sends on a fixed schedule
 // (Script.Paced), and each figure is the median of three streams, so one
 // wake-up delayed by a busy machine does not decide it.
 func TestEvenChunksDecodeRate(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
 	const want = float64(fixtures.EvenChunkRate)
 	for _, continuous := range []bool{false, true} {
-		method := stream.DecodeByEstimate
+		method, countTol := stream.DecodeByContent, 0.05
 		if continuous {
-			method = stream.DecodeByUsage
+			method, countTol = stream.DecodeByUsage, 1e-12
 		}
 		for _, k := range []int{3, 4, 8} {
 			t.Run(fmt.Sprintf("%s/k=%d", method, k), func(t *testing.T) {
@@ -67,7 +71,7 @@ func TestEvenChunksDecodeRate(t *testing.T) {
 					res := evenChunks(t, srv, k, continuous)
 					require.Empty(t, res.DecodeTiming, "timed: %s", res.DecodeNote)
 					assert.Equal(t, method, res.DecodeMethod, "how the tokens were counted")
-					assert.InDelta(t, float64((k-1)*fixtures.EvenChunkTokens), res.DecodeTokens, 1e-9, "the tokens after the first chunk")
+					assert.InEpsilon(t, float64((k-1)*fixtures.EvenChunkTokens), res.DecodeTokens, countTol, "the tokens after the first chunk")
 					gen, tpot, ref = append(gen, res.GenTPS), append(tpot, res.TPOTms), append(ref, res.RefGenTPS)
 				}
 				assert.InEpsilon(t, want, median(gen), 0.10, "gen_tps within 10%% of the fixture's %v tokens/s: %v", want, gen)
@@ -78,7 +82,7 @@ func TestEvenChunksDecodeRate(t *testing.T) {
 			})
 		}
 	}
-	t.Run("estimate/k=2: few chunks", func(t *testing.T) {
+	t.Run("content/k=2: few chunks", func(t *testing.T) {
 		res := evenChunks(t, srv, 2, false)
 		assert.Equal(t, stream.DecodeFewChunks, res.DecodeTiming, "null below MinDecodeChunks")
 		assert.Contains(t, res.DecodeNote, "64 tokens arrived in 2 chunks, fewer than 3", "the note says why")

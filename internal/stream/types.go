@@ -16,7 +16,10 @@ type Client struct {
 	// APIKey, when set, is sent as "Authorization: Bearer <key>".
 	APIKey string
 	// HTTP is the client used for requests; nil means a client with no
-	// overall timeout (policy timeouts are per request, see Request.Timeout).
+	// overall timeout (policy timeouts are per request, see Request.Timeout)
+	// whose transport retries a request the server closed a reused
+	// connection on (RetryReused); a client of the caller's retries only
+	// when its transport is wrapped so.
 	// Redirects are never followed unless HTTP sets its own CheckRedirect:
 	// a 3xx answer to the POST is returned as an *HTTPError naming the
 	// Location.
@@ -31,6 +34,11 @@ type Client struct {
 	// the policy timeout) cannot grow the client's memory without bound.
 	// 0 means DefaultMaxContentBytes; a negative value means no limit.
 	MaxContentBytes int
+
+	// beforeSend, when set (tests only), runs after a request's clock
+	// and policy timer have started and before it is sent: a stalled
+	// client.
+	beforeSend func()
 }
 
 // DefaultMaxContentBytes is the text kept per Result by default: 8 MiB of
@@ -103,6 +111,13 @@ type Result struct {
 	StartedAt time.Time
 	// StatusCode is the HTTP status, 0 when no response arrived.
 	StatusCode int
+	// ConnectionRetries counts the times the request was sent again on a
+	// fresh connection because the pooled connection it was sent on had
+	// been closed by the server before any byte of an answer (see
+	// RetryReused: 0 or 1, and always 0 through a client whose transport
+	// does not retry). The retry's time is part of TTFTms and E2ELms,
+	// which run from the first send.
+	ConnectionRetries int
 	// RequestID is the chunk "id" the server assigned, "" if none seen.
 	RequestID string
 
@@ -136,7 +151,8 @@ type Result struct {
 	GenTPS float64
 	// DecodeTokens is the tokens produced between the first and the
 	// last token-bearing chunk and DecodeMethod how they were counted
-	// (DecodeByUsage, DecodeOnePerChunk, DecodeByEstimate); 0 and ""
+	// (DecodeByUsage, DecodeOnePerChunk, DecodeByContent,
+	// DecodeByEstimate); 0 and ""
 	// when DecodeTiming is set.
 	DecodeTokens float64
 	DecodeMethod string
