@@ -69,7 +69,7 @@ func init() {
 			{matrixSynopsis, "a Markdown compatibility matrix of conformance results, a column per server"},
 		}},
 		{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture, synopses: []synopsis{
-			{"fixture [--addr HOST:PORT] [--model NAME] [--slots N] [--close-kept-alive] [--fault NAME]...", ""},
+			{"fixture [--addr HOST:PORT] [--slots N] [--close-kept-alive] [--fault NAME]... [flags]", ""},
 		}},
 		{name: "version", summary: "print the benchserve version", run: runVersion},
 	}
