@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stats"
@@ -47,14 +48,14 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	env := newBenchEnv(b, opts)
 	w, err := workloads.Load(paths.ExpandHome(path))
 	if err != nil {
-		b.Fatalf("benchtest: %v", err)
+		say(b).Fatalf("benchtest: %s", linesOf(err))
 	}
 	for _, warning := range w.Warnings {
-		b.Logf("benchtest: warning: %s", warning)
+		say(b).Logf("benchtest: warning: %s", warning)
 	}
 	cases := w.Select(env.cfg.tags)
 	if len(cases) == 0 {
-		b.Fatalf("benchtest: %s: no case has any of the tags %v", displayPath(path), env.cfg.tags)
+		say(b).Fatalf("benchtest: %s: no case has any of the tags %v", displayPath(path), env.cfg.tags)
 	}
 	if env.cfg.load != nil {
 		// One load run of the whole mix per iteration: no per-case
@@ -99,7 +100,7 @@ func BenchSweep(b *testing.B, promptSets []string, concurrencies []int, opts ...
 	for _, set := range promptSets {
 		prompts, err := sweep.LoadPromptSetFrom(paths.ExpandHome(os.Getenv(envPromptsDir)), paths.ExpandHome(set))
 		if err != nil {
-			b.Fatalf("benchtest: %v", err)
+			say(b).Fatalf("benchtest: %v", err)
 		}
 		w := workloads.FromPrompts(set, prompts, workloads.PromptOptions{})
 		b.Run("prompts="+workloads.PromptSetLabel(set), func(b *testing.B) {
@@ -129,10 +130,10 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	b.Helper()
 	cfg, err := resolve(opts)
 	if err != nil {
-		b.Fatalf("benchtest: configuration: %v", err)
+		say(b).Fatalf("benchtest: configuration: %s", linesOf(err))
 	}
 	if cfg.output != "" || cfg.report != "" {
-		b.Fatalf("benchtest: an output or report (WithOutput, WithReport, $%s, $%s) applies to RunWorkload; benchmarks report with b.ReportMetric", envOutput, envReport)
+		say(b).Fatalf("benchtest: an output or report (WithOutput, WithReport, $%s, $%s) applies to RunWorkload; benchmarks report with b.ReportMetric", envOutput, envReport)
 	}
 	env := &benchEnv{cfg: cfg}
 	env.levels = cfg.concurrencyLevels
@@ -147,8 +148,8 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	r := newRunner(b, cfg, conns)
 	env.r = r
 	env.model = r.Model()
-	b.Attr("server", serverinfo.RedactURL(r.URL()))
-	b.Attr("model", env.model)
+	say(b).Attr("server", serverinfo.RedactURL(r.URL()))
+	say(b).Attr("model", present.Name(env.model))
 	return env
 }
 
@@ -167,7 +168,7 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 	// request would be timed with it.
 	sess, err := env.r.Start(ctx, w, runner.RunOptions{CachePolicy: "preserve"})
 	if err != nil {
-		b.Fatalf("benchtest: %v", err)
+		say(b).Fatalf("benchtest: %v", err)
 	}
 	jobs := make([]runner.Job, n)
 	for i := range jobs {
@@ -183,7 +184,7 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 	for round := 0; b.Loop(); round++ {
 		rr, err := sess.RunRound(ctx, runner.Round{Jobs: jobs, Concurrency: n, NoScrape: true})
 		if err != nil {
-			b.Fatalf("benchtest: %v", err)
+			say(b).Fatalf("benchtest: %v", err)
 		}
 		for i, out := range rr.Outcomes {
 			if !rr.Sent[i] {
@@ -204,17 +205,17 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 	st := loadgen.Summarize(samples, elapsed, loadgen.StatsOptions{Goodput: env.cfg.goodput})
 	st.PeakInFlight = peak
 	for _, msg := range logged {
-		b.Logf("benchtest: %s", msg)
+		say(b).Logf("benchtest: %s", msg)
 	}
 	reportStats(b, st)
 	if len(samples) > 0 && failed == len(samples) {
 		// Latency figures of a server that answered nothing are not a
 		// benchmark result; partial failures are reported in failures.
-		b.Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
+		say(b).Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
 	}
 	for _, o := range loadgen.Evaluate(st, env.thresholds) {
 		if !o.Pass {
-			b.Errorf("benchtest: SLO %s: %s", o.Expr, o)
+			say(b).Errorf("benchtest: SLO %s: %s", o.Expr, o)
 		}
 	}
 }
@@ -240,11 +241,11 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	for b.Loop() {
 		sess, err := env.r.Start(ctx, w, runner.RunOptions{Tags: env.cfg.tags, Repetitions: env.cfg.repetitions})
 		if err != nil {
-			b.Fatalf("benchtest: %v", err)
+			say(b).Fatalf("benchtest: %v", err)
 		}
 		run, err := sess.RunLoad(ctx, l)
 		if err != nil {
-			b.Fatalf("benchtest: %v", err)
+			say(b).Fatalf("benchtest: %v", err)
 		}
 		samples = append(samples, run.Samples...)
 		elapsed += run.Duration
@@ -259,24 +260,24 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	}
 	st := loadgen.Summarize(samples, elapsed, loadgen.StatsOptions{Goodput: l.Goodput})
 	for _, f := range failures {
-		b.Logf("benchtest: failed request %s", f)
+		say(b).Logf("benchtest: failed request %s", f)
 	}
 	reportStats(b, st)
 	if rate, ok, reason := stats.SendRate(gaps+1, window); ok {
 		b.ReportMetric(rate, "achieved-req/s")
 	} else {
-		b.Logf("benchtest: achieved rate not reported: %s", reason)
+		say(b).Logf("benchtest: achieved rate not reported: %s", reason)
 	}
 	if st.Lag.Count > 0 {
 		b.ReportMetric(msToNs(st.Lag.P99), "lag-p99-ns/op")
 	}
 	b.ReportMetric(float64(late), "late")
 	if len(samples) > 0 && st.Failed == len(samples) {
-		b.Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
+		say(b).Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
 	}
 	for _, o := range loadgen.Evaluate(st, env.thresholds) {
 		if !o.Pass {
-			b.Errorf("benchtest: SLO %s: %s", o.Expr, o)
+			say(b).Errorf("benchtest: SLO %s: %s", o.Expr, o)
 		}
 	}
 }

@@ -38,16 +38,16 @@ func SearchCapacity(t *testing.T, path string, search results.CapacitySearch, fl
 	t.Helper()
 	c, err := resolve(opts)
 	if err != nil {
-		t.Fatalf("benchtest: configuration: %v", err)
+		say(t).Fatalf("benchtest: configuration: %s", linesOf(err))
 	}
 	search.SLOs = append(append([]results.Threshold(nil), search.SLOs...), c.thresholds...)
 	cfg := capacity.Config{CapacitySearch: search}
 	if err := cfg.Validate(); err != nil {
-		t.Fatalf("benchtest: %v", err)
+		say(t).Fatalf("benchtest: %v", err)
 	}
 	w, err := workloads.Load(paths.ExpandHome(path))
 	if err != nil {
-		t.Fatalf("benchtest: workload did not load: %v", err)
+		say(t).Fatalf("benchtest: workload did not load: %s", linesOf(err))
 	}
 	var base runner.Load
 	if c.load != nil {
@@ -58,24 +58,24 @@ func SearchCapacity(t *testing.T, path string, search results.CapacitySearch, fl
 	}
 	r := newRunner(t, c, max(64, base.MaxConcurrency, int(cfg.Max)))
 	cfg.Goodput = base.Goodput
-	cfg.OnProbe = func(p results.CapacityProbe) { t.Logf("benchtest: %s", p) }
+	cfg.OnProbe = func(p results.CapacityProbe) { say(t).Logf("benchtest: %s", p) }
 	res, err := capacity.Search(t.Context(), r.CapacityProbe(w, runner.RunOptions{Tags: c.tags}, base, nil), cfg)
 	if err != nil {
-		t.Fatalf("benchtest: capacity search: %v", err)
+		say(t).Fatalf("benchtest: capacity search: %v", err)
 	}
-	t.Logf("benchtest: capacity %s (%s), %d probes; %s: stopped because %s", res.Headline(), res.Interval.Method, len(res.Probes), res.Status, res.Reason)
+	say(t).Logf("benchtest: capacity %s (%s), %d probes; %s: stopped because %s", res.Headline(), res.Interval.Method, len(res.Probes), res.Status, res.Reason)
 	if res.Measured {
-		t.Attr("capacity", formatAttr(res.Capacity))
+		say(t).Attr("capacity", formatAttr(res.Capacity))
 	}
 	if !math.IsNaN(res.Interval.Low) {
-		t.Attr("capacity_low", formatAttr(res.Interval.Low))
+		say(t).Attr("capacity_low", formatAttr(res.Interval.Low))
 	}
 	if !math.IsNaN(res.Interval.High) {
-		t.Attr("capacity_high", formatAttr(res.Interval.High))
+		say(t).Attr("capacity_high", formatAttr(res.Interval.High))
 	}
 	if floor > 0 {
 		if err := res.AtLeast(floor); err != nil {
-			t.Errorf("benchtest: %v", err)
+			say(t).Errorf("benchtest: %v", err)
 		}
 	}
 	return res

@@ -56,18 +56,18 @@ func reportSLOs(t *testing.T, bad []error, outcomes []results.SLOResult) {
 		if len(bad) > 0 {
 			t.Run("parse", func(t *testing.T) {
 				for _, err := range bad {
-					t.Error(err.Error())
+					say(t).Errorf("%s", err)
 				}
 			})
 		}
 		for _, o := range outcomes {
 			t.Run(o.Name(), func(t *testing.T) {
-				t.Attr("measured", formatAttr(o.Measured))
+				say(t).Attr("measured", formatAttr(o.Measured))
 				if o.Pass {
-					t.Log(o.String())
+					say(t).Logf("%s", o)
 					return
 				}
-				t.Error(o.String())
+				say(t).Errorf("%s", o)
 			})
 		}
 	})

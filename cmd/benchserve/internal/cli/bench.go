@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -75,7 +75,6 @@ func newBenchFlags(e *env) *benchFlags {
 	}
 	fs := flag.NewFlagSet("benchserve", flag.ContinueOnError)
 	f.fs = fs
-	fs.SetOutput(e.stderr)
 	fs.StringVar(&f.url, "url", defaultURL, "Base `URL` of the running server")
 	fs.StringVar(&f.model, "model", e.getenv("BENCHSERVE_MODEL"), "`Model` ID to benchmark (default: $BENCHSERVE_MODEL, else auto-detected from the server)")
 	fs.StringVar(&f.apiKey, "api-key", e.getenv("BENCHSERVE_API_KEY"), "Bearer `token` sent with every request (default: $BENCHSERVE_API_KEY)")
@@ -104,12 +103,12 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.Var(&f.caseTags, "case-tag", "Run only the workload cases having any of these `tags` (repeatable or\ncomma-separated; default: $BENCHSERVE_TAGS, as the go test plugin). Not --tag,\nwhich labels sweep rows. benchserve addition")
 	addLoadFlags(fs, &f.load, e.getenv)
 	f.envTags = e.getenv("BENCHSERVE_TAGS")
-	fs.Usage = func() { benchUsage(e, fs) }
 	return f
 }
 
-func benchUsage(e *env, fs *flag.FlagSet) {
-	w := e.stderr
+// benchUsage is `benchserve --help`: the commands, then bench-serve's
+// flags and exit statuses.
+func benchUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "Usage:")
 	commandUsage(w)
 	fmt.Fprint(w, `
@@ -134,14 +133,11 @@ Exit status:
 // runBench is the bench-serve command (reference: bench_serve_command).
 func runBench(ctx context.Context, e *env, args []string) int {
 	f := newBenchFlags(e)
-	if err := f.fs.Parse(expandNargs(args, "override-field", "goodput")); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := parseFlags(e, f.fs, "", func(w io.Writer) { benchUsage(w, f.fs) }, expandNargs(args, "override-field", "goodput")); !ok {
+		return code
 	}
 	if f.fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "benchserve: unexpected arguments: %s\n", strings.Join(f.fs.Args(), " "))
+		fmt.Fprintf(e.stderr, "benchserve: %s\n%s\n", unexpectedArgs(f.fs.Args()), helpPointer(""))
 		return ExitUsage
 	}
 	e = e.redacting(f.url, f.apiKey) // no password or token of --url, nor the API key a server echoes, in any output

@@ -55,5 +55,5 @@ func TestWorkloadSLOs(t *testing.T) {
 	assert.Len(t, srv.ChatRequests(), sent, "nothing ran for a bad --slo")
 
 	help := invoke(t, "--help")
-	assert.Contains(t, help.stderr, "  --slo EXPR\n", "--slo documented in --help")
+	assert.Contains(t, help.stdout, "  --slo EXPR\n", "--slo documented in --help")
 }
