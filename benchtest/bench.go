@@ -10,18 +10,20 @@ import (
 
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/sweep"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 
 // BenchWorkload loads the workload at path and benchmarks every case (of
 // the configured tags) at every concurrency level, as sub-benchmarks
 // case=<id>/conc=<n>. Each b.Loop iteration is one round of n concurrent
-// streams of the case's request (runner.Session.RunRound: a closed loop,
-// every request judged by its case's checks like RunWorkload judges it),
+// streams of the case's request (a closed loop, every request judged by
+// its case's checks as RunWorkload judges it),
 // so Go's ns/op is the wall time of a round. After the loop it reports, with
 // b.ReportMetric, in units benchstat reads (times in ns, so benchstat
 // shows them as times):
@@ -46,14 +48,14 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	env := newBenchEnv(b, opts)
 	w, err := workloads.Load(paths.ExpandHome(path))
 	if err != nil {
-		b.Fatalf("benchtest: %v", err)
+		say(b).Fatalf("benchtest: %s", linesOf(err))
 	}
 	for _, warning := range w.Warnings {
-		b.Logf("benchtest: warning: %s", warning)
+		say(b).Logf("benchtest: warning: %s", warning)
 	}
 	cases := w.Select(env.cfg.tags)
 	if len(cases) == 0 {
-		b.Fatalf("benchtest: %s: no case has any of the tags %v", displayPath(path), env.cfg.tags)
+		say(b).Fatalf("benchtest: %s: no case has any of the tags %v", displayPath(path), env.cfg.tags)
 	}
 	if env.cfg.load != nil {
 		// One load run of the whole mix per iteration: no per-case
@@ -72,13 +74,14 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	}
 }
 
-// BenchSweep benchmarks prompt sets (sweep.LoadPromptSet names, such as
-// "short", or files) at concurrency levels, as sub-benchmarks
+// BenchSweep benchmarks prompt sets (the builtin "short", "medium",
+// "long" and "thinking", or prompt files as the CLI's --prompts reads
+// them) at concurrency levels, as sub-benchmarks
 // prompts=<set>/conc=<n> (a file is named by its base name without
 // extension). Each b.Loop iteration is one round of n concurrent streams
 // whose prompts are the set's first n entries taken round-robin (the
 // reference's run_concurrent_requests), each prompt a case of
-// workloads.FromPrompts (max_tokens workloads.DefaultMaxTokens, judged by the
+// workloads.FromPrompts (max_tokens results.DefaultMaxTokens, judged by the
 // basic validation, the reference's validate_response), sent through the
 // same engine as BenchWorkload. It reports the same metrics as
 // BenchWorkload. A prompt set that does not load fails b at once.
@@ -97,7 +100,7 @@ func BenchSweep(b *testing.B, promptSets []string, concurrencies []int, opts ...
 	for _, set := range promptSets {
 		prompts, err := sweep.LoadPromptSetFrom(paths.ExpandHome(os.Getenv(envPromptsDir)), paths.ExpandHome(set))
 		if err != nil {
-			b.Fatalf("benchtest: %v", err)
+			say(b).Fatalf("benchtest: %v", err)
 		}
 		w := workloads.FromPrompts(set, prompts, workloads.PromptOptions{})
 		b.Run("prompts="+workloads.PromptSetLabel(set), func(b *testing.B) {
@@ -116,21 +119,21 @@ type benchEnv struct {
 	r          *runner.Runner
 	cfg        config
 	levels     []int
-	thresholds []stats.Threshold
+	thresholds []results.Threshold
 	model      string
 }
 
-// newBenchEnv connects to the server through the one engine (runner.New:
-// URL, API key, HTTP client, timeouts, model detection), with enough idle
+// newBenchEnv connects to the server through the one engine (URL, API
+// key, HTTP client, timeouts, model detection), with enough idle
 // connections for the largest concurrency level.
 func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	b.Helper()
 	cfg, err := resolve(opts)
 	if err != nil {
-		b.Fatalf("benchtest: configuration: %v", err)
+		say(b).Fatalf("benchtest: configuration: %s", linesOf(err))
 	}
 	if cfg.output != "" || cfg.report != "" {
-		b.Fatalf("benchtest: an output or report (WithOutput, WithReport, $%s, $%s) applies to RunWorkload; benchmarks report with b.ReportMetric", envOutput, envReport)
+		say(b).Fatalf("benchtest: an output or report (WithOutput, WithReport, $%s, $%s) applies to RunWorkload; benchmarks report with b.ReportMetric", envOutput, envReport)
 	}
 	env := &benchEnv{cfg: cfg}
 	env.levels = cfg.concurrencyLevels
@@ -145,8 +148,8 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	r := newRunner(b, cfg, conns)
 	env.r = r
 	env.model = r.Model()
-	b.Attr("server", serverinfo.RedactURL(r.URL()))
-	b.Attr("model", env.model)
+	say(b).Attr("server", serverinfo.RedactURL(r.URL()))
+	say(b).Attr("model", present.Name(env.model))
 	return env
 }
 
@@ -165,7 +168,7 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 	// request would be timed with it.
 	sess, err := env.r.Start(ctx, w, runner.RunOptions{CachePolicy: "preserve"})
 	if err != nil {
-		b.Fatalf("benchtest: %v", err)
+		say(b).Fatalf("benchtest: %v", err)
 	}
 	jobs := make([]runner.Job, n)
 	for i := range jobs {
@@ -181,7 +184,7 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 	for round := 0; b.Loop(); round++ {
 		rr, err := sess.RunRound(ctx, runner.Round{Jobs: jobs, Concurrency: n, NoScrape: true})
 		if err != nil {
-			b.Fatalf("benchtest: %v", err)
+			say(b).Fatalf("benchtest: %v", err)
 		}
 		for i, out := range rr.Outcomes {
 			if !rr.Sent[i] {
@@ -202,23 +205,23 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 	st := loadgen.Summarize(samples, elapsed, loadgen.StatsOptions{Goodput: env.cfg.goodput})
 	st.PeakInFlight = peak
 	for _, msg := range logged {
-		b.Logf("benchtest: %s", msg)
+		say(b).Logf("benchtest: %s", msg)
 	}
 	reportStats(b, st)
 	if len(samples) > 0 && failed == len(samples) {
 		// Latency figures of a server that answered nothing are not a
 		// benchmark result; partial failures are reported in failures.
-		b.Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
+		say(b).Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
 	}
-	for _, o := range stats.Evaluate(st, env.thresholds) {
+	for _, o := range loadgen.Evaluate(st, env.thresholds) {
 		if !o.Pass {
-			b.Errorf("benchtest: SLO %s: %s", o.Expr, o)
+			say(b).Errorf("benchtest: SLO %s: %s", o.Expr, o)
 		}
 	}
 }
 
-// benchLoad runs one load run (runner.Session.RunLoad over the
-// workload's cases) per b.Loop iteration and reports the pooled figures,
+// benchLoad runs one load run (of the workload's cases) per b.Loop
+// iteration and reports the pooled figures,
 // the achieved rate, the client's lag and goodput.
 func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	b.Helper()
@@ -238,11 +241,11 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	for b.Loop() {
 		sess, err := env.r.Start(ctx, w, runner.RunOptions{Tags: env.cfg.tags, Repetitions: env.cfg.repetitions})
 		if err != nil {
-			b.Fatalf("benchtest: %v", err)
+			say(b).Fatalf("benchtest: %v", err)
 		}
 		run, err := sess.RunLoad(ctx, l)
 		if err != nil {
-			b.Fatalf("benchtest: %v", err)
+			say(b).Fatalf("benchtest: %v", err)
 		}
 		samples = append(samples, run.Samples...)
 		elapsed += run.Duration
@@ -257,24 +260,24 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	}
 	st := loadgen.Summarize(samples, elapsed, loadgen.StatsOptions{Goodput: l.Goodput})
 	for _, f := range failures {
-		b.Logf("benchtest: failed request %s", f)
+		say(b).Logf("benchtest: failed request %s", f)
 	}
 	reportStats(b, st)
 	if rate, ok, reason := stats.SendRate(gaps+1, window); ok {
 		b.ReportMetric(rate, "achieved-req/s")
 	} else {
-		b.Logf("benchtest: achieved rate not reported: %s", reason)
+		say(b).Logf("benchtest: achieved rate not reported: %s", reason)
 	}
 	if st.Lag.Count > 0 {
 		b.ReportMetric(msToNs(st.Lag.P99), "lag-p99-ns/op")
 	}
 	b.ReportMetric(float64(late), "late")
 	if len(samples) > 0 && st.Failed == len(samples) {
-		b.Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
+		say(b).Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
 	}
-	for _, o := range stats.Evaluate(st, env.thresholds) {
+	for _, o := range loadgen.Evaluate(st, env.thresholds) {
 		if !o.Pass {
-			b.Errorf("benchtest: SLO %s: %s", o.Expr, o)
+			say(b).Errorf("benchtest: SLO %s: %s", o.Expr, o)
 		}
 	}
 }
@@ -284,13 +287,12 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 // out-tok/s, req/s, failures, goodput-req/s when st has a GoodputSLO,
 // untimed-decodes when requests were left out of tpot, itl and gen-tok/s
 // because their decode span was not observable).
-// Use it to report a loadgen.RunClosed or loadgen.RunOpen run from your own
-// benchmark. Distributions without samples are not reported.
-func reportStats(b *testing.B, st stats.Stats) {
+// Distributions without samples are not reported.
+func reportStats(b *testing.B, st results.LoadStats) {
 	b.Helper()
 	for _, m := range []struct {
 		name string
-		d    stats.Dist
+		d    results.Dist
 	}{{"ttft", st.TTFT}, {"ttfo", st.TTFO}, {"tpot", st.TPOT}, {"itl", st.ITL}, {"e2el", st.E2EL}} {
 		if m.d.Count == 0 {
 			continue
@@ -305,7 +307,7 @@ func reportStats(b *testing.B, st stats.Stats) {
 	}
 	if st.DecodeSkipped > 0 {
 		// Requests left out of tpot, itl and gen-tok/s: every token in
-		// one chunk or a burst (stream.MinDecodeSpan).
+		// one chunk or a burst (every chunk within 1 ms).
 		b.ReportMetric(float64(st.DecodeSkipped), "untimed-decodes")
 	}
 	b.ReportMetric(st.OutputThroughput, "out-tok/s")

@@ -12,7 +12,7 @@ import (
 	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Environment variables read by RunWorkload and BenchWorkload. An option
@@ -51,12 +51,11 @@ const (
 	envSeed           = "BENCHSERVE_SEED"
 	// envRunID is the run id every shard of one run shares (with
 	// BENCHSERVE_SHARD, JOB_COMPLETION_INDEX and BENCHSERVE_SHARDS, or a
-	// Slurm array's SLURM_ARRAY_TASK_ID, see loadgen.ShardFromEnv), so
+	// Slurm array's SLURM_ARRAY_TASK_ID), so
 	// their outputs merge (benchserve merge).
 	envRunID = "BENCHSERVE_RUN_ID"
 	// envStartAt is an RFC 3339 instant every shard of a load run waits
-	// for before its first arrival (runner.Load.StartAt, the CLI's
-	// --start-at), so shards started seconds apart send together; setting
+	// for before its first arrival (the CLI's --start-at), so shards started seconds apart send together; setting
 	// it sends the workload as load.
 	envStartAt = "BENCHSERVE_START_AT"
 	// envPromptsDir is a directory BenchSweep loads the builtin prompt set
@@ -67,7 +66,7 @@ const (
 // config holds every setting of a run, resolved from the options and the
 // environment. Its zero value works: fixture server, auto-detected model,
 // one repetition, all cases, sequential, the default transport timeout
-// (runner.DefaultRequestTimeout), cache counters scraped.
+// (300 s), cache counters scraped.
 type config struct {
 	// strict: ConformanceStrict.
 	strict             bool
@@ -85,8 +84,8 @@ type config struct {
 	fixture            *fixtures.Options
 	load               *runner.Load
 	slos               []string
-	thresholds         []stats.Threshold // slos, parsed once by resolve
-	goodput            *stats.RequestSLO
+	thresholds         []results.Threshold // slos, parsed once by resolve
+	goodput            *results.GoodputSLO
 	goodputSpec        *string
 	loadOpt            *Load
 }
@@ -121,7 +120,8 @@ func WithTags(tags ...string) Option { return func(c *config) { c.tags = tags } 
 func WithCachePolicy(p string) Option { return func(c *config) { c.cachePolicy = p } }
 
 // WithOutput writes the results payload to path after the run, in the
-// format its extension names (resultio.FormatForPath; .db needs import _
+// format its extension names (.json, .csv, .sql, .txt, .html; .db,
+// .sqlite and .sqlite3 need import _
 // "github.com/benchserve/benchserve/history"). Default: $BENCHSERVE_OUTPUT.
 func WithOutput(path string) Option { return func(c *config) { c.output = path } }
 
@@ -145,7 +145,7 @@ func WithConcurrencyLevels(levels ...int) Option {
 }
 
 // WithRequestTimeout sets the transport timeout of one request: 0 keeps
-// runner.DefaultRequestTimeout (300 s), a negative value means none. This
+// the default, 300 s, a negative value means none. This
 // differs from the CLI's --request-timeout-s only at zero: there 0 means
 // none, as in the reference (a Go zero value here means "not set").
 func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.requestTimeout = d } }
@@ -157,7 +157,7 @@ func WithoutScrape() Option { return func(c *config) { c.noScrape = true } }
 // WithContent keeps each response's whole content in the payload.
 func WithContent() Option { return func(c *config) { c.includeContent = true } }
 
-// WithSLO adds run-level thresholds (stats.ParseThreshold syntax, e.g.
+// WithSLO adds run-level thresholds (results.ParseThreshold syntax, e.g.
 // "ttft_p95_ms <= 500", "error_rate <= 0.01"). RunWorkload checks them
 // after the run, on top of the workload's defaults.slo, each as a subtest
 // slo/<threshold> failing with the measured value ("ttft_p95_ms = 612.4,
@@ -186,11 +186,11 @@ func WithFixture(opts fixtures.Options) Option {
 }
 
 // WithLoad sends the workload's cases as load l instead of one after
-// another (runner.Load: an open loop at l.Rate requests per second, vLLM's
+// another (an open loop at l.Rate requests per second, vLLM's
 // --request-rate, --burstiness, --num-prompts, --max-concurrency, --seed,
 // --goodput). BenchWorkload then runs one load run of the whole mix per
-// b.Loop iteration, in b itself (no per-case sub-benchmarks), and reports, besides the latency figures, the
-// achieved rate (achieved-req/s), the client's lag behind the schedule
+// b.Loop iteration, in b itself (no per-case sub-benchmarks), and
+// reports, besides the latency figures, the achieved rate (achieved-req/s), the client's lag behind the schedule
 // (lag-p99-ns/op), late requests and goodput. RunWorkload runs it as one
 // subtest "load" that fails with every failed request. Default: the
 // BENCHSERVE_REQUEST_RATE, _BURSTINESS, _NUM_PROMPTS, _DURATION,
@@ -305,7 +305,7 @@ func resolve(opts []Option) (config, error) {
 			return config{}, fmt.Errorf("benchtest: shard %s: set $%s to the run id every shard shares, so their outputs merge", cfg.load.Shard, envRunID)
 		}
 	}
-	if cfg.thresholds, err = stats.ParseThresholds(cfg.slos...); err != nil {
+	if cfg.thresholds, err = results.ParseThresholds(cfg.slos...); err != nil {
 		return config{}, fmt.Errorf("benchtest: WithSLO: %w", err)
 	}
 	cfg.repetitions = max(cfg.repetitions, 0)

@@ -3,7 +3,8 @@ package benchtest
 import (
 	"testing"
 
-	"github.com/benchserve/benchserve/internal/conformance"
+	"github.com/benchserve/benchserve/internal/contract"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
@@ -34,14 +35,14 @@ func RunConformance(t *testing.T, opts ...Option) *results.Payload {
 	t.Helper()
 	cfg, err := resolve(opts)
 	if err != nil {
-		t.Fatalf("benchtest: configuration: %v", err)
+		say(t).Fatalf("benchtest: configuration: %s", linesOf(err))
 	}
 	if len(cfg.concurrencyLevels) > 0 || cfg.load != nil {
-		t.Fatalf("benchtest: RunConformance checks contracts one at a time; WithConcurrencyLevels and WithLoad do not apply")
+		say(t).Fatalf("benchtest: RunConformance checks contracts one at a time; WithConcurrencyLevels and WithLoad do not apply")
 	}
 	w, err := workloads.Conformance()
 	if err != nil {
-		t.Fatalf("benchtest: the builtin conformance suite did not load: %v", err)
+		say(t).Fatalf("benchtest: the builtin conformance suite did not load: %s", linesOf(err))
 	}
 	return runWorkload(t, cfg, w, workloads.ConformancePath)
 }
@@ -50,9 +51,9 @@ func RunConformance(t *testing.T, opts ...Option) *results.Payload {
 func reportContract(t *testing.T, file string, out runner.Outcome) {
 	t.Helper()
 	c := out.Record.Contract
-	t.Attr("contract_level", c.Level)
-	t.Attr("verdict", c.Verdict)
-	t.Attr("rule", c.Rule)
+	say(t).Attr("contract_level", c.Level)
+	say(t).Attr("verdict", c.Verdict)
+	say(t).Attr("rule", c.Rule)
 	msg := c.Evidence
 	switch {
 	case len(out.Record.Quality.Issues) > 0:
@@ -60,14 +61,15 @@ func reportContract(t *testing.T, file string, out runner.Outcome) {
 	case len(out.Record.Quality.Notes) > 0:
 		msg = out.Record.Quality.Notes[0]
 	}
+	evidence := presented(present.Evidence(msg))
 	switch {
 	case c.Failing:
-		t.Errorf("%s: case %q: %s", file, c.Name, msg)
-	case conformance.Verdict(c.Verdict) == conformance.Fail:
-		t.Logf("benchtest: warning (%s, does not fail the run): %s", c.Level, msg)
-	case conformance.Verdict(c.Verdict) == conformance.Skip:
-		t.Skipf("benchtest: %s", msg)
+		say(t).Errorf("%s: case %q: %s", file, c.Name, evidence)
+	case contract.Verdict(c.Verdict) == contract.Fail:
+		say(t).Logf("benchtest: warning (%s, does not fail the run): %s", c.Level, evidence)
+	case contract.Verdict(c.Verdict) == contract.Skip:
+		say(t).Skipf("benchtest: %s", evidence)
 	default:
-		t.Logf("%s (%s): holds: %s", c.Name, c.Level, c.Evidence)
+		say(t).Logf("%s (%s): holds: %s", c.Name, c.Level, presented(present.Evidence(c.Evidence)))
 	}
 }

@@ -63,6 +63,6 @@ func noCache(t testing.TB, cfg config) {
 		return
 	}
 	if err := defeatTestCache(); err != nil {
-		t.Logf("benchtest: cannot mark this run uncacheable (%v): go test may answer a later run from its cache; use -count=1", err)
+		say(t).Logf("benchtest: cannot mark this run uncacheable (%v): go test may answer a later run from its cache; use -count=1", err)
 	}
 }

@@ -6,21 +6,21 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/benchserve/benchserve/benchtest"
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
-// dist is a stats.Dist with the reported fields set; every value differs
+// dist is a results.Dist with the reported fields set; every value differs
 // from every other in the test so that a figure reported under the wrong
 // name cannot match. Values in ms are exact in binary, and so are their
 // ns (×1e6) counterparts.
-func dist(count int, mean, p50, p95, p99 float64) stats.Dist {
-	return stats.Dist{Count: count, Mean: mean, Median: p50, P50: p50, P90: (p50 + p95) / 2, P95: p95, P99: p99,
+func dist(count int, mean, p50, p95, p99 float64) results.Dist {
+	return results.Dist{Count: count, Mean: mean, Median: p50, P50: p50, P90: (p50 + p95) / 2, P95: p95, P99: p99,
 		Min: p50 / 2, Max: p99 * 2, Stddev: 0.25}
 }
 
 // reported runs ReportStats in a real benchmark and returns what it
 // reported, unit -> value.
-func reported(st stats.Stats) map[string]float64 {
+func reported(st results.LoadStats) map[string]float64 {
 	r := testing.Benchmark(func(b *testing.B) { benchtest.ReportStats(b, st) })
 	return r.Extra
 }
@@ -28,12 +28,12 @@ func reported(st stats.Stats) map[string]float64 {
 func TestReportStats(t *testing.T) {
 	tests := []struct {
 		name string
-		st   stats.Stats
+		st   results.LoadStats
 		want map[string]float64
 	}{
 		{
 			name: "every_distribution_and_goodput",
-			st: stats.Stats{
+			st: results.LoadStats{
 				Requests: 20, Succeeded: 17, Failed: 2, Dropped: 1, Unsent: 4, Late: 5,
 				TTFT:              dist(17, 100, 90, 180, 250),
 				TTFO:              dist(16, 110, 95, 190, 260),
@@ -46,7 +46,7 @@ func TestReportStats(t *testing.T) {
 				OutputTokens:      1234,
 				OutputThroughput:  312.5,
 				Goodput:           3.75,
-				GoodputSLO:        &stats.RequestSLO{TTFTms: 200},
+				GoodputSLO:        &results.GoodputSLO{TTFTms: 200},
 			},
 			want: map[string]float64{
 				"ttft-ns/op": 100e6, "ttft-p50-ns/op": 90e6, "ttft-p95-ns/op": 180e6, "ttft-p99-ns/op": 250e6,
@@ -63,7 +63,7 @@ func TestReportStats(t *testing.T) {
 		},
 		{
 			name: "empty_distributions_absent_no_goodput",
-			st: stats.Stats{
+			st: results.LoadStats{
 				Requests: 5, Succeeded: 1, Failed: 4, Dropped: 2,
 				TTFT:              dist(1, 12.5, 12.5, 12.5, 12.5),
 				E2EL:              dist(1, 62.5, 62.5, 62.5, 62.5),
@@ -80,7 +80,7 @@ func TestReportStats(t *testing.T) {
 		},
 		{
 			name: "nothing_measured",
-			st:   stats.Stats{Dropped: 7},
+			st:   results.LoadStats{Dropped: 7},
 			want: map[string]float64{"out-tok/s": 0, "req/s": 0, "failures": 7},
 		},
 	}

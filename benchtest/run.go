@@ -16,6 +16,7 @@ import (
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
@@ -46,15 +47,15 @@ func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	t.Helper()
 	cfg, err := resolve(opts)
 	if err != nil {
-		t.Fatalf("benchtest: configuration: %v", err)
+		say(t).Fatalf("benchtest: configuration: %s", linesOf(err))
 	}
 	if len(cfg.concurrencyLevels) > 0 {
-		t.Fatalf("benchtest: WithConcurrencyLevels applies to BenchWorkload; RunWorkload runs at one concurrency (WithConcurrency)")
+		say(t).Fatalf("benchtest: WithConcurrencyLevels applies to BenchWorkload; RunWorkload runs at one concurrency (WithConcurrency)")
 	}
 	path = paths.ExpandHome(path)
 	w, err := workloads.Load(path)
 	if err != nil {
-		t.Fatalf("benchtest: workload did not load: %v", err)
+		say(t).Fatalf("benchtest: workload did not load: %s", linesOf(err))
 	}
 	return runWorkload(t, cfg, w, path)
 }
@@ -67,7 +68,7 @@ func runWorkload(t *testing.T, cfg config, w *workloads.Workload, path string) *
 		runner.StrictContracts(w)
 	}
 	for _, warning := range w.Warnings {
-		t.Logf("benchtest: warning: %s", warning)
+		say(t).Logf("benchtest: warning: %s", warning)
 	}
 	named := cfg.output
 	cfg.output = outputPath(cfg.output, t.Name())
@@ -76,21 +77,21 @@ func runWorkload(t *testing.T, cfg config, w *workloads.Workload, path string) *
 		// directory the user asked for: it is made here, and its files
 		// are then checked as any output.
 		if err := os.MkdirAll(named, 0o755); err != nil {
-			t.Fatalf("benchtest: output directory %s: %v", named, err)
+			say(t).Fatalf("benchtest: output directory %s: %v", named, err)
 		}
 	}
 	for _, out := range []string{cfg.output, cfg.report} {
 		if out != "" {
 			// The one output pre-check, as the CLI's: before anything is sent.
 			if err := resultio.CheckOutput(out, ""); err != nil {
-				t.Fatalf("benchtest: output %v (checked before any request is sent)", err)
+				say(t).Fatalf("benchtest: output %v (checked before any request is sent)", err)
 			}
 		}
 	}
 	for _, out := range []string{cfg.output, cfg.report} {
 		for _, in := range w.InputFiles() {
 			if out != "" && resultio.SameFile(out, in) {
-				t.Fatalf("benchtest: output %s is the same file as the workload input %s: writing the results would destroy it; choose another %s or %s", out, in, envOutput, envReport)
+				say(t).Fatalf("benchtest: output %s is the same file as the workload input %s: writing the results would destroy it; choose another %s or %s", out, in, envOutput, envReport)
 			}
 		}
 	}
@@ -126,26 +127,26 @@ func runWorkload(t *testing.T, cfg config, w *workloads.Workload, path string) *
 		CacheReset: func(ev results.CacheEvent) {
 			if ev.Scope == "before-run" {
 				if note := runner.CacheResetNote("before-run", ev.Event); note != "" {
-					t.Logf("benchtest: %s", note)
+					say(t).Logf("benchtest: %s", note)
 				}
 			}
 		},
 	})
 	if err != nil {
-		t.Fatalf("benchtest: %v", err)
+		say(t).Fatalf("benchtest: %v", err)
 	}
 	if err := subtestNamesUnique(path, sess.Jobs()); err != nil {
-		t.Fatalf("benchtest: case ids: %v", err)
+		say(t).Fatalf("benchtest: case ids: %v", err)
 	}
 	run.sess = sess
 	if _, moved := sess.Journal(); moved != "" {
-		t.Logf("benchtest: an earlier run's journal was moved to %s (it holds the cases of a run that did not finish; benchserve recover turns it into a results file)", moved)
+		say(t).Logf("benchtest: an earlier run's journal was moved to %s (it holds the cases of a run that did not finish; benchserve recover turns it into a results file)", moved)
 	}
-	t.Attr("workload", w.Name)
-	t.Attr("model", r.Model())
-	t.Attr("server", serverinfo.RedactURL(r.URL()))
+	say(t).Attr("workload", present.Name(w.Name))
+	say(t).Attr("model", present.Name(r.Model()))
+	say(t).Attr("server", serverinfo.RedactURL(r.URL()))
 	if rt := r.Runtime().Server; rt != "" {
-		t.Attr("runtime", rt)
+		say(t).Attr("runtime", present.Name(rt))
 	}
 	// Registered before any case runs, so results already measured are
 	// written even if a subtest panics or the test is stopped.
@@ -166,7 +167,7 @@ func runWorkload(t *testing.T, cfg config, w *workloads.Workload, path string) *
 					outs <- func() {
 						t.Run(j.Name(reps), func(t *testing.T) {
 							if !ok {
-								t.Skip("benchtest: not selected by -run/-skip when the requests were scheduled")
+								say(t).Skipf("benchtest: not selected by -run/-skip when the requests were scheduled")
 							}
 							run.report(t, out)
 						})
@@ -217,10 +218,10 @@ func newRunner(tb testing.TB, cfg config, conns int) *runner.Runner {
 		IncludeContent: cfg.includeContent,
 		Conns:          conns,
 		RunID:          cfg.runID,
-		Warn:           func(msg string) { tb.Logf("benchtest: warning: %s", msg) },
+		Warn:           func(msg string) { say(tb).Logf("benchtest: warning: %s", msg) },
 	})
 	if err != nil {
-		tb.Fatalf("benchtest: %v", err)
+		say(tb).Fatalf("benchtest: %v", err)
 	}
 	tb.Cleanup(r.Close)
 	return r
@@ -271,7 +272,7 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 	}
 	_, err := run.sess.RunLoad(run.ctx, l)
 	if err != nil {
-		t.Errorf("benchtest: %v", err)
+		say(t).Errorf("benchtest: %v", err)
 	}
 	p := run.sess.Payload()
 	if sc := p.Schedule; sc != nil {
@@ -279,17 +280,17 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 		if sc.AchievedRate != nil {
 			achieved = strconv.FormatFloat(*sc.AchievedRate, 'g', 3, 64) + " req/s"
 		}
-		t.Logf("load: %d requests, achieved %s, %d late, %d dropped, %d unsent", len(p.Results), achieved, sc.Late, sc.Dropped, sc.Unsent)
+		say(t).Logf("load: %d requests, achieved %s, %d late, %d dropped, %d unsent", len(p.Results), achieved, sc.Late, sc.Dropped, sc.Unsent)
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	for _, out := range failed {
 		prefix := fmt.Sprintf("%s: case %q rep %d", run.file, out.Record.CaseID, out.Record.Repetition)
 		if out.Err != nil {
-			t.Errorf("%s: request error: %v", prefix, out.Err)
+			say(t).Errorf("%s: request error: %v", prefix, out.Err)
 		}
 		for _, is := range out.Issues {
-			t.Error(prefix + ": " + describeIssue(is, out))
+			say(t).Errorf("%s: %s", prefix, describeIssue(is, out))
 		}
 	}
 }
@@ -299,7 +300,7 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 func (run *workloadRun) executeAndReport(t *testing.T, j runner.Job) {
 	t.Helper()
 	if err := run.ctx.Err(); err != nil {
-		t.Skipf("benchtest: not run: go test's -timeout is near (%v); the finished cases are written", err)
+		say(t).Skipf("benchtest: not run: go test's -timeout is near (%v); the finished cases are written", err)
 	}
 	run.report(t, run.sess.Execute(run.ctx, j))
 }
@@ -319,27 +320,30 @@ func (run *workloadRun) report(t *testing.T, out runner.Outcome) {
 	ttft := "none"
 	if m.TokenChunks > 0 {
 		ttft = fmt.Sprintf("%.1f", m.TTFTms)
-		t.Attr("ttft_ms", fmt.Sprintf("%.3f", m.TTFTms))
+		say(t).Attr("ttft_ms", fmt.Sprintf("%.3f", m.TTFTms))
 	}
 	if note := runner.CacheResetNote("before-case", rec.CacheReset); note != "" {
-		t.Logf("benchtest: %s", note)
+		say(t).Logf("benchtest: %s", note)
 	}
-	t.Logf("ttft_ms=%s tpot_ms=%s e2e_latency_ms=%.1f gen_tps=%s prompt_tokens=%d completion_tokens=%d finish_reason=%s cache_hits=%s tokens_saved=%s%s",
+	say(t).Logf("ttft_ms=%s tpot_ms=%s e2e_latency_ms=%.1f gen_tps=%s prompt_tokens=%d completion_tokens=%d finish_reason=%s cache_hits=%s tokens_saved=%s%s",
 		ttft, rate(m.TPOTms, 2), m.E2ELms, rate(m.GenTPS, 1), m.PromptTokens, m.CompletionTokens,
-		strOrNone(rec.Quality.FinishReason), intOrNA(m.CacheHits), intOrNA(m.TokensSaved), answerNote(rec))
-	t.Attr("e2e_latency_ms", fmt.Sprintf("%.3f", m.E2ELms))
+		present.Name(strOrNone(rec.Quality.FinishReason)), intOrNA(m.CacheHits), intOrNA(m.TokensSaved), answerNote(rec))
+	for _, n := range rec.Quality.Notes {
+		say(t).Logf("note: %s", n)
+	}
+	say(t).Attr("e2e_latency_ms", fmt.Sprintf("%.3f", m.E2ELms))
 	prefix := fmt.Sprintf("%s: case %q", run.file, rec.CaseID)
 	if rec.Interrupted {
-		t.Errorf("%s: interrupted: the run was stopped (go test's -timeout is near, or the test ended) while this request was in flight; it is left out of the statistics", prefix)
+		say(t).Errorf("%s: interrupted: the run was stopped (go test's -timeout is near, or the test ended) while this request was in flight; it is left out of the statistics", prefix)
 		return
 	}
 	// The request error first: the failed checks after it are often
 	// its consequences (no finish_reason, too short).
 	if out.Err != nil {
-		t.Errorf("%s: request error: %v", prefix, out.Err)
+		say(t).Errorf("%s: request error: %v", prefix, out.Err)
 	}
 	for _, is := range out.Issues {
-		t.Error(prefix + ": " + describeIssue(is, out))
+		say(t).Errorf("%s: %s", prefix, describeIssue(is, out))
 	}
 }
 
@@ -362,19 +366,19 @@ func (run *workloadRun) finish(t *testing.T) {
 		jerr := run.sess.FinishJournal(err == nil)
 		switch {
 		case err != nil:
-			t.Errorf("benchtest: %v; every finished case is kept in %s (benchserve recover turns it into a results file)", err, journal)
+			say(t).Errorf("benchtest: %v; every finished case is kept in %s (benchserve recover turns it into a results file)", err, journal)
 		default:
-			t.Logf("benchtest: results written to %s", run.cfg.output)
+			say(t).Logf("benchtest: results written to %s", run.cfg.output)
 		}
 		if jerr != nil {
-			t.Errorf("benchtest: journal: %v", jerr)
+			say(t).Errorf("benchtest: journal: %v", jerr)
 		}
 	}
 	if run.cfg.report != "" {
 		if err := resultio.WriteFile(p, run.cfg.report); err != nil {
-			t.Errorf("benchtest: report: %v", err)
+			say(t).Errorf("benchtest: report: %v", err)
 		} else {
-			t.Logf("benchtest: report written to %s", run.cfg.report)
+			say(t).Logf("benchtest: report written to %s", run.cfg.report)
 		}
 	}
 }

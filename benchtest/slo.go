@@ -5,11 +5,10 @@ import (
 	"testing"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
 
-// checkSLOs evaluates run-level thresholds (stats.ParseThreshold syntax:
+// checkSLOs evaluates run-level thresholds (results.ParseThreshold syntax:
 // "ttft_p95_ms <= 500", "tpot_mean_ms <= 50", "error_rate <= 0.01",
 // "gen_tps_p50 >= 20") on st, each as its own subtest of t named
 // slo/<threshold without spaces> (slo/ttft_p95_ms<=500), like k6
@@ -26,19 +25,19 @@ import (
 //
 // After RunWorkload: benchtest.checkSLOs(t, benchtest.payloadStats(p), …);
 // after a load run: benchtest.checkSLOs(t, run.Stats(opts), …).
-func checkSLOs(t *testing.T, st stats.Stats, thresholds ...string) ([]stats.Outcome, bool) {
+func checkSLOs(t *testing.T, st results.LoadStats, thresholds ...string) ([]results.SLOResult, bool) {
 	t.Helper()
-	var ths []stats.Threshold
+	var ths []results.Threshold
 	var bad []error
 	for _, expr := range thresholds {
-		th, err := stats.ParseThreshold(expr)
+		th, err := results.ParseThreshold(expr)
 		if err != nil {
 			bad = append(bad, err)
 			continue
 		}
 		ths = append(ths, th)
 	}
-	outcomes := stats.Evaluate(st, ths)
+	outcomes := loadgen.Evaluate(st, ths)
 	ok := len(bad) == 0
 	for _, o := range outcomes {
 		ok = ok && o.Pass
@@ -47,28 +46,28 @@ func checkSLOs(t *testing.T, st stats.Stats, thresholds ...string) ([]stats.Outc
 	return outcomes, ok
 }
 
-// reportSLOs turns SLO outcomes (from checkSLOs, or the engine's
-// runner.Session.Outcomes: the same numbers as the payload's slo block)
+// reportSLOs turns SLO outcomes (from checkSLOs, or the engine's session:
+// the same numbers as the payload's slo block)
 // into subtests slo/<threshold>, and thresholds that did not parse into
 // slo/parse.
-func reportSLOs(t *testing.T, bad []error, outcomes []stats.Outcome) {
+func reportSLOs(t *testing.T, bad []error, outcomes []results.SLOResult) {
 	t.Helper()
 	t.Run("slo", func(t *testing.T) {
 		if len(bad) > 0 {
 			t.Run("parse", func(t *testing.T) {
 				for _, err := range bad {
-					t.Error(err.Error())
+					say(t).Errorf("%s", err)
 				}
 			})
 		}
 		for _, o := range outcomes {
 			t.Run(o.Name(), func(t *testing.T) {
-				t.Attr("measured", formatAttr(o.Measured))
+				say(t).Attr("measured", formatAttr(o.Measured))
 				if o.Pass {
-					t.Log(o.String())
+					say(t).Logf("%s", o)
 					return
 				}
-				t.Error(o.String())
+				say(t).Errorf("%s", o)
 			})
 		}
 	})
@@ -78,9 +77,9 @@ func formatAttr(v float64) string {
 	if math.IsNaN(v) {
 		return "NaN"
 	}
-	return stats.Outcome{Measured: v}.MeasuredString()
+	return results.SLOResult{Measured: v}.MeasuredString()
 }
 
 // payloadStats summarizes a workload run's records as load statistics, so
-// checkSLOs can gate a RunWorkload result; see loadgen.PayloadStats.
-func payloadStats(p *results.Payload) stats.Stats { return loadgen.PayloadStats(p) }
+// checkSLOs can gate a RunWorkload result.
+func payloadStats(p *results.Payload) results.LoadStats { return loadgen.PayloadStats(p) }

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
-	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // CheckResponse is the Issue.Check of the basic validation issue (the
@@ -113,16 +113,16 @@ func Evaluate(spec *Spec, r Response) []Issue {
 
 	// A missing finish_reason is Python's None, which no allowed string equals.
 	if spec.FinishReason != nil && (r.FinishReason == "" || !contains(spec.FinishReason, r.FinishReason)) {
-		add(KeyFinishReason, "finish_reason %s not in allowed set %s",
+		add(keyFinishReason, "finish_reason %s not in allowed set %s",
 			pyReprOptional(r.FinishReason), pyReprList(spec.FinishReason))
 	}
 
 	n := utf8.RuneCountInString(r.Content)
 	if spec.MinChars != nil && n < *spec.MinChars {
-		add(KeyMinChars, "content shorter than min_chars=%d", *spec.MinChars)
+		add(keyMinChars, "content shorter than min_chars=%d", *spec.MinChars)
 	}
 	if spec.MaxChars != nil && n > *spec.MaxChars {
-		add(KeyMaxChars, "content longer than max_chars=%d", *spec.MaxChars)
+		add(keyMaxChars, "content longer than max_chars=%d", *spec.MaxChars)
 	}
 
 	for _, kind := range []struct {
@@ -131,8 +131,8 @@ func Evaluate(spec *Spec, r Response) []Issue {
 		want    bool
 		message string
 	}{
-		{KeyRequiredRegex, spec.RequiredRegex, true, "required_regex did not match: %s"},
-		{KeyForbiddenRegex, spec.ForbiddenRegex, false, "forbidden_regex matched: %s"},
+		{keyRequiredRegex, spec.RequiredRegex, true, "required_regex did not match: %s"},
+		{keyForbiddenRegex, spec.ForbiddenRegex, false, "forbidden_regex matched: %s"},
 	} {
 		for _, p := range kind.pats {
 			re := p.Re
@@ -155,15 +155,15 @@ func Evaluate(spec *Spec, r Response) []Issue {
 
 	if spec.JSON {
 		if _, err := pyJSONLoads(r.Content); err != nil {
-			add(KeyJSON, "content is not valid JSON: %v", err)
+			add(keyJSON, "content is not valid JSON: %v", err)
 		}
 	}
 
 	if spec.NoToolCalls && len(r.ToolCalls) > 0 {
-		add(KeyNoToolCalls, "no_tool_calls: expected 0 tool calls, got %d", len(r.ToolCalls))
+		add(keyNoToolCalls, "no_tool_calls: expected 0 tool calls, got %d", len(r.ToolCalls))
 	}
 	if spec.ToolCallCount != nil && len(r.ToolCalls) != *spec.ToolCallCount {
-		add(KeyToolCallCount, "tool_call_count: expected %d, got %d", *spec.ToolCallCount, len(r.ToolCalls))
+		add(keyToolCallCount, "tool_call_count: expected %d, got %d", *spec.ToolCallCount, len(r.ToolCalls))
 	}
 	if spec.ToolCallNames != nil {
 		actual := make([]string, len(r.ToolCalls))
@@ -174,7 +174,7 @@ func Evaluate(spec *Spec, r Response) []Issue {
 		expected := append([]string(nil), spec.ToolCallNames...)
 		sort.Strings(expected)
 		if !equalStrings(actual, expected) {
-			add(KeyToolCallNames, "tool_call_names: expected %s, got %s", pyReprList(expected), pyReprList(actual))
+			add(keyToolCallNames, "tool_call_names: expected %s, got %s", pyReprList(expected), pyReprList(actual))
 		}
 	}
 
@@ -183,13 +183,13 @@ func Evaluate(spec *Spec, r Response) []Issue {
 }
 
 // checkToolCallArgs ports _check_tool_call_args.
-func checkToolCallArgs(required []RequiredKeys, calls []openai.ToolCall) []Issue {
+func checkToolCallArgs(required []RequiredKeys, calls []results.ToolCall) []Issue {
 	var issues []Issue
 	add := func(format string, args ...any) {
-		issues = append(issues, Issue{Check: KeyToolCallArgsRequiredKeys,
+		issues = append(issues, Issue{Check: keyToolCallArgsRequiredKeys,
 			Message: "tool_call_args_required_keys: " + fmt.Sprintf(format, args...)})
 	}
-	byName := map[string][]openai.ToolCall{}
+	byName := map[string][]results.ToolCall{}
 	for _, tc := range calls {
 		byName[tc.Function.Name] = append(byName[tc.Function.Name], tc)
 	}

@@ -3,10 +3,9 @@ package checks
 import (
 	"testing"
 
+	"github.com/benchserve/benchserve/results"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/benchserve/benchserve/internal/openai"
 )
 
 func mustSpec(t *testing.T, raw map[string]any) *Spec {
@@ -16,8 +15,8 @@ func mustSpec(t *testing.T, raw map[string]any) *Spec {
 	return s
 }
 
-func call(name, args string) openai.ToolCall {
-	return openai.ToolCall{ID: "call_" + name, Type: "function", Function: openai.FunctionCall{Name: name, Arguments: args}}
+func call(name, args string) results.ToolCall {
+	return results.ToolCall{ID: "call_" + name, Type: "function", Function: results.FunctionCall{Name: name, Arguments: args}}
 }
 
 func TestValidate(t *testing.T) {
@@ -28,7 +27,7 @@ func TestValidate(t *testing.T) {
 		msg  string
 	}{
 		{"ok", Response{StatusCode: 200, FinishReason: "stop", Content: "hi"}, true, ""},
-		{"tool calls only", Response{StatusCode: 200, FinishReason: "tool_calls", ToolCalls: []openai.ToolCall{call("f", "{}")}}, true, ""},
+		{"tool calls only", Response{StatusCode: 200, FinishReason: "tool_calls", ToolCalls: []results.ToolCall{call("f", "{}")}}, true, ""},
 		{"http error first", Response{StatusCode: 503, FinishReason: "", Content: ""}, false, "HTTP error 503"},
 		{"http 400", Response{StatusCode: 400, FinishReason: "stop", Content: "x"}, false, "HTTP error 400"},
 		{"missing finish", Response{StatusCode: 200, Content: "x"}, false, "Missing finish_reason"},
@@ -91,26 +90,26 @@ func TestEvaluate(t *testing.T) {
 		}},
 		{"json false does nothing", map[string]any{"json": false}, Response{StatusCode: 200, FinishReason: "stop", Content: "x"}, nil},
 		{"no tool calls", map[string]any{"no_tool_calls": true},
-			Response{StatusCode: 200, FinishReason: "tool_calls", ToolCalls: []openai.ToolCall{call("a", "{}"), call("a", "{}")}}, []Issue{
+			Response{StatusCode: 200, FinishReason: "tool_calls", ToolCalls: []results.ToolCall{call("a", "{}"), call("a", "{}")}}, []Issue{
 				{"no_tool_calls", "no_tool_calls: expected 0 tool calls, got 2"},
 			}},
 		{"tool call count and names", map[string]any{"tool_call_count": 1.0, "tool_call_names": []any{"b", "a"}},
-			Response{StatusCode: 200, FinishReason: "tool_calls", ToolCalls: []openai.ToolCall{call("a", "{}"), call("a", "{}")}}, []Issue{
+			Response{StatusCode: 200, FinishReason: "tool_calls", ToolCalls: []results.ToolCall{call("a", "{}"), call("a", "{}")}}, []Issue{
 				{"tool_call_count", "tool_call_count: expected 1, got 2"},
 				{"tool_call_names", "tool_call_names: expected ['a', 'b'], got ['a', 'a']"},
 			}},
 		{"tool_call_count zero calls", map[string]any{"tool_call_count": 1.0, "tool_call_names": []any{"a", "b"}},
-			Response{StatusCode: 200, FinishReason: "stop", Content: "x", ToolCalls: []openai.ToolCall{call("a", "")}}, []Issue{
+			Response{StatusCode: 200, FinishReason: "stop", Content: "x", ToolCalls: []results.ToolCall{call("a", "")}}, []Issue{
 				{"tool_call_names", "tool_call_names: expected ['a', 'b'], got ['a']"},
 			}},
 		{"tool_call_count expected 1 got 0", map[string]any{"tool_call_count": 1.0}, ok, []Issue{
 			{"tool_call_count", "tool_call_count: expected 1, got 0"},
 		}},
 		{"tool names order independent", map[string]any{"tool_call_names": []any{"b", "a"}},
-			Response{StatusCode: 200, FinishReason: "tool_calls", ToolCalls: []openai.ToolCall{call("a", "{}"), call("b", "{}")}}, nil},
+			Response{StatusCode: 200, FinishReason: "tool_calls", ToolCalls: []results.ToolCall{call("a", "{}"), call("b", "{}")}}, nil},
 		{"required keys", map[string]any{"tool_call_args_required_keys": []RequiredKeys{
 			{"get_weather", []string{"city", "unit"}}, {"search", []string{"q"}}, {"other", []string{"x"}}, {"lst", []string{"x"}}, {"ok", []string{"a"}},
-		}}, Response{StatusCode: 200, FinishReason: "tool_calls", ToolCalls: []openai.ToolCall{
+		}}, Response{StatusCode: 200, FinishReason: "tool_calls", ToolCalls: []results.ToolCall{
 			call("get_weather", `{"unit":"c"}`), call("search", "{bad"), call("lst", "[1]"), call("get_weather", ""), call("ok", `{"a": NaN}`),
 		}}, []Issue{
 			{"tool_call_args_required_keys", "tool_call_args_required_keys: get_weather missing keys ['city']"},
@@ -157,7 +156,7 @@ func TestEvaluateExplicitLengthIsNotTruncation(t *testing.T) {
 	stopOnly := mustSpec(t, map[string]any{"finish_reason": "stop"})
 	assert.Equal(t, []Issue{
 		{Check: CheckResponse, Message: "Truncated (finish_reason=length)"},
-		{Check: KeyFinishReason, Message: "finish_reason 'length' not in allowed set ['stop']"},
+		{Check: keyFinishReason, Message: "finish_reason 'length' not in allowed set ['stop']"},
 	}, Evaluate(stopOnly, capped), "not allowed: reference behaviour")
 	assert.Equal(t, []Issue{{Check: CheckResponse, Message: "Truncated (finish_reason=length)"}},
 		Evaluate(mustSpec(t, map[string]any{"min_chars": 1.0}), capped), "no finish_reason check: reference behaviour")

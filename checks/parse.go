@@ -11,25 +11,25 @@ import (
 )
 
 // Check keys understood by ParseSpec (the reference's validate_quality_checks
-// docstring lists the same nine).
+// docstring lists the same nine; KnownKeys returns them).
 const (
-	KeyFinishReason             = "finish_reason"
-	KeyRequiredRegex            = "required_regex"
-	KeyForbiddenRegex           = "forbidden_regex"
-	KeyMinChars                 = "min_chars"
-	KeyMaxChars                 = "max_chars"
-	KeyJSON                     = "json"
-	KeyToolCallCount            = "tool_call_count"
-	KeyToolCallNames            = "tool_call_names"
-	KeyToolCallArgsRequiredKeys = "tool_call_args_required_keys"
-	KeyNoToolCalls              = "no_tool_calls"
+	keyFinishReason             = "finish_reason"
+	keyRequiredRegex            = "required_regex"
+	keyForbiddenRegex           = "forbidden_regex"
+	keyMinChars                 = "min_chars"
+	keyMaxChars                 = "max_chars"
+	keyJSON                     = "json"
+	keyToolCallCount            = "tool_call_count"
+	keyToolCallNames            = "tool_call_names"
+	keyToolCallArgsRequiredKeys = "tool_call_args_required_keys"
+	keyNoToolCalls              = "no_tool_calls"
 )
 
 // knownKeys is every check key, sorted.
 var knownKeys = []string{
-	KeyFinishReason, KeyForbiddenRegex, KeyJSON, KeyMaxChars, KeyMinChars,
-	KeyNoToolCalls, KeyRequiredRegex, KeyToolCallArgsRequiredKeys,
-	KeyToolCallCount, KeyToolCallNames,
+	keyFinishReason, keyForbiddenRegex, keyJSON, keyMaxChars, keyMinChars,
+	keyNoToolCalls, keyRequiredRegex, keyToolCallArgsRequiredKeys,
+	keyToolCallCount, keyToolCallNames,
 }
 
 // KnownKeys returns the check keys ParseSpec accepts, sorted.
@@ -94,7 +94,7 @@ func ParseSpec(raw map[string]any) (*Spec, error) {
 			continue
 		}
 		switch key {
-		case KeyFinishReason:
+		case keyFinishReason:
 			if str, ok := v.(string); ok {
 				s.FinishReason = []string{str}
 				continue
@@ -105,7 +105,7 @@ func ParseSpec(raw map[string]any) (*Spec, error) {
 				continue
 			}
 			s.FinishReason = stringList(list, key, bad)
-		case KeyRequiredRegex, KeyForbiddenRegex:
+		case keyRequiredRegex, keyForbiddenRegex:
 			list, ok := asList(v)
 			if !ok {
 				if str, isStr := v.(string); isStr {
@@ -129,37 +129,37 @@ func ParseSpec(raw map[string]any) (*Spec, error) {
 				}
 				pats = append(pats, Pattern{Source: src, Re: re})
 			}
-			if key == KeyRequiredRegex {
+			if key == keyRequiredRegex {
 				s.RequiredRegex = pats
 			} else {
 				s.ForbiddenRegex = pats
 			}
-		case KeyMinChars, KeyMaxChars, KeyToolCallCount:
+		case keyMinChars, keyMaxChars, keyToolCallCount:
 			n, ok := asInt(v)
 			if !ok || n < 0 {
 				bad(key, "want an integer >= 0, got %s", describe(v))
 				continue
 			}
 			switch key {
-			case KeyMinChars:
+			case keyMinChars:
 				s.MinChars = &n
-			case KeyMaxChars:
+			case keyMaxChars:
 				s.MaxChars = &n
 			default:
 				s.ToolCallCount = &n
 			}
-		case KeyJSON, KeyNoToolCalls:
+		case keyJSON, keyNoToolCalls:
 			b, ok := v.(bool)
 			if !ok {
 				bad(key, "want a boolean, got %s", describe(v))
 				continue
 			}
-			if key == KeyJSON {
+			if key == keyJSON {
 				s.JSON = b
 			} else {
 				s.NoToolCalls = b
 			}
-		case KeyToolCallNames:
+		case keyToolCallNames:
 			list, ok := asList(v)
 			if !ok {
 				if str, isStr := v.(string); isStr {
@@ -170,30 +170,30 @@ func ParseSpec(raw map[string]any) (*Spec, error) {
 				continue
 			}
 			s.ToolCallNames = stringList(list, key, bad)
-		case KeyToolCallArgsRequiredKeys:
+		case keyToolCallArgsRequiredKeys:
 			s.ToolCallArgsRequiredKeys = parseRequiredKeys(v, bad)
 		default:
 			bad(key, "%s", unknownKeyMessage(key))
 		}
 	}
 	if s.MinChars != nil && s.MaxChars != nil && *s.MaxChars < *s.MinChars {
-		bad(KeyMaxChars, "max_chars %d is less than min_chars %d, so every response would fail", *s.MaxChars, *s.MinChars)
+		bad(keyMaxChars, "max_chars %d is less than min_chars %d, so every response would fail", *s.MaxChars, *s.MinChars)
 	}
 	// Checks no response can pass are workload bugs, reported at load time.
 	if s.FinishReason != nil && len(s.FinishReason) == 0 {
-		bad(KeyFinishReason, "an empty list allows no finish reason, so every response would fail")
+		bad(keyFinishReason, "an empty list allows no finish reason, so every response would fail")
 	}
 	for _, fr := range s.FinishReason {
 		if fr == "" {
-			bad(KeyFinishReason, `"" is not a finish reason (a missing one never passes); use "stop", "length", "tool_calls", …`)
+			bad(keyFinishReason, `"" is not a finish reason (a missing one never passes); use "stop", "length", "tool_calls", …`)
 			break
 		}
 	}
 	if s.NoToolCalls && s.ToolCallCount != nil && *s.ToolCallCount > 0 {
-		bad(KeyNoToolCalls, "no_tool_calls contradicts tool_call_count=%d, so every response would fail", *s.ToolCallCount)
+		bad(keyNoToolCalls, "no_tool_calls contradicts tool_call_count=%d, so every response would fail", *s.ToolCallCount)
 	}
 	if s.NoToolCalls && len(s.ToolCallNames) > 0 {
-		bad(KeyNoToolCalls, "no_tool_calls contradicts tool_call_names %s, so every response would fail", pyReprList(s.ToolCallNames))
+		bad(keyNoToolCalls, "no_tool_calls contradicts tool_call_names %s, so every response would fail", pyReprList(s.ToolCallNames))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -214,16 +214,16 @@ func (s *Spec) Keys() []string {
 			keys = append(keys, key)
 		}
 	}
-	add(s.FinishReason != nil, KeyFinishReason)
-	add(len(s.ForbiddenRegex) > 0, KeyForbiddenRegex)
-	add(s.JSON, KeyJSON)
-	add(s.MaxChars != nil, KeyMaxChars)
-	add(s.MinChars != nil, KeyMinChars)
-	add(s.NoToolCalls, KeyNoToolCalls)
-	add(len(s.RequiredRegex) > 0, KeyRequiredRegex)
-	add(len(s.ToolCallArgsRequiredKeys) > 0, KeyToolCallArgsRequiredKeys)
-	add(s.ToolCallCount != nil, KeyToolCallCount)
-	add(s.ToolCallNames != nil, KeyToolCallNames)
+	add(s.FinishReason != nil, keyFinishReason)
+	add(len(s.ForbiddenRegex) > 0, keyForbiddenRegex)
+	add(s.JSON, keyJSON)
+	add(s.MaxChars != nil, keyMaxChars)
+	add(s.MinChars != nil, keyMinChars)
+	add(s.NoToolCalls, keyNoToolCalls)
+	add(len(s.RequiredRegex) > 0, keyRequiredRegex)
+	add(len(s.ToolCallArgsRequiredKeys) > 0, keyToolCallArgsRequiredKeys)
+	add(s.ToolCallCount != nil, keyToolCallCount)
+	add(s.ToolCallNames != nil, keyToolCallNames)
 	return keys
 }
 
@@ -253,7 +253,7 @@ func stringList(list []any, key string, bad func(string, string, ...any)) []stri
 }
 
 func parseRequiredKeys(v any, bad func(string, string, ...any)) []RequiredKeys {
-	const key = KeyToolCallArgsRequiredKeys
+	const key = keyToolCallArgsRequiredKeys
 	const want = "want an object mapping function names to lists of argument keys, got %s"
 	var out []RequiredKeys
 	add := func(name string, keys any) {

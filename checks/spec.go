@@ -3,7 +3,7 @@ package checks
 import (
 	"regexp"
 
-	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Spec is a parsed, validated quality-check block of one workload case (the
@@ -58,7 +58,7 @@ type Response struct {
 	StatusCode   int
 	FinishReason string
 	Content      string
-	ToolCalls    []openai.ToolCall
+	ToolCalls    []results.ToolCall
 	// Reasoning is the choice's reasoning text; it is not the answer, but
 	// an empty answer says that the model answered in reasoning only.
 	Reasoning string

@@ -6,7 +6,8 @@
 //
 // It is opt-in: the SQLite driver is large, so the go test plugin does not
 // link it unless a test imports this package, which also registers the
-// .db/.sqlite/.sqlite3 output of resultio.WriteFile:
+// .db/.sqlite/.sqlite3 output of benchtest.WithOutput, BENCHSERVE_OUTPUT
+// and the CLI's --output:
 //
 //	import _ "github.com/benchserve/benchserve/history"
 package history

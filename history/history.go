@@ -226,7 +226,8 @@ func ReadRows(ctx context.Context, path, table string) (_ []map[string]any, err 
 
 // AppendSweep appends results to table bench_serve of the SQLite
 // database at path (reference: write_sqlite), creating file and table
-// (resultio.SQLSchema) when missing, all rows in one transaction; see WriteRows.
+// (the reference's bench_serve schema) when missing, all rows in one
+// transaction; see WriteRows.
 func AppendSweep(rows []results.SweepResult, path string) error {
 	return WriteRows(context.Background(), path, resultio.SweepTable, resultio.SQLSchema, resultio.ResultColumns, resultio.SweepRows(rows))
 }

@@ -17,28 +17,41 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/benchserve/benchserve/internal/capacity"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
 
-// FromCapacity wraps a capacity search's result (capacity.Search, or
-// capacity.json read with capacity.Result.UnmarshalJSON) as a Run. An
+// FromCapacity wraps a capacity search's result (benchtest.SearchCapacity,
+// or capacity.json read with results.Capacity.UnmarshalJSON) as a Run. An
 // empty label becomes "capacity by <rate|concurrency>". r is not copied;
 // do not change it until the report is written.
-func FromCapacity(r *capacity.Result, label string) Run {
+func FromCapacity(r *results.Capacity, label string) Run {
 	if label == "" {
-		label = "capacity by " + string(byOf(r))
+		label = "capacity by " + byOf(r)
 	}
 	return Run{Label: label, Capacity: r}
 }
 
-// byOf is r's By, ByRate when unset (as capacity.Result.MarshalJSON does).
-func byOf(r *capacity.Result) capacity.By {
+// byOf is r's By, "rate" when unset (as results.Capacity.MarshalJSON
+// does).
+func byOf(r *results.Capacity) string {
 	if r == nil || r.By == "" {
-		return capacity.ByRate
+		return byRate
 	}
 	return r.By
+}
+
+// The values of results.CapacitySearch.By.
+const (
+	byRate        = "rate"
+	byConcurrency = "concurrency"
+)
+
+// unitOf is the unit of a load searched by by: "req/s" or "streams".
+func unitOf(by string) string {
+	if by == byConcurrency {
+		return "streams"
+	}
+	return "req/s"
 }
 
 // capacityData is a capacity search as the page shows it: the summary,
@@ -58,7 +71,7 @@ type capacityData struct {
 	Low      *float64 `json:"low"`
 	High     *float64 `json:"high"`
 	Method   string   `json:"method"`
-	// Status and Reason are capacity.Result's: how the search ended.
+	// Status and Reason are results.Capacity's: how the search ended.
 	Status string `json:"status"`
 	Reason string `json:"reason"`
 	// SLOs are the thresholds as written, the error-rate threshold last.
@@ -143,7 +156,7 @@ func roundPtr(v *float64) *float64 {
 // goodput), false for any other threshold (error rate, other statistics,
 // == and !=) or one that does not parse.
 func chartLimit(expr string) (capacityLimit, bool) {
-	t, err := stats.ParseThreshold(expr)
+	t, err := results.ParseThreshold(expr)
 	if err != nil || t.Op == "==" || t.Op == "!=" {
 		return capacityLimit{}, false
 	}
@@ -176,16 +189,16 @@ func capacityRunData(id string, r Run) *runData {
 		res = &cp
 	}
 	by := byOf(res)
-	cd := &capacityData{By: string(by), Unit: by.Unit(), Capacity: res.Capacity, Measured: res.Measured,
+	cd := &capacityData{By: by, Unit: unitOf(by), Capacity: res.Capacity, Measured: res.Measured,
 		Headline: res.Headline(), Low: roundPtr(finitePtr(res.Interval.Low)), High: roundPtr(finitePtr(res.Interval.High)),
 		Method: res.Interval.Method, Status: string(res.Status),
-		Reason: res.Reason, SLOs: res.SLOs, MaxErrorRate: res.MaxErrorRate, Start: res.Start, Max: res.Max,
+		Reason: res.Reason, SLOs: exprsOf(res.SLOs), MaxErrorRate: res.MaxErrorRate, Start: res.Start, Max: res.Max,
 		Precision: res.Precision, ElapsedS: round(res.Elapsed.Seconds(), 3),
 		Limits: []capacityLimit{}, Probes: []capacityProbe{}}
 	if cd.SLOs == nil {
 		cd.SLOs = []string{}
 	}
-	for _, s := range res.SLOs {
+	for _, s := range cd.SLOs {
 		if l, ok := chartLimit(s); ok {
 			cd.Limits = append(cd.Limits, l)
 		}
@@ -219,17 +232,16 @@ func finitePtr(v float64) *float64 {
 	return &v
 }
 
-// intervalText is "95% CI 140.1–171.3" for a JSON interval, an end not
-// bounded written inf.
-func intervalText(iv *results.Interval) string {
-	v := stats.Interval{Low: math.NaN(), High: math.NaN(), Confidence: iv.Confidence}
-	if iv.Low != nil {
-		v.Low = *iv.Low
+// intervalText is "95% CI 140.1–171.3", an end not bounded written inf.
+func intervalText(iv *results.Interval) string { return iv.String() }
+
+// exprsOf is the thresholds as written, [] for none.
+func exprsOf(ths []results.Threshold) []string {
+	out := []string{}
+	for _, t := range ths {
+		out = append(out, t.Expr)
 	}
-	if iv.High != nil {
-		v.High = *iv.High
-	}
-	return v.String()
+	return out
 }
 
 // capacityNotes says what the chart leaves out: probes without latency
@@ -257,26 +269,26 @@ func capacityNotes(cd *capacityData) []string {
 // passed says whether the search reached an answer it stands by:
 // the capacity was found within the precision or is at least the maximum.
 func (cd *capacityData) passed() bool {
-	return cd.Status == string(capacity.StatusFound) || cd.Status == string(capacity.StatusMaxReached)
+	return cd.Status == "found" || cd.Status == "max_reached"
 }
 
-// loadCapacity reads capacity.json (capacity.Result.MarshalJSON) as one
+// loadCapacity reads capacity.json (results.Capacity.MarshalJSON) as one
 // Run labelled base, checking what the report relies on: the search's
 // kind, its capacity key, every probe's load and the SLO expressions.
 func loadCapacity(path, base string, data []byte, keys map[string]json.RawMessage) ([]Run, error) {
 	if raw, ok := keys["probes"]; !ok || !strings.HasPrefix(strings.TrimSpace(string(raw)), "[") {
 		return nil, badInput(path, `capacity result: "probes" must be an array of probes`)
 	}
-	var res capacity.Result
+	var res results.Capacity
 	if err := json.Unmarshal(data, &res); err != nil {
 		return nil, badInput(path, "capacity result: %v", err)
 	}
 	by := res.By
-	if by != capacity.ByRate && by != capacity.ByConcurrency {
+	if by != byRate && by != byConcurrency {
 		return nil, badInput(path, `capacity result: field "by": %q: want "rate" or "concurrency"`, by)
 	}
 	key := "capacity_rps"
-	if by == capacity.ByConcurrency {
+	if by == byConcurrency {
 		key = "capacity_concurrency"
 	}
 	if _, ok := keys[key]; !ok {
@@ -294,7 +306,7 @@ func loadCapacity(path, base string, data []byte, keys map[string]json.RawMessag
 		}
 	}
 	for i, s := range res.SLOs {
-		if _, err := stats.ParseThreshold(s); err != nil {
+		if _, err := results.ParseThreshold(s.Expr); err != nil {
 			return nil, badInput(path, "capacity result: slos[%d]: %v", i, err)
 		}
 	}
@@ -347,7 +359,7 @@ func capacityChart(cd *capacityData) (string, error) {
 		return "", nil
 	}
 	xLabel := "request rate (req/s)"
-	if cd.By == string(capacity.ByConcurrency) {
+	if cd.By == byConcurrency {
 		xLabel = "concurrency (streams)"
 	}
 	lo, hi := probes[0].Load, probes[len(probes)-1].Load

@@ -118,20 +118,25 @@ func TestCapacityChart(t *testing.T) {
 
 // concurrencyResult is a search by concurrency whose first probe failed,
 // without a goodput SLO, its TTFT limit written in seconds.
-func concurrencyResult() capacity.Result {
+func concurrencyResult() results.Capacity {
 	ms := func(v float64) *float64 { return &v }
-	return capacity.Result{
-		By: capacity.ByConcurrency, Capacity: 0, Status: capacity.StatusFirstFailed,
-		Reason: "even the first probe, at 4 streams, failed: ttft_p95_s = 0.812, want <= 0.5",
-		SLOs:   []string{"ttft_p95_s <= 0.5", "ttft_p99_ms <= 900", "error_rate <= 0"},
-		Start:  4, Max: 64, Precision: 0.1, ProbeRequests: 50, Elapsed: 12 * time.Second,
-		Probes: []capacity.Probe{{
+	ths, err := results.ParseThresholds("ttft_p95_s <= 0.5", "ttft_p99_ms <= 900", "error_rate <= 0")
+	if err != nil {
+		panic(err)
+	}
+	return results.Capacity{
+		CapacitySearch: results.CapacitySearch{By: capacity.ByConcurrency, SLOs: ths,
+			Start: 4, Max: 64, Precision: 0.1, ProbeRequests: 50},
+		Capacity: 0, Status: capacity.StatusFirstFailed,
+		Reason:  "even the first probe, at 4 streams, failed: ttft_p95_s = 0.812, want <= 0.5",
+		Elapsed: 12 * time.Second,
+		Probes: []results.CapacityProbe{{
 			Number: 1, By: capacity.ByConcurrency, Load: 4, Requests: 50, Pass: false,
 			Failed: []string{"ttft_p95_s = 0.812, want <= 0.5"},
-			SLOs: []results.SLOResult{{Threshold: "ttft_p95_s <= 0.5", Measured: ms(0.812)},
-				{Threshold: "ttft_p99_ms <= 900", Measured: ms(870), Pass: true},
-				{Threshold: "error_rate <= 0", Measured: ms(0), Pass: true}},
-			Summary: capacity.ProbeStats{Requests: 50, Succeeded: 50, DurationS: 12, AchievedRate: ptr(4.17),
+			SLOs: []results.SLOResult{{Threshold: ths[0], Measured: 0.812},
+				{Threshold: ths[1], Measured: 870, Pass: true},
+				{Threshold: ths[2], Measured: 0, Pass: true}},
+			Summary: results.CapacityProbeStats{Requests: 50, Succeeded: 50, DurationS: 12, AchievedRate: ptr(4.17),
 				TTFTp95ms: ms(812), TPOTp95ms: ms(31.5), E2ELp95ms: ms(4200)},
 		}},
 	}
@@ -144,7 +149,7 @@ func TestCapacityByConcurrency(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "conc-search.json")
 	require.NoError(t, os.WriteFile(path, b, 0o644), "setup: write capacity.json")
 	runs, err := report.Load(path)
-	require.NoError(t, err, "a marshaled capacity.Result loads")
+	require.NoError(t, err, "a marshaled results.Capacity loads")
 	require.Len(t, runs, 1, "one run")
 	assert.Equal(t, "conc-search", runs[0].Label, "labelled with the file name")
 

@@ -19,7 +19,7 @@
 // tests snapshot. Every string from the inputs is escaped by html/template.
 //
 // Inputs: Run values built with FromPayload (workload payloads),
-// FromSweep (prompt-sweep rows) and FromCapacity (capacity.Result), or
+// FromSweep (prompt-sweep rows) and FromCapacity (results.Capacity), or
 // files read by Load (payload JSON, sweep JSON arrays, capacity.json,
 // SQLite files written by benchserve or the reference, journals).
 // Main implements the `benchserve report` command line.

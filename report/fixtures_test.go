@@ -141,7 +141,7 @@ func sweepRows() []results.SweepResult {
 }
 
 // capacityFixture is a capacity search by rate written by hand as
-// capacity.Result marshals it: SLOs ttft_p95_ms <= 500, tpot_p95_ms <= 50
+// results.Capacity marshals it: SLOs ttft_p95_ms <= 500, tpot_p95_ms <= 50
 // and error_rate <= 0.01; a ramp 1, 2, 4, 8, 16 (pass), 32 (every request
 // failed: null latencies, goodput 0), then bisection 24 (TTFT fails), 20
 // (pass), 22 (TPOT and error rate fail): capacity 20 req/s, found.

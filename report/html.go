@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchserve/benchserve/internal/capacity"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
@@ -33,6 +33,11 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"outcome": func(s string) string { return strings.ReplaceAll(s, "-", " ") },
 	"colors":  outcomeKey,
 	"slice3":  func(a, b, c *delta) []*delta { return []*delta{a, b, c} },
+	// A server's strings, cut to their kind's limit where they are shown
+	// (the data block keeps them whole); render escapes what they hold.
+	"name":     func(s string) string { return present.Shorten(s, present.NameLimit) },
+	"message":  func(s string) string { return present.Shorten(s, present.MessageLimit) },
+	"evidence": func(s string) string { return present.Shorten(s, present.EvidenceLimit) },
 }).Parse(pageSource))
 
 // Options tune a report; the zero value is the default.
@@ -54,9 +59,12 @@ type Options struct {
 // gonum.org/v1/plot, the numbers behind them are in a <script
 // type="application/json" id="benchserve-data"> block, every string from
 // the inputs is escaped (html/template), and nothing is loaded from the
-// network. The output is deterministic for given runs. Errors: no runs, a
-// Run with no payload, sweep rows or capacity result, a chart that cannot
-// be drawn, or w failing.
+// network. Control characters, bidirectional controls (U+202E) and other
+// invisible format characters from the inputs are shown as \uNNNN
+// escapes, in text, attributes and charts (the data block's JSON decodes
+// them back to the same strings). The output is deterministic for given
+// runs. Errors: no runs, a Run with no payload, sweep rows or capacity
+// result, a chart that cannot be drawn, or w failing.
 func Write(w io.Writer, runs ...Run) error {
 	return WriteWith(w, Options{}, runs...)
 }
@@ -80,8 +88,8 @@ func init() {
 }
 
 // WriteFile renders runs as Write does and replaces path with the page
-// atomically (resultio.WriteFileAtomic, mode 0644): readers see the old file
-// or the new one, never half a report. Errors are Write's or the
+// atomically (a temporary file renamed over it, mode 0644): readers see
+// the old file or the new one, never half a report. Errors are Write's or the
 // "results: write <path>: …" of the atomic write.
 func WriteFile(path string, runs ...Run) error {
 	return WriteFileWith(path, Options{}, runs...)
@@ -211,7 +219,12 @@ func render(opts Options, runs []Run) ([]byte, error) {
 	if err := page.Execute(&buf, view); err != nil {
 		return nil, fmt.Errorf("report: write: %w", err)
 	}
-	return buf.Bytes(), nil
+	// html/template escapes HTML, not what a browser draws invisibly or
+	// reversed (U+202E turns a line around) nor control characters: the
+	// whole page, text, attributes, inline SVG and the data block alike,
+	// shows each as a \u escape, which the JSON block decodes back to the
+	// same rune.
+	return []byte(present.EscapeUnicode(buf.String())), nil
 }
 
 // formatNum prints a measurement with about three significant digits.
@@ -281,7 +294,7 @@ func (rv runView) BadgeClass() string {
 	switch {
 	case rv.Passed:
 		return "pass"
-	case rv.Capacity != nil && rv.Capacity.Status == string(capacity.StatusTimeCap):
+	case rv.Capacity != nil && rv.Capacity.Status == "time_cap":
 		return "warn"
 	}
 	return "fail"

@@ -36,7 +36,7 @@ func badInput(path, format string, args ...any) error {
 //   - a JSON object with a "results" array: a workload payload (one Run,
 //     labelled with the file name without extension);
 //   - a JSON object with "capacity_rps" or "capacity_concurrency": a
-//     capacity search's result (capacity.json, capacity.Result), one Run
+//     capacity search's result (capacity.json, results.Capacity), one Run
 //     labelled with the file name; its "by", capacity key, probes' loads
 //     and SLO expressions are checked;
 //   - a JSON array of sweep rows (objects with "prompt_set" and
@@ -47,7 +47,8 @@ func badInput(path, format string, args ...any) error {
 //     table, labelled "<file>:<run id>". SQLite rows do not store
 //     started_at, so those runs have no request timeline;
 //   - a run's journal (a .jsonl file, or any file starting with a
-//     journal header, see resultio.Journal): one Run of the records that
+//     journal header, OUTPUT.journal.jsonl beside a run's output): one
+//     Run of the records that
 //     finished, labelled with the output's name ("out.json.journal.jsonl"
 //     → "out"), so an interrupted run can be reported as it is.
 //
@@ -98,7 +99,7 @@ func Load(path string) ([]Run, error) {
 const MaxInputBytes = 256 << 20
 
 // readHead returns up to n first bytes of path, refusing directories and
-// devices (resultio.ErrNotAFile) without reading them.
+// devices without reading them.
 func readHead(path string, n int) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -126,7 +127,7 @@ func readHead(path string, n int) ([]byte, error) {
 	return head[:m], nil
 }
 
-// loadJournal reads a run's journal (resultio.Journal, the
+// loadJournal reads a run's journal (the
 // "<output>.journal.jsonl" a run leaves when it is stopped) as one Run,
 // labelled with the file name up to ".journal.jsonl"; a torn last line is
 // dropped.
@@ -329,7 +330,7 @@ func sqliteTables(ctx context.Context, path string) (map[string]bool, error) {
 }
 
 // workloadRuns rebuilds one payload per run_id from bench_serve_workload
-// rows (the columns of resultio.WorkloadResultColumns). A cell that does
+// rows (the reference's bench_serve_workload columns). A cell that does
 // not read as its column's type (a non-numeric latency) is an error
 // naming the row and the column, never a 0.
 func workloadRuns(rows []map[string]any, base string) ([]Run, error) {

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchserve/benchserve/internal/capacity"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -27,7 +25,7 @@ type Run struct {
 	Sweep []results.SweepResult
 	// Capacity is a capacity search's result (capacity.json); nil for a
 	// workload run or a sweep.
-	Capacity *capacity.Result
+	Capacity *results.Capacity
 }
 
 // FromPayload wraps a workload payload (from benchtest.RunWorkload, the
@@ -284,11 +282,11 @@ func measured(v float64) *float64 {
 }
 
 func median(vs []float64) *float64 {
-	st, err := stats.Compute(vs)
-	if err != nil {
+	d := results.NewDist(vs)
+	if d.Count == 0 {
 		return nil
 	}
-	v := round(st.P50, 3)
+	v := round(d.P50, 3)
 	return &v
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
@@ -163,6 +164,50 @@ func TestEscaping(t *testing.T) {
 	_, data := dataOf(t, page)
 	cases := data["runs"].([]any)[0].(map[string]any)["cases"].([]any)
 	assert.Equal(t, evil, cases[0].(map[string]any)["case_id"], "the data section keeps the original string")
+}
+
+// TestControlsAndBidiAreVisible: a server's model name and error
+// message holding a right-to-left override, a C1 control, terminal
+// escapes and a zero width space reach the page only as visible \u
+// escapes, in the table, the SVG labels and the data block alike, and
+// the data block still decodes to the original strings.
+func TestControlsAndBidiAreVisible(t *testing.T) {
+	poison := "evil\x1b]0;title\x07\x1b[8m\r ok\u202eright\u0085\u200b"
+	p := baselinePayload()
+	p.Results[0].CaseID = "case-" + poison
+	p.Results[1].Quality.Issues = []string{"boom " + poison}
+	p.Results[2].ModelID = "model-" + poison
+	page := render(t, report.FromPayload(p, "label-"+poison))
+	for i, r := range page {
+		if r != '\n' && r != '\t' && present.Unsafe(r) {
+			assert.Failf(t, "a raw control or format character is in the page", "%U at byte %d: %q", r, i, page[max(0, i-60):min(len(page), i+60)])
+			break
+		}
+	}
+	shown := `evil\u001b]0;title\u0007\u001b[8m\u000d ok\u202eright\u0085\u200b`
+	assert.Contains(t, page, "case-"+shown, "the case id's controls are visible")
+	assert.Contains(t, page, "boom "+shown, "the issue's controls are visible")
+	assert.Contains(t, page, "label-"+shown, "the label's controls are visible")
+	_, data := dataOf(t, page)
+	run := data["runs"].([]any)[0].(map[string]any)
+	assert.Equal(t, "case-"+poison, run["cases"].([]any)[0].(map[string]any)["case_id"], "the data block decodes to the original string")
+}
+
+// TestALongModelNameIsCutOnThePage: a 10 KB model name is cut where the
+// page shows it, with a mark saying how much, and kept whole in the data
+// block.
+func TestALongModelNameIsCutOnThePage(t *testing.T) {
+	long := "model-" + strings.Repeat("m", 10_240)
+	p := baselinePayload()
+	for i := range p.Results {
+		p.Results[i].ModelID = long
+	}
+	page := render(t, report.FromPayload(p, "run"))
+	raw, data := dataOf(t, page)
+	text := strings.Replace(page, raw, "", 1)
+	assert.NotContains(t, text, strings.Repeat("m", present.NameLimit), "the page's text shows no more than a name's limit of it")
+	assert.Contains(t, text, "…(&#43;10,146 bytes)", "and says how much was cut (html/template writes + as &#43;)")
+	assert.Equal(t, long, data["runs"].([]any)[0].(map[string]any)["model"], "the data block keeps the whole name")
 }
 
 func TestWriteErrors(t *testing.T) {

@@ -12,7 +12,8 @@ type Contract struct {
 	Name string `json:"name"`
 	// Level is "MUST", "SHOULD" or "MAY".
 	Level string `json:"level"`
-	// Check is the check kind (conformance.Kind), e.g. "stream_framing".
+	// Check is the check kind (workloads.Protocol.Check), e.g.
+	// "stream_framing".
 	Check string `json:"check"`
 	// Verdict is "pass", "fail" or "skip" (the rule did not apply).
 	Verdict string `json:"verdict"`

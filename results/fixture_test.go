@@ -1,7 +1,5 @@
 package results
 
-import "github.com/benchserve/benchserve/internal/openai"
-
 func ptr[T any](v T) *T { return &v }
 
 // fixedRecords returns three hand-built records with fixed numbers:
@@ -41,8 +39,8 @@ func fixedRecords() []Record {
 	b.Metrics = Metrics{TTFTms: 80.0, TPOTms: 10.0, E2ELms: 400.0, GenTPS: 55.5, PromptTPS: 1000.0,
 		PromptTokens: 150, CompletionTokens: 22, Metal: metal, UsagePresent: true, TokenChunks: 22}
 	b.Quality = Quality{OK: true, Issues: []string{}, FinishReason: ptr("tool_calls"), ContentChars: 0, ContentPreview: ""}
-	b.ToolCalls = &ToolCallsSummary{Count: 1, Names: []string{"get_weather"}, Raw: []openai.ToolCall{{
-		ID: "call_0", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city": "Paris"}`},
+	b.ToolCalls = &ToolCallsSummary{Count: 1, Names: []string{"get_weather"}, Raw: []ToolCall{{
+		ID: "call_0", Type: "function", Function: FunctionCall{Name: "get_weather", Arguments: `{"city": "Paris"}`},
 	}}}
 	b.OK = true
 

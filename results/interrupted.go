@@ -8,7 +8,7 @@ import "strings"
 const IssueInterrupted = "interrupted: the run was stopped while this request was in flight"
 
 // MarkInterrupted marks r as the record of a request the run's stop cut
-// (Ctrl-C, SIGTERM, go test -timeout; stats.KindInterrupted), not a
+// (Ctrl-C, SIGTERM, go test -timeout; KindInterrupted), not a
 // failed measurement: Interrupted, OK and Quality.OK false, Quality.Issues
 // exactly [IssueInterrupted] (the checks of a cut answer mean nothing),
 // Policy.WithinTimeout nil (no outcome), and Error prefixed with

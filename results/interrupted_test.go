@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/benchserve/benchserve/internal/stats"
 )
 
 func TestMarkInterrupted(t *testing.T) {
@@ -22,7 +20,7 @@ func TestMarkInterrupted(t *testing.T) {
 	assert.Equal(t, []string{IssueInterrupted}, r.Quality.Issues, "the one issue says interrupted; checks of a cut answer are dropped")
 	assert.Equal(t, "interrupted: context canceled", r.Error, "the error says interrupted, once")
 	assert.Nil(t, r.Policy.WithinTimeout, "no policy outcome")
-	assert.Equal(t, "interrupted", string(stats.KindInterrupted), "the error kind")
+	assert.Equal(t, "interrupted", string(KindInterrupted), "the error kind")
 
 }
 

@@ -3,9 +3,6 @@ package results
 import (
 	"encoding/json"
 	"math"
-
-	"github.com/benchserve/benchserve/internal/openai"
-	"github.com/benchserve/benchserve/internal/stats"
 )
 
 // Runtime describes the server under test (reference: auto_detect_runtime).
@@ -137,7 +134,7 @@ type Metrics struct {
 	TTFTms float64 `json:"ttft_ms"`
 	// TPOTms is the decode's time per output token, in ms: the span from
 	// the first to the last token-bearing chunk divided by the tokens
-	// produced in it (DecodeTokens, stream.MeasureDecode). NaN (written
+	// produced in it (DecodeTokens, DecodeMethod). NaN (written
 	// as null) when the decode was not timed: see DecodeTiming.
 	TPOTms float64 `json:"tpot_ms"`
 	// E2ELms is the end-to-end latency until the stream ended or failed, in ms.
@@ -170,12 +167,12 @@ type Metrics struct {
 	// null when none came.
 	TTFOms *float64 `json:"ttfo_ms"`
 	// ITLms are the gaps between consecutive token-bearing chunks, in ms:
-	// the first ITLKept of ITLCount (at most stream.MaxKeptGaps, so one
+	// the first ITLKept of ITLCount (at most 4096, so one
 	// record stays bounded however long the stream ran); null when the
 	// decode span was not observable (see DecodeTiming).
 	ITLms NullableFloats `json:"itl_ms"`
 	// ITLCount is the number of chunk gaps of the whole stream
-	// (stream.Result.Gaps.Count) and ITLKept how many of them ITLms
+	// (ITL summarizes them all) and ITLKept how many of them ITLms
 	// holds; ITLKept < ITLCount says ITLms is the stream's beginning only.
 	// Additions, omitted when 0.
 	ITLCount int `json:"itl_count,omitempty"`
@@ -187,16 +184,28 @@ type Metrics struct {
 	UsagePresent bool `json:"usage_present"`
 	// TokenChunks counts the chunks that carried any token.
 	TokenChunks int `json:"token_chunks"`
-	// CacheDialect names the /metrics dialect the cache counters were read in
-	// (scrape.Dialect*).
+	// ConnectionRetries counts the times the request was sent again on a
+	// fresh connection because the server had closed the kept-alive
+	// connection it went out on before answering (a server that closes
+	// connections after an answer or when idle, without "Connection:
+	// close"); the request was not failed for it,
+	// and the retry's time is part of its ttft_ms and e2e_latency_ms.
+	// Omitted when 0. Addition.
+	ConnectionRetries int `json:"connection_retries,omitempty"`
+	// CacheDialect names the /metrics dialect the cache counters were read
+	// in: "reference" (vllm_prefix_cache_*_total), "vllm-mlx"
+	// (vllm_mlx_cache_*), "vllm" (vllm:prefix_cache_*) or "llamacpp".
 	CacheDialect string `json:"cache_dialect,omitempty"`
 	// DecodeTokens is the tokens produced between the first and the last
 	// token-bearing chunk, over which tpot_ms and gen_tps are timed, and
 	// DecodeMethod how they were counted: "usage" (per-chunk usage,
 	// vLLM's continuous_usage_stats: exact), "one_per_chunk" (the
-	// server's count equals the chunks: N − 1) or "estimate"
-	// (N·(k − 1)/k for N tokens in k chunks); both omitted when the
-	// decode was not timed. Additions.
+	// server's count equals the chunks: N − 1), "content" (the server's
+	// N apportioned among the chunks by the word pieces of text each
+	// carried: N·(P − P₁)/P, docs/streams.md says how) or "estimate"
+	// (equal shares, N·(k − 1)/k for N tokens in k chunks, when the
+	// chunks carried no text or there was no usage); both omitted when
+	// the decode was not timed. Additions.
 	DecodeTokens *float64 `json:"decode_tokens,omitempty"`
 	DecodeMethod string   `json:"decode_method,omitempty"`
 	// RefTPOTms and RefGenTPS are the reference's tpot_ms (the mean gap
@@ -209,20 +218,19 @@ type Metrics struct {
 	RefGenTPS *float64 `json:"ref_gen_tps,omitempty"`
 	// DecodeTiming is why tpot_ms, gen_tps and itl_ms are null: "no_tokens",
 	// "single_chunk" (every token in one chunk), "burst" (every
-	// token-bearing chunk within stream.MinDecodeSpan, 1 ms, so the arrival
+	// token-bearing chunk within 1 ms, so the arrival
 	// times measure the client's reads, not the server's decode),
 	// "batched" (several tokens a chunk at over 20,000 tokens/s) or
-	// "few_chunks" (fewer than stream.MinDecodeChunks, 3, token-bearing
-	// chunks and no count of their tokens); omitted when the decode was timed
-	// (stream.MeasureDecode).
+	// "few_chunks" (fewer than 3 token-bearing chunks and no count of
+	// their tokens); omitted when the decode was timed.
 	DecodeTiming string `json:"decode_timing,omitempty"`
 	// DecodeTimingNote says DecodeTiming for a person, e.g. "all 77 tokens
 	// arrived in one chunk".
 	DecodeTimingNote string `json:"decode_timing_note,omitempty"`
 }
 
-// ITLStats summarizes every chunk gap of one stream, in ms (from
-// stream.Result.Gaps and ITLPercentile). Min, max and mean are exact;
+// ITLStats summarizes every chunk gap of one stream, in ms, kept in
+// ITLms or not. Min, max and mean are exact;
 // the percentiles are exact while every gap was kept and otherwise
 // estimated (Estimated) within RelativeError of a gap at their rank.
 type ITLStats struct {
@@ -236,7 +244,8 @@ type ITLStats struct {
 	// histogram (more gaps than were kept).
 	Estimated bool `json:"estimated"`
 	// RelativeError bounds the percentiles' relative error when
-	// Estimated (stream.GapRelativeError), 0 when exact.
+	// Estimated (about 0.0099: within 1% of a gap at the percentile's
+	// rank), 0 when exact.
 	RelativeError float64 `json:"relative_error"`
 }
 
@@ -262,7 +271,7 @@ type Quality struct {
 	// Content is the whole content, only with include_content.
 	Content *string `json:"content,omitempty"`
 	// ContentTruncated reports that the client kept only the first part
-	// of an oversized answer (stream.Client.MaxContentBytes), so
+	// of an oversized answer (8 MiB of text by default), so
 	// ContentChars counts the kept part. Addition.
 	ContentTruncated bool `json:"content_truncated,omitempty"`
 	// Additions for reasoning models, refusals and n > 1 (the reference
@@ -316,7 +325,7 @@ type ToolCallsSummary struct {
 	// Names are the called functions' names, sorted.
 	Names []string `json:"names"`
 	// Raw are the merged tool calls in stream order.
-	Raw []openai.ToolCall `json:"raw"`
+	Raw []ToolCall `json:"raw"`
 }
 
 // Record is one case × repetition result (reference:
@@ -356,10 +365,10 @@ type Record struct {
 	// in flight (MarkInterrupted): the record holds no measurement and
 	// summaries leave it out. Addition; omitted when false.
 	Interrupted bool `json:"interrupted,omitempty"`
-	// Shard is the 0-based index of the shard (--shard I/N, loadgen.Shard)
+	// Shard is the 0-based index of the shard (--shard I/N)
 	// that sent this request in a run spread over several processes,
 	// which share the RunID (--run-id); nil (omitted) in an unsharded
-	// run. MergePayloads joins the shards' payloads. Addition.
+	// run. `benchserve merge` joins the shards' payloads. Addition.
 	Shard *int `json:"shard,omitempty"`
 	// EndedAt is when this request's stream ended (started_at +
 	// e2e_latency_ms, in started_at's format), so a run's requests in
@@ -371,7 +380,7 @@ type Record struct {
 	// Addition; omitted outside an open-loop run.
 	LagMS *float64 `json:"lag_ms,omitempty"`
 	// Contract is the outcome of a protocol contract (a case with a
-	// "protocol" object, see package conformance); nil (omitted) for an
+	// "protocol" object, workloads.Protocol); nil (omitted) for an
 	// ordinary case. Addition.
 	Contract *Contract `json:"contract,omitempty"`
 }
@@ -458,7 +467,8 @@ type Payload struct {
 	// does not pass. Addition; omitted for a finished run.
 	Incomplete *Incomplete `json:"incomplete,omitempty"`
 	// Schedule is how the requests were sent when the run was load (an
-	// open or closed loop at a rate, runner.Load); omitted for the
+	// open or closed loop at a rate, benchtest.WithLoad or the CLI's
+	// --request-rate); omitted for the
 	// reference's sequential runs. Addition.
 	Schedule *Schedule `json:"schedule,omitempty"`
 }
@@ -509,7 +519,7 @@ type Schedule struct {
 	RunRequests int `json:"run_requests,omitempty"`
 	// InFlightCap is the bound on requests in flight the run applied, per
 	// process: MaxConcurrency, else the default bound
-	// (loadgen.DefaultMaxInFlight), or a closed loop's number of streams.
+	// (256), or a closed loop's number of streams.
 	InFlightCap int `json:"in_flight_cap,omitempty"`
 	// StartedAt is the instant the schedule started (its offset 0; ISO
 	// 8601 as Record.StartedAt): what the shards of a run compare for
@@ -520,7 +530,7 @@ type Schedule struct {
 	Sent           int     `json:"sent"`
 	SendingWindowS float64 `json:"sending_window_s"`
 	// AchievedRate is the rate the requests were sent at, over the
-	// sending window: (Sent − 1) / SendingWindowS (stats.SendRate), so the
+	// sending window: (Sent − 1) / SendingWindowS, so the
 	// time the last request took is not part of it. Null when the window
 	// holds too few requests to measure a rate, AchievedRateReason then
 	// says why.
@@ -543,6 +553,12 @@ type Schedule struct {
 	Dropped         int  `json:"dropped"`
 	Unsent          int  `json:"unsent"`
 	UnsentEstimated bool `json:"unsent_estimated,omitempty"`
+	// ConnectionRetries is the sum of the sent requests'
+	// connection_retries (Metrics.ConnectionRetries): how often the
+	// server closed a kept-alive connection the client had just reused,
+	// so that a request went out again on a fresh one. Many of them mean
+	// a server that closes connections without "Connection: close".
+	ConnectionRetries int `json:"connection_retries"`
 	// PeakInFlight is the most requests in flight at once.
 	PeakInFlight int `json:"peak_in_flight"`
 	// Goodput is the rate of the requests that succeeded and met every
@@ -570,54 +586,6 @@ type LagStats struct {
 	P99 float64 `json:"p99"`
 	Max float64 `json:"max"`
 }
-
-// SLOResult is one run-level threshold and its outcome. Measured is nil
-// when the run had no sample for the metric (which fails the threshold).
-type SLOResult struct {
-	// Threshold is the threshold as written, e.g. "ttft_p95_ms <= 500".
-	Threshold string `json:"threshold"`
-	// Measured is the run's value of the metric, in the threshold's unit.
-	Measured *float64 `json:"measured"`
-	// Pass reports whether Measured met the threshold.
-	Pass bool `json:"pass"`
-	// CI is the confidence interval of a percentile threshold's statistic
-	// (stats.Threshold.Interval), omitted for other thresholds.
-	CI *Interval `json:"ci,omitempty"`
-	// Conclusive, set with CI, reports whether the whole interval lies on
-	// one side of the limit, so the verdict holds with CI's confidence.
-	Conclusive *bool `json:"conclusive,omitempty"`
-}
-
-// Interval is a confidence interval as the JSON outputs carry it
-// (stats.Interval): {"low": 140.1, "high": 171.3, "confidence": 0.95,
-// "method": "…", "n": 200, "effective_n": 61.2}; an unbounded end (too
-// few samples) is null.
-type Interval struct {
-	Low        *float64 `json:"low"`
-	High       *float64 `json:"high"`
-	Confidence float64  `json:"confidence"`
-	Method     string   `json:"method"`
-	N          int      `json:"n"`
-	EffectiveN float64  `json:"effective_n"`
-}
-
-// IntervalOf is iv in its JSON shape: NaN ends become nil, the effective
-// sample size is rounded to 0.1.
-func IntervalOf(iv stats.Interval) *Interval {
-	end := func(v float64) *float64 {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil
-		}
-		return &v
-	}
-	return &Interval{Low: end(iv.Low), High: end(iv.High), Confidence: iv.Confidence, Method: iv.Method,
-		N: iv.N, EffectiveN: math.Round(iv.EffectiveN*10) / 10}
-}
-
-// Stats is the statistics block of the reference's summaries
-// (compute_summary_stats); it is stats.Summary, the one statistics
-// definition every summary, SLO threshold and report uses.
-type Stats = stats.Summary
 
 // CaseSummary is one entry of RunSummary.CaseSummaries (reference:
 // _summarize_case). Stats pointers are nil (JSON {}) when there are no
@@ -699,6 +667,11 @@ type RunSummary struct {
 	// because the run was stopped while they were in flight
 	// (Record.Interrupted). Addition; omitted when 0.
 	InterruptedCount int `json:"interrupted_count,omitempty"`
+	// ConnectionRetries is the sum of the records' connection_retries
+	// (Metrics.ConnectionRetries): requests sent again because the
+	// server had closed a reused connection without answering. Addition;
+	// omitted when 0.
+	ConnectionRetries int `json:"connection_retries,omitempty"`
 }
 
 // UnmarshalJSON reads a record's metrics block; a null tpot_ms or gen_tps

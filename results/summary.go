@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 
 	"github.com/benchserve/benchserve/internal/py"
@@ -172,7 +173,17 @@ func Summarize(records []Record) RunSummary {
 		GenTPS:                    statsOrNil(genTPS),
 		CaseSummaries:             summaries,
 		InterruptedCount:          interrupted,
+		ConnectionRetries:         connectionRetries(records),
 	}
+}
+
+// connectionRetries is the sum of the records' connection_retries.
+func connectionRetries(records []Record) int {
+	n := 0
+	for _, r := range records {
+		n += r.Metrics.ConnectionRetries
+	}
+	return n
 }
 
 // emptyObject marshals as {} (the reference's empty stats block).
@@ -290,10 +301,58 @@ func decodeOptStats(raw json.RawMessage) (*Stats, error) {
 }
 
 // statsOrNil is _summary_or_empty: nil (JSON {}) for no samples.
-func statsOrNil(values []float64) *stats.Summary {
-	s, err := stats.Compute(values)
+func statsOrNil(values []float64) *Stats {
+	s, err := computeStats(values)
 	if err != nil {
 		return nil
 	}
 	return &s
+}
+
+// Stats is the statistics block of the reference's summaries
+// (compute_summary_stats): mean, sample standard deviation, min, max and
+// p50/p95/p99 by linear interpolation between closest ranks, in the
+// metric's unit (ms, tokens/s, characters). Every summary, SLO threshold
+// and report computes it the same way (Dist carries the same values).
+type Stats struct {
+	// Mean is the arithmetic mean, correctly rounded as Python's
+	// statistics.mean.
+	Mean float64 `json:"mean"`
+	// Stddev is the sample standard deviation (n − 1), 0 for one sample,
+	// as Python's statistics.stdev.
+	Stddev float64 `json:"stddev"`
+	// Min and Max are the smallest and largest sample.
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+	// P50, P95 and P99 are percentiles by linear interpolation between
+	// closest ranks: idx = p/100·(n−1) into the sorted samples.
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+}
+
+// errNoSamples is computeStats' error for an empty input (the reference
+// raises ValueError("Cannot compute summary stats on empty list")).
+var errNoSamples = errors.New("results: no samples")
+
+// computeStats summarizes values (reference: compute_summary_stats); values
+// is not modified. NaN inputs propagate into the result as in the
+// reference; an empty input is errNoSamples.
+func computeStats(values []float64) (Stats, error) {
+	n := len(values)
+	if n == 0 {
+		return Stats{}, errNoSamples
+	}
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	mean, stddev := py.MeanStdev(values)
+	return Stats{
+		Mean:   mean,
+		Stddev: stddev,
+		Min:    sorted[0],
+		Max:    sorted[n-1],
+		P50:    stats.Percentile(sorted, 50),
+		P95:    stats.Percentile(sorted, 95),
+		P99:    stats.Percentile(sorted, 99),
+	}, nil
 }

@@ -102,3 +102,13 @@ func TestSummaryJSONRoundTripAndKeyOrder(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &back2), "unmarshal full summary")
 	assert.Equal(t, full, back2, "round trip with stats")
 }
+
+func TestSummarizeSumsConnectionRetries(t *testing.T) {
+	recs := fixedRecords()
+	recs[0].Metrics.ConnectionRetries = 1
+	recs[2].Metrics.ConnectionRetries = 1
+	assert.Equal(t, 2, Summarize(recs).ConnectionRetries, "connection_retries sums the records'")
+	recs[2].Interrupted = true
+	assert.Equal(t, 1, Summarize(recs).ConnectionRetries, "an interrupted record is left out, as from every count")
+	assert.Zero(t, Summarize(fixedRecords()).ConnectionRetries, "no retry, 0 (omitted from the JSON)")
+}

@@ -1,7 +1,5 @@
 package results
 
-import "github.com/benchserve/benchserve/internal/openai"
-
 // SweepResult is one prompt-sweep configuration's aggregated result
 // (reference: the BenchServeResult dataclass), field for field in
 // ResultColumns order; JSON keys are the column names. Times in ms, rates
@@ -84,5 +82,5 @@ type SweepResult struct {
 // defaults: Concurrency 1, MaxTokens 256, Validated true, the rest zero
 // (EnableThinking nil).
 func NewSweepResult() SweepResult {
-	return SweepResult{Concurrency: 1, MaxTokens: openai.DefaultMaxTokens, Validated: true}
+	return SweepResult{Concurrency: 1, MaxTokens: DefaultMaxTokens, Validated: true}
 }

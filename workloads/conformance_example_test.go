@@ -14,7 +14,8 @@ func ExampleConformance() {
 	}
 	c := w.Cases[0]
 	fmt.Println(len(w.Cases), "contracts; the first:", c.ID, c.Protocol.Level, c.Protocol.Check)
-	fmt.Println(c.Protocol.Rule().Text)
+	rule, _ := c.Protocol.Rule()
+	fmt.Println(rule)
 	// Output:
 	// 32 contracts; the first: stream.framing MUST stream_framing
 	// a stream is data: events of JSON chat.completion.chunk objects ending with data: [DONE]

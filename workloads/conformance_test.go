@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/internal/conformance"
+	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -17,13 +17,13 @@ func TestConformanceSuiteParses(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, w.Warnings)
 	assert.Equal(t, "conformance", w.Name)
-	kinds := map[conformance.Kind]bool{}
+	kinds := map[contract.Kind]bool{}
 	for _, c := range w.Cases {
 		require.NotNil(t, c.Protocol, "case %s is a contract", c.ID)
 		assert.NotEmpty(t, c.Tags, "case %s has a group tag", c.ID)
-		kinds[c.Protocol.Check] = true
+		kinds[contract.Kind(c.Protocol.Check)] = true
 	}
-	for _, k := range conformance.Kinds() {
+	for _, k := range contract.Kinds() {
 		assert.True(t, kinds[k], "check kind %s has a contract in the suite", k)
 	}
 	// The file on disk is the embedded one: a copy to extend is that file.

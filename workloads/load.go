@@ -14,9 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Known keys of each object level; anything else is an error.
@@ -110,11 +109,11 @@ func Load(path string) (*Workload, error) {
 //     checks.ParseSpec; tool_call_args_required_keys keeps its written
 //     order (it is passed to ParseSpec as json.RawMessage).
 //   - protocol (a benchserve addition): an object making the case a
-//     contract of the OpenAI protocol, parsed by conformance.ParseSpec
-//     (level, check, stream, endpoint, body, raw_body, compare,
-//     cancel_after); such a case has no checks (a "checks" key is an
-//     error, defaults.checks do not apply) and is judged by
-//     conformance.Run.
+//     contract of the OpenAI protocol, parsed into a Protocol (level,
+//     check, stream, endpoint, body, raw_body, compare, cancel_after);
+//     such a case has no checks (a "checks" key is an error,
+//     defaults.checks do not apply) and is judged by its check kind
+//     (benchtest.RunConformance, benchserve conformance).
 //   - tags: a string or a list; numbers, booleans and null in the list are
 //     str() of them (1 → "1", null → "None"), as in the reference; lists
 //     and objects in it are an error.
@@ -285,7 +284,7 @@ func (p *parser) parse(data []byte) *Workload {
 				p.add(at{}, field, "want a threshold string like \"ttft_p95_ms <= 500\", got %s", describe(item))
 				continue
 			}
-			th, err := stats.ParseThreshold(expr)
+			th, err := results.ParseThreshold(expr)
 			if err != nil {
 				p.add(at{}, field, "%v", err)
 				continue
@@ -357,9 +356,9 @@ func (p *parser) scalars(where at, prefix string, obj map[string]any) scalarSet 
 			zero := 0
 			s.maxTokens = &zero
 			if prefix == "defaults." {
-				p.warn(where, prefix+"max_tokens", "%s is falsy; treated as unset, so %d is sent (the reference sends max_tokens 0 here)", describe(v), DefaultMaxTokens)
+				p.warn(where, prefix+"max_tokens", "%s is falsy; treated as unset, so %d is sent (the reference sends max_tokens 0 here)", describe(v), results.DefaultMaxTokens)
 			} else {
-				p.warn(where, prefix+"max_tokens", "%s is falsy; defaults.max_tokens (else %d) is sent, as in the reference", describe(v), DefaultMaxTokens)
+				p.warn(where, prefix+"max_tokens", "%s is falsy; defaults.max_tokens (else %d) is sent, as in the reference", describe(v), results.DefaultMaxTokens)
 			}
 		} else {
 			p.add(where, prefix+"max_tokens", "want a positive integer, got %s", describe(v))
@@ -575,7 +574,7 @@ func orderedExtraBody(requestRaw, overlayRaw json.RawMessage, useOverlay bool) j
 	return orderedObject(keys, vals)
 }
 
-func (p *parser) messages(where at, field, prefix string, v any) []openai.Message {
+func (p *parser) messages(where at, field, prefix string, v any) []results.Message {
 	name := func(sub string) (string, string) {
 		if prefix == "" {
 			return field + sub, ""
@@ -588,7 +587,7 @@ func (p *parser) messages(where at, field, prefix string, v any) []openai.Messag
 		p.add(where, f, "%swant a non-empty list of message objects, got %s", pre, describe(v))
 		return nil
 	}
-	out := make([]openai.Message, 0, len(list))
+	out := make([]results.Message, 0, len(list))
 	for i, item := range list {
 		f, pre := name(fmt.Sprintf("[%d]", i))
 		m, ok := item.(map[string]any)
@@ -660,12 +659,12 @@ func (p *parser) checksObject(where at, prefix string, v any, orderedRK json.Raw
 		return nil, false
 	}
 	m = p.coerceCheckStrings(where, prefix, m)
-	if _, has := m[checks.KeyToolCallArgsRequiredKeys]; has && orderedRK != nil {
+	if _, has := m["tool_call_args_required_keys"]; has && orderedRK != nil {
 		cp := make(map[string]any, len(m))
 		for k, val := range m {
 			cp[k] = val
 		}
-		cp[checks.KeyToolCallArgsRequiredKeys] = orderedRK
+		cp["tool_call_args_required_keys"] = orderedRK
 		m = cp
 	}
 	if _, err := checks.ParseSpec(m); err != nil {
@@ -766,7 +765,7 @@ func (p *parser) pyStrField(where at, field string, v any) string {
 // compares str(name)), warning for each; m itself is not modified.
 func (p *parser) coerceCheckStrings(where at, prefix string, m map[string]any) map[string]any {
 	var cp map[string]any
-	for _, key := range []string{checks.KeyRequiredRegex, checks.KeyForbiddenRegex, checks.KeyToolCallNames} {
+	for _, key := range []string{"required_regex", "forbidden_regex", "tool_call_names"} {
 		list, ok := m[key].([]any)
 		if !ok {
 			continue
@@ -907,7 +906,7 @@ func orderedRequiredKeys(data []byte) orderedKeys {
 		if json.Unmarshal(m["checks"], &c) != nil {
 			return nil
 		}
-		return c[checks.KeyToolCallArgsRequiredKeys]
+		return c["tool_call_args_required_keys"]
 	}
 	out.defaults = fromChecks(top["defaults"])
 	var cases []json.RawMessage

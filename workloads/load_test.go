@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // writeFiles writes name -> content under a new temp dir and returns it.
@@ -61,9 +61,9 @@ func TestParseMinimalDefaults(t *testing.T) {
 	assert.Equal(t, "case_1", c.ID, "generated id is 1-based")
 	assert.Equal(t, "case_2", w.Cases[1].ID, "empty id falls back to the generated one, like the reference's `or`")
 	assert.Equal(t, 1, w.Cases[1].Index, "0-based index")
-	assert.Equal(t, []openai.Message{{"role": "user", "content": "hi"}}, c.Messages, "messages")
+	assert.Equal(t, []results.Message{{"role": "user", "content": "hi"}}, c.Messages, "messages")
 	assert.Nil(t, c.MaxTokens, "max_tokens unset")
-	assert.Equal(t, DefaultMaxTokens, c.EffectiveMaxTokens(), "effective max_tokens falls back")
+	assert.Equal(t, results.DefaultMaxTokens, c.EffectiveMaxTokens(), "effective max_tokens falls back")
 	assert.Nil(t, c.EnableThinking, "enable_thinking unset")
 	assert.Nil(t, c.PolicyTimeoutMS, "policy_timeout_ms unset")
 	assert.Nil(t, c.ExtraBody, "no extra body")
@@ -115,7 +115,7 @@ func TestRequestPath(t *testing.T) {
 
 	c := w.Cases[0]
 	assert.Equal(t, "req/r.json", c.RequestPath, "request_path as written")
-	assert.Equal(t, []openai.Message{{"role": "system", "content": "s"}, {"role": "user", "content": "q"}}, c.Messages, "messages from the request file")
+	assert.Equal(t, []results.Message{{"role": "system", "content": "s"}, {"role": "user", "content": "q"}}, c.Messages, "messages from the request file")
 	assert.Equal(t, 32, *c.MaxTokens, "request file beats defaults")
 	assert.True(t, *c.EnableThinking, "enable_thinking from the request file")
 	assert.Equal(t, 1500.0, *c.PolicyTimeoutMS, "policy_timeout_ms from the request file")
@@ -125,7 +125,7 @@ func TestRequestPath(t *testing.T) {
 	}, c.ExtraBody, "reserved keys stripped, non-reserved kept (policy_timeout_ms too, as in the reference), defaults' extra_body overlaid")
 
 	c = w.Cases[1]
-	assert.Equal(t, []openai.Message{{"role": "user", "content": "inline"}}, c.Messages, "case messages beat the request file")
+	assert.Equal(t, []results.Message{{"role": "user", "content": "inline"}}, c.Messages, "case messages beat the request file")
 	assert.Equal(t, 8, *c.MaxTokens, "case beats request file")
 	assert.False(t, *c.EnableThinking, "case false beats request true (first non-null, not first truthy)")
 	assert.Equal(t, map[string]any{"tools": []any{}, "seed": json.Number("2"), "policy_timeout_ms": json.Number("1500")}, c.ExtraBody,

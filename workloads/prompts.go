@@ -7,15 +7,15 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // PromptOptions shape the cases FromPrompts builds. The zero value sends
-// DefaultMaxTokens, no enable_thinking, no extra body, and judges each
+// results.DefaultMaxTokens, no enable_thinking, no extra body, and judges each
 // answer by the basic validation only (a length ending fails it, as the
 // reference's validate_response).
 type PromptOptions struct {
-	// MaxTokens is each case's max_tokens; 0 means DefaultMaxTokens.
+	// MaxTokens is each case's max_tokens; 0 means results.DefaultMaxTokens.
 	MaxTokens int
 	// EnableThinking is sent when non-nil.
 	EnableThinking *bool
@@ -28,20 +28,20 @@ type PromptOptions struct {
 }
 
 // FromPrompts is the one way a prompt set (one message list per prompt,
-// as sweep.LoadPromptSet returns) becomes workload cases: one case per
+// as a prompt-set file holds them) becomes workload cases: one case per
 // prompt, in order, with ids "<label>-<i>" (label: PromptSetLabel of
 // name, i 0-based) and the tag "prompts". The workload is named name and
 // has no file (Path is name). It does not copy the message lists.
-func FromPrompts(name string, prompts [][]openai.Message, o PromptOptions) *Workload {
+func FromPrompts(name string, prompts [][]results.Message, o PromptOptions) *Workload {
 	maxTokens := o.MaxTokens
 	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
+		maxTokens = results.DefaultMaxTokens
 	}
 	defaults := map[string]any{"max_tokens": maxTokens}
 	var spec *checks.Spec
 	if o.AcceptLength {
 		allowed := []string{"stop", "length"}
-		spec = &checks.Spec{FinishReason: allowed, Raw: map[string]any{checks.KeyFinishReason: []any{"stop", "length"}}}
+		spec = &checks.Spec{FinishReason: allowed, Raw: map[string]any{"finish_reason": []any{"stop", "length"}}}
 		defaults["checks"] = spec.Raw
 	}
 	var extraJSON json.RawMessage

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/internal/conformance"
+	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -16,7 +16,7 @@ func TestProtocolCaseParses(t *testing.T) {
 		{"id": "plain", "messages": [{"role": "user", "content": "hi"}]}]}`), "suite.json")
 	require.NoError(t, err)
 	require.NotNil(t, w.Cases[0].Protocol)
-	assert.Equal(t, conformance.StreamFraming, w.Cases[0].Protocol.Check)
+	assert.Equal(t, string(contract.StreamFraming), w.Cases[0].Protocol.Check)
 	assert.Nil(t, w.Cases[0].Checks, "defaults.checks do not apply to a contract")
 	assert.Nil(t, w.Cases[1].Protocol)
 	assert.NotNil(t, w.Cases[1].Checks, "an ordinary case keeps its checks")

@@ -5,15 +5,9 @@ import (
 	"path/filepath"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/internal/conformance"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
-
-// DefaultMaxTokens is the max_tokens sent when neither the case, its request
-// file nor the workload defaults set one (reference: _resolve_max_tokens).
-const DefaultMaxTokens = openai.DefaultMaxTokens
 
 // Workload is a loaded, validated workload file (reference: Workload).
 type Workload struct {
@@ -34,8 +28,8 @@ type Workload struct {
 	CachePolicy string
 	// SLO are the run-level thresholds of defaults.slo (a benchserve
 	// addition the reference ignores), e.g. "ttft_p95_ms <= 500", parsed
-	// at load (stats.ParseThreshold; Expr is the text as written).
-	SLO []stats.Threshold
+	// at load (results.ParseThreshold; Expr is the text as written).
+	SLO []results.Threshold
 	// Cases are the cases in file order; never empty.
 	Cases []Case
 	// Warnings are the inputs accepted with the reference's meaning that
@@ -53,7 +47,7 @@ type Case struct {
 	// Index is the case's 0-based position in the file.
 	Index int
 	// Messages is the chat history sent, never empty.
-	Messages []openai.Message
+	Messages []results.Message
 	// RequestPath is the request_path as written, or "".
 	RequestPath string
 	// MaxTokens is the resolved max_tokens (case > request file >
@@ -79,18 +73,18 @@ type Case struct {
 	// Tags are the case tags, in file order.
 	Tags []string
 	// Protocol is the case's "protocol" object: a contract of the
-	// OpenAI protocol checked by conformance.Run instead of Checks (which
+	// OpenAI protocol, judged by its check kind instead of Checks (which
 	// is then nil); nil for an ordinary case.
-	Protocol *conformance.Spec
+	Protocol *Protocol
 }
 
 // EffectiveMaxTokens returns the max_tokens the request sends: the resolved
-// value, or DefaultMaxTokens.
+// value, or results.DefaultMaxTokens.
 func (c Case) EffectiveMaxTokens() int {
 	if c.MaxTokens != nil && *c.MaxTokens > 0 {
 		return *c.MaxTokens
 	}
-	return DefaultMaxTokens
+	return results.DefaultMaxTokens
 }
 
 // InputFiles returns every file the workload was read from: the workload

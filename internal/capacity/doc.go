@@ -3,7 +3,7 @@
 //
 // Search runs a bounded series of probes, each a load run at one request
 // rate (or concurrency) supplied by the caller as a ProbeFunc, and judges
-// every probe by the SLO thresholds (stats.Threshold: "ttft_p95_ms <=
+// every probe by the SLO thresholds (results.Threshold: "ttft_p95_ms <=
 // 500", "tpot_p95_ms <= 50") plus a maximum error rate:
 //
 //  1. ramp: start at Config.Start and double until a probe does not pass
@@ -17,7 +17,7 @@
 // warm-up is left out (until the requests in flight have built up, at
 // least 10% of the arrivals and two service times); at its target of
 // measured requests (5 beyond the SLOs' highest percentile: 100 for a
-// p95) every percentile gets a 95% interval (stats.PercentileInterval:
+// p95) every percentile gets a 95% interval (results.Dist.PercentileInterval:
 // binomial order statistics over the effective sample size); the probe
 // passes when every interval lies within its threshold, fails when one
 // lies beyond it, and is otherwise extended (twice the measured requests,
@@ -26,12 +26,13 @@
 // completions is stopped early as saturated. The search ends a probe by
 // ending its context; requests cut short are left out.
 //
-// The Result gives the capacity (interpolated where the binding
-// threshold crosses its limit) with its interval (Result.Interval: the
-// highest load that passed with confidence to the lowest that failed with
-// confidence), the reason the search stopped and every probe with its
-// intervals (Probe.String prints a probe line, Result.Headline the
-// capacity). Result marshals to capacity.json:
+// The result, a results.Capacity, gives the capacity (interpolated where
+// the binding threshold crosses its limit) with its interval
+// (Capacity.Interval: the highest load that passed with confidence to the
+// lowest that failed with confidence), the reason the search stopped and
+// every probe with its intervals (results.CapacityProbe.String prints a
+// probe line, Capacity.Headline the capacity). It marshals to
+// capacity.json:
 //
 //	{"capacity_rps": 10.3, "by": "rate", "interval": {"low": 10, "high": 11,
 //	 "confidence": 0.95, "method": "…"}, "status": "found", "reason": "…",

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/internal/capacity"
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // A search against a synthetic server whose TTFT p95 passes 500 ms above
@@ -15,14 +15,11 @@ import (
 // benchtest.SearchCapacity and benchserve capacity use the engine's probes
 // (runner.Runner.CapacityProbe).
 func ExampleSearch() {
-	slo, _ := stats.ParseThreshold("ttft_p95_ms <= 500")
+	slo, _ := results.ParseThreshold("ttft_p95_ms <= 500")
 	res, err := capacity.Search(context.Background(), server(37), capacity.Config{
-		SLOs:          []stats.Threshold{slo},
-		Start:         4,
-		Max:           256,
-		ProbeDuration: 30 * time.Second,
-		Precision:     0.05,
-		OnProbe:       func(p capacity.Probe) { fmt.Printf("%v req/s pass=%v\n", p.Load, p.Pass) },
+		CapacitySearch: results.CapacitySearch{SLOs: []results.Threshold{slo}, Start: 4, Max: 256,
+			ProbeDuration: 30 * time.Second, Precision: 0.05},
+		OnProbe: func(p results.CapacityProbe) { fmt.Printf("%v req/s pass=%v\n", p.Load, p.Pass) },
 	})
 	if err != nil {
 		panic(err)

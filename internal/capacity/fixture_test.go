@@ -16,6 +16,7 @@ import (
 	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 // queueServer starts a fixture with slots generation slots answering every
@@ -60,15 +61,14 @@ type fixtureCase struct {
 // same queue (its timing as measured, calibrated), simulated here: the estimate within 15%, the interval's
 // lower end not above the truth by more than 5% (a floor must be safe)
 // and a bounded probe count. It returns the result and the truth.
-func searchFixture(t *testing.T, c fixtureCase, seed uint64) (capacity.Result, float64) {
+func searchFixture(t *testing.T, c fixtureCase, seed uint64) (results.Capacity, float64) {
 	t.Helper()
 	fn := queueServer(t, c.q.Slots, c.tokens, c.q.TTFT, c.delay)
 	q := calibrated(t, fn, c.q)
-	cfg := capacity.Config{SLOs: slos(t, fmt.Sprintf("ttft_p95_ms <= %g", c.q.SLOms)), Start: c.start,
-		Precision: 0.1, MaxTime: 15 * time.Minute}
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, fmt.Sprintf("ttft_p95_ms <= %g", c.q.SLOms)), Start: c.start, Precision: 0.1, MaxTime: 15 * time.Minute}}
 	began := time.Now()
 	var decodeMS, decodeN float64
-	cfg.OnProbe = func(p capacity.Probe) {
+	cfg.OnProbe = func(p results.CapacityProbe) {
 		t.Log(p)
 		// A request's decode (E2E − TTFT) does not depend on its wait:
 		// with the unloaded TTFT it is the slot time the requests got.

@@ -12,6 +12,7 @@ import (
 	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/longtest"
+	"github.com/benchserve/benchserve/results"
 )
 
 // recorder is an Observer that counts what it is told.
@@ -66,8 +67,7 @@ func TestSearchByConcurrencyFindsSlots(t *testing.T) {
 	longtest.Skip(t, "about 30 s: concurrency probes of 120 ms requests")
 	fn := queueServer(t, 4, 2, 100*time.Millisecond, 20*time.Millisecond)
 	slo := slos(t, "ttft_p95_ms <= 190")
-	cfg := capacity.Config{By: capacity.ByConcurrency, SLOs: slo, Start: 2, Max: 8, Extensions: 2,
-		MaxTime: time.Minute, OnProbe: func(p capacity.Probe) { t.Log(p) }}
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{By: capacity.ByConcurrency, SLOs: slo, Start: 2, Max: 8, Extensions: 2, MaxTime: time.Minute}, OnProbe: func(p results.CapacityProbe) { t.Log(p) }}
 	res, err := capacity.Search(t.Context(), capacity.LoadProbe(fn, capacity.ProbeOptions{}), cfg)
 	require.NoError(t, err, "search")
 	assert.Equal(t, capacity.StatusFound, res.Status, "converged: %s", res.Reason)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Observer is told of a probe's requests as they happen, so the search
@@ -42,26 +43,24 @@ func Watch(fn loadgen.Func, obs Observer) loadgen.Func {
 	}
 }
 
-// Verdict is a probe's outcome.
-type Verdict string
-
+// A probe's outcome (results.CapacityProbe.Verdict).
 const (
 	// VerdictPass: every SLO held with confidence (each percentile's
 	// interval lies within its threshold) and the error rate was within
 	// its limit.
-	VerdictPass Verdict = "pass"
+	VerdictPass = "pass"
 	// VerdictFail: some threshold failed with confidence (a percentile's
 	// whole interval lies beyond it, or the error rate was over).
-	VerdictFail Verdict = "fail"
+	VerdictFail = "fail"
 	// VerdictInconclusive: an interval still reached across its
 	// threshold when the probe had been extended as far as allowed
 	// (Config.Extensions); the search steers by its measured values
 	// (Probe.Leans), and it bounds neither end of the capacity's interval.
-	VerdictInconclusive Verdict = "inconclusive"
+	VerdictInconclusive = "inconclusive"
 	// VerdictSaturated: arrivals outran completions — the number of
 	// requests in flight and TTFT rose steadily through the probe — so
 	// it was stopped early; a failure.
-	VerdictSaturated Verdict = "saturated"
+	VerdictSaturated = "saturated"
 )
 
 // Warm-up rule (see analyze): the fraction of a probe's arrivals always
@@ -81,9 +80,9 @@ type analysis struct {
 	measured       []loadgen.Sample
 	// cycles counts the measured window's busy cycles (cycles).
 	cycles   int
-	st       stats.Stats
-	outcomes []stats.Outcome
-	verdict  Verdict
+	st       results.LoadStats
+	outcomes []results.SLOResult
+	verdict  string
 }
 
 // minHeap is a heap of end offsets.
@@ -223,7 +222,7 @@ const MinBusyCycles = 10
 // first send to last end) and judged by ths: pass when every threshold
 // holds with confidence (and, open-loop, the window holds MinBusyCycles
 // busy cycles), fail when one fails with confidence, else inconclusive.
-func analyze(samples []loadgen.Sample, ths []stats.Threshold, opts loadgen.StatsOptions, minWarm int, openLoop bool) analysis {
+func analyze(samples []loadgen.Sample, ths []results.Threshold, opts loadgen.StatsOptions, minWarm int, openLoop bool) analysis {
 	a := analysis{prefix: len(samples), warmup: warmupOf(samples, minWarm)}
 	a.measured = samples[a.warmup:]
 	var first, last time.Duration
@@ -243,7 +242,7 @@ func analyze(samples []loadgen.Sample, ths []stats.Threshold, opts loadgen.Stats
 		a.st.PeakInFlight = slices.Max(q[a.warmup:]) + 1
 		a.cycles = cycles(q[a.warmup:])
 	}
-	a.outcomes = stats.Evaluate(a.st, ths)
+	a.outcomes = loadgen.Evaluate(a.st, ths)
 	a.verdict = VerdictPass
 	for _, o := range a.outcomes {
 		switch {
@@ -269,7 +268,7 @@ var errStopped = errors.New("capacity: probe stopped: verdict reached")
 // first checkpoint whose analysis is decided, after the last checkpoint,
 // or when the server saturates (open-loop probes).
 type monitor struct {
-	ths     []stats.Threshold
+	ths     []results.Threshold
 	opts    loadgen.StatsOptions
 	minWarm int
 	// targets are the measured-request counts at which the verdict is
@@ -518,7 +517,7 @@ func completePrefix(run *loadgen.Run, cut bool) []loadgen.Sample {
 		return samples
 	}
 	for i, s := range samples {
-		if s.Index != i || s.Kind == stats.KindCanceled || s.Kind == stats.KindInterrupted {
+		if s.Index != i || s.Kind == results.KindCanceled || s.Kind == results.KindInterrupted {
 			return samples[:i]
 		}
 	}

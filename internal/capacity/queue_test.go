@@ -14,6 +14,7 @@ import (
 	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // queue is a FIFO queue of Slots generation slots with a deterministic
@@ -142,7 +143,7 @@ func emit(ctx context.Context, obs capacity.Observer, samples []loadgen.Sample) 
 			run.Samples = append(run.Samples, s)
 		case sent[i]:
 			run.Samples = append(run.Samples, loadgen.Sample{Index: i, Sent: s.Sent, Scheduled: s.Scheduled,
-				Err: context.Canceled, Kind: stats.KindCanceled, TTFTms: math.NaN(), E2ELms: math.NaN()})
+				Err: context.Canceled, Kind: results.KindCanceled, TTFTms: math.NaN(), E2ELms: math.NaN()})
 		default:
 			run.Unsent++
 		}
@@ -163,9 +164,9 @@ func TestSearchSimulatedQueues(t *testing.T) {
 		truth := q.capacity()
 		for _, seed := range []uint64{1, 2, 3, 4} {
 			t.Run(fmt.Sprintf("%s/seed=%d", q.Label, seed), func(t *testing.T) {
-				th, err := stats.ParseThresholds(fmt.Sprintf("ttft_p95_ms <= %g", q.SLOms))
+				th, err := results.ParseThresholds(fmt.Sprintf("ttft_p95_ms <= %g", q.SLOms))
 				require.NoError(t, err)
-				res, err := capacity.Search(t.Context(), q.probe(seed), capacity.Config{SLOs: th, Start: 2, Precision: 0.1})
+				res, err := capacity.Search(t.Context(), q.probe(seed), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: th, Start: 2, Precision: 0.1}})
 				require.NoError(t, err)
 				var virtual time.Duration
 				for _, p := range res.Probes {
@@ -186,11 +187,11 @@ func TestSearchSimulatedQueues(t *testing.T) {
 // it fails by its SLO, not as saturated.
 func TestSaturationStopsProbe(t *testing.T) {
 	q := queue{Slots: 4, TTFT: 50 * time.Millisecond, Serve: 240 * time.Millisecond}
-	th, err := stats.ParseThresholds("ttft_p95_ms <= 200")
+	th, err := results.ParseThresholds("ttft_p95_ms <= 200")
 	require.NoError(t, err)
-	probeAt := func(load float64, seed uint64) capacity.Probe {
-		var probes []capacity.Probe
-		cfg := capacity.Config{SLOs: th, Start: load, Max: load, OnProbe: func(p capacity.Probe) { probes = append(probes, p) }}
+	probeAt := func(load float64, seed uint64) results.CapacityProbe {
+		var probes []results.CapacityProbe
+		cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: th, Start: load, Max: load}, OnProbe: func(p results.CapacityProbe) { probes = append(probes, p) }}
 		_, err := capacity.Search(t.Context(), q.probe(seed), cfg)
 		require.NoError(t, err)
 		require.Len(t, probes, 1, "one probe at %v req/s", load)
@@ -220,13 +221,13 @@ func TestSaturationStopsProbe(t *testing.T) {
 // MinBusyCycles cycles, and so does every pass of a whole search.
 func TestPassNeedsBusyCycles(t *testing.T) {
 	q := queue{Slots: 8, TTFT: 30 * time.Millisecond, Serve: 165 * time.Millisecond, SLOms: 80}
-	th, err := stats.ParseThresholds("ttft_p95_ms <= 80")
+	th, err := results.ParseThresholds("ttft_p95_ms <= 80")
 	require.NoError(t, err)
 	load := 0.9 * q.capacity()
 	short := 0
 	for seed := uint64(1); seed <= 20; seed++ {
-		var probes []capacity.Probe
-		cfg := capacity.Config{SLOs: th, Start: load, Max: load, Extensions: -1, OnProbe: func(p capacity.Probe) { probes = append(probes, p) }}
+		var probes []results.CapacityProbe
+		cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: th, Start: load, Max: load, Extensions: -1}, OnProbe: func(p results.CapacityProbe) { probes = append(probes, p) }}
 		_, err := capacity.Search(t.Context(), q.probe(seed), cfg)
 		require.NoError(t, err)
 		require.Len(t, probes, 1)
@@ -237,7 +238,7 @@ func TestPassNeedsBusyCycles(t *testing.T) {
 		}
 	}
 	assert.Greater(t, short, 10, "at 90%% of capacity most first looks span fewer than %d busy cycles", capacity.MinBusyCycles)
-	res, err := capacity.Search(t.Context(), q.probe(1), capacity.Config{SLOs: th, Start: 8})
+	res, err := capacity.Search(t.Context(), q.probe(1), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: th, Start: 8}})
 	require.NoError(t, err)
 	for _, p := range res.Probes {
 		if p.Pass {

@@ -10,22 +10,21 @@ import (
 
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
-// By names what a search varies.
-type By string
-
+// What a search varies (results.CapacitySearch.By).
 const (
 	// ByRate varies the open-loop request rate (requests per second).
-	ByRate By = "rate"
+	ByRate = "rate"
 	// ByConcurrency varies the number of concurrent streams of a closed
 	// loop (whole numbers).
-	ByConcurrency By = "concurrency"
+	ByConcurrency = "concurrency"
 )
 
-// Unit is the unit of a load of this kind: "req/s" or "streams".
-func (b By) Unit() string {
-	if b == ByConcurrency {
+// unit is the unit of a load searched by by: "req/s" or "streams".
+func unit(by string) string {
+	if by == ByConcurrency {
 		return "streams"
 	}
 	return "req/s"
@@ -62,8 +61,8 @@ type ProbeSpec struct {
 	// Index is the probe's 0-based position in the search (the probe
 	// lines and capacity.json number probes from 1: Probe.Number).
 	Index int
-	// By says what Load is.
-	By By
+	// By says what Load is (ByRate or ByConcurrency).
+	By string
 	// Load is the request rate in requests per second (ByRate) or the
 	// number of concurrent streams (ByConcurrency, a whole number).
 	Load float64
@@ -95,57 +94,17 @@ type ProbeSpec struct {
 // error stops the search (request failures belong in the samples).
 type ProbeFunc func(ctx context.Context, spec ProbeSpec, obs Observer) (*loadgen.Run, error)
 
-// Config configures Search. The zero value of every field but SLOs has a
-// default, given in its comment.
+// Config configures Search: the search's settings (results.CapacitySearch,
+// whose comments give every default) and the engine's hooks.
 type Config struct {
-	// SLOs are the thresholds every passing probe meets (stats.Threshold,
-	// e.g. "ttft_p95_ms <= 500"). A threshold with no sample to measure
-	// (every request failed) fails.
-	SLOs []stats.Threshold
-	// MaxErrorRate is the highest stats.Stats.ErrorRate a passing probe
-	// may have, in [0, 1]; it is checked as the threshold
-	// "error_rate <= MaxErrorRate". 0 tolerates no failed request.
-	MaxErrorRate float64
-	// By is ByRate (default) or ByConcurrency.
-	By By
-	// Start is the first probe's load; 0 means DefaultStart. Concurrency
-	// is rounded down to a whole number.
-	Start float64
-	// Max bounds the ramp: a search whose probe at Max passes reports Max
-	// with Status StatusMaxReached. 0 means DefaultMax.
-	Max float64
-	// ProbeRequests is the probe's target: the measured requests, after
-	// the warm-up, at which its verdict is first looked at. 0 derives it
-	// from the SLOs: DefaultTail requests beyond the highest percentile
-	// (⌈5 / (1 − p)⌉: 100 for a p95), at least DefaultProbeRequests. A
-	// probe whose interval then reaches across a threshold is extended
-	// (the target doubled) up to Extensions times. ProbeDuration, when
-	// set, raises a rate probe's target to ⌈rate × ProbeDuration⌉, and
-	// bounds a concurrency probe by time instead. A concurrency probe's
-	// target is at least 8 requests per stream.
-	ProbeRequests int
-	ProbeDuration time.Duration
-	// Extensions is how many times an inconclusive probe is extended; 0
-	// means DefaultExtensions, negative none.
-	Extensions int
-	// MaxTime caps the whole search: no probe starts after it, and a
-	// probe still running when it passes is cancelled and discarded; the
-	// result is then the highest load that passed so far, with
-	// StatusTimeCap. 0 means no cap beyond the probe count, which is
-	// bounded anyway (MaxProbes).
-	MaxTime time.Duration
-	// Precision ends the bisection when (lowest failing − highest
-	// passing) <= Precision × highest passing, in (0, 1); 0 means
-	// DefaultPrecision. A concurrency search also ends when the two are
-	// adjacent whole numbers.
-	Precision float64
+	results.CapacitySearch
 	// Goodput, when set, is the per-request SLO the probes' goodput is
 	// counted against (loadgen.StatsOptions.Goodput), for a "goodput >= N"
 	// threshold.
-	Goodput *stats.RequestSLO
+	Goodput *results.GoodputSLO
 	// OnProbe, when set, is called with every probe as it finishes (to
-	// print it: Probe.String).
-	OnProbe func(Probe)
+	// print it: results.CapacityProbe.String).
+	OnProbe func(results.CapacityProbe)
 
 	// now is the clock (time.Now when nil); tests replace it.
 	now func() time.Time
@@ -198,7 +157,7 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	for i, t := range c.SLOs {
 		if t.Metric == "" || t.Op == "" {
-			return bad("slo %d (%q): not parsed: build it with stats.ParseThreshold", i, t.Expr)
+			return bad("slo %d (%q): not parsed: build it with results.ParseThreshold", i, t.Expr)
 		}
 	}
 	if c.ProbeRequests == 0 {
@@ -240,7 +199,7 @@ func (c Config) MaxProbes() int {
 // TargetRequests is the measured requests a probe needs for ths by
 // default: DefaultTail beyond the highest percentile among them
 // (⌈DefaultTail / (1 − p/100)⌉), at least DefaultProbeRequests.
-func TargetRequests(ths []stats.Threshold) int {
+func TargetRequests(ths []results.Threshold) int {
 	n := DefaultProbeRequests
 	for _, t := range ths {
 		p := 0.0
@@ -285,74 +244,28 @@ func (c Config) targets(spec ProbeSpec) []int {
 	return out
 }
 
-// Status says how a search ended.
-type Status string
-
+// How a search ended (results.Capacity.Status).
 const (
 	// StatusFound: the capacity lies between the highest passing and the
 	// lowest failing load, within Precision.
-	StatusFound Status = "found"
+	StatusFound = "found"
 	// StatusMaxReached: the probe at Config.Max passed; the capacity is
 	// at least Max.
-	StatusMaxReached Status = "max_reached"
+	StatusMaxReached = "max_reached"
 	// StatusFirstFailed: the first probe (at Config.Start) failed; the
 	// capacity is below Start and reported as 0.
-	StatusFirstFailed Status = "first_probe_failed"
+	StatusFirstFailed = "first_probe_failed"
 	// StatusTimeCap: Config.MaxTime passed before the search converged;
 	// the capacity is the highest load that passed (a lower bound), 0
 	// when none had.
-	StatusTimeCap Status = "time_cap"
+	StatusTimeCap = "time_cap"
 	// StatusStopped: the caller's context ended or a probe returned an
 	// error; the capacity is the highest load that passed so far.
-	StatusStopped Status = "stopped"
+	StatusStopped = "stopped"
 )
 
-// MethodBracket names how Result.Interval is found.
-const MethodBracket = "bracket of probes decided with confidence (percentiles: " + stats.MethodOrderStatistics + ")"
-
-// Result is what a search found: capacity.json (see MarshalJSON).
-type Result struct {
-	// By says what Capacity and every probe's Load are.
-	By By
-	// Capacity is the estimate of the highest load (req/s or streams) at
-	// which every SLO holds and the error rate stays within MaxErrorRate:
-	// where the binding threshold's measured value crosses its limit,
-	// interpolated between the highest passing probe and the next probe
-	// above it when they are within Precision (else the highest passing
-	// load). 0 when no
-	// probe passed (Measured false; capacity.json writes null).
-	Capacity float64
-	// Measured reports whether Capacity rests on a passing probe.
-	Measured bool
-	// Interval bounds the capacity (Confidence DefaultConfidence,
-	// MethodBracket): Low is the highest load whose probe passed with
-	// confidence (every percentile's interval within its threshold), High
-	// the lowest whose probe failed with confidence (an interval wholly
-	// beyond a threshold, or saturated). An end no probe established is
-	// NaN: Low when none passed, High when none failed with confidence.
-	// Low is what a floor is checked against (AtLeast).
-	Interval stats.Interval
-	// Status says how the search ended; Reason says why it stopped, in a
-	// sentence, with the loads and the failing thresholds.
-	Status Status
-	Reason string
-	// SLOs are the thresholds as written, the error-rate threshold last.
-	SLOs []string
-	// MaxErrorRate is Config.MaxErrorRate.
-	MaxErrorRate float64
-	// Start, Max, Precision, ProbeRequests, ProbeDuration, Extensions and
-	// MaxTime echo the search's Config, defaults applied (capacity.json
-	// records how the answer was found).
-	Start, Max, Precision float64
-	ProbeRequests         int
-	ProbeDuration         time.Duration
-	Extensions            int
-	MaxTime               time.Duration
-	// Elapsed is the search's wall time.
-	Elapsed time.Duration
-	// Probes are every probe run, in order.
-	Probes []Probe
-}
+// MethodBracket names how results.Capacity.Interval is found.
+const MethodBracket = stats.MethodBracket
 
 // Search finds the highest load at which every SLO of cfg holds: it ramps
 // up from cfg.Start, doubling, until a probe does not pass or cfg.Max
@@ -368,9 +281,10 @@ type Result struct {
 // 10% of the arrivals and two service times), and at its target of
 // measured requests its verdict is looked at: pass when every threshold
 // holds with confidence (a percentile's 95% interval,
-// stats.PercentileInterval, lies within the limit), fail when one fails
-// with confidence; otherwise the probe goes on to twice the measured
-// requests, up to cfg.Extensions times, and is then inconclusive. An open-loop probe whose arrivals outrun its completions (the
+// results.Dist.PercentileInterval, lies within the limit), fail when one
+// fails with confidence; otherwise the probe goes on to twice the
+// measured requests, up to cfg.Extensions times, and is then
+// inconclusive. An open-loop probe whose arrivals outrun its completions (the
 // requests in flight and TTFT rising through it) is stopped at once as
 // saturated (a failure). The search then stops the probe: the requests it
 // cut short are left out.
@@ -379,24 +293,20 @@ type Result struct {
 // error or the end of ctx stops the search: the Result then holds the
 // probes run so far and the highest load that passed (StatusStopped), and
 // the error wraps the cause and names the probe's load.
-func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err error) {
+func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capacity, err error) {
 	cfg, err = cfg.withDefaults()
 	if err != nil {
-		return Result{}, err
+		return results.Capacity{}, err
 	}
-	errRate := stats.Threshold{Expr: "error_rate <= " + strconv.FormatFloat(cfg.MaxErrorRate, 'g', -1, 64),
+	errRate := results.Threshold{Expr: "error_rate <= " + strconv.FormatFloat(cfg.MaxErrorRate, 'g', -1, 64),
 		Metric: "error_rate", Op: "<=", Value: cfg.MaxErrorRate}
-	ths := append(append([]stats.Threshold(nil), cfg.SLOs...), errRate)
-	res := Result{By: cfg.By, MaxErrorRate: cfg.MaxErrorRate, Start: cfg.Start, Max: cfg.Max,
-		Precision: cfg.Precision, ProbeRequests: cfg.ProbeRequests, ProbeDuration: cfg.ProbeDuration,
-		Extensions: cfg.Extensions, MaxTime: cfg.MaxTime, Probes: []Probe{}}
-	for _, t := range ths {
-		res.SLOs = append(res.SLOs, t.Expr)
-	}
+	ths := append(append([]results.Threshold(nil), cfg.SLOs...), errRate)
+	res := results.Capacity{CapacitySearch: cfg.CapacitySearch, Probes: []results.CapacityProbe{}}
+	res.SLOs = ths
 	began := cfg.now()
 	defer func() {
 		out.Elapsed = cfg.now().Sub(began)
-		out.estimate()
+		estimate(&out)
 	}()
 	probeCtx := ctx
 	if cfg.MaxTime > 0 {
@@ -404,13 +314,13 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 		probeCtx, cancel = context.WithTimeout(ctx, cfg.MaxTime)
 		defer cancel()
 	}
-	unit := cfg.By.Unit()
+	unit := unit(cfg.By)
 	lo, hi := 0.0, math.Inf(1) // highest pass, lowest non-pass
-	var firstFail *Probe
+	var firstFail *results.CapacityProbe
 
 	// run probes load; ok is false when the search must stop (time cap,
 	// cancellation or a probe error, recorded in res).
-	run := func(load float64) (p Probe, ok bool, err error) {
+	run := func(load float64) (p results.CapacityProbe, ok bool, err error) {
 		if cfg.MaxTime > 0 && cfg.now().Sub(began) >= cfg.MaxTime {
 			return p, false, nil
 		}
@@ -429,13 +339,13 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 		cut := context.Cause(pctx) == errStopped
 		switch {
 		case ctx.Err() != nil:
-			return p, false, fmt.Errorf("capacity: probe at %s %s: %w", fmtLoad(load), unit, context.Cause(ctx))
+			return p, false, fmt.Errorf("capacity: probe at %s %s: %w", stats.FormatLoad(load), unit, context.Cause(ctx))
 		case probeCtx.Err() != nil:
 			return p, false, nil // cut by the time cap: discarded
 		case perr != nil && !cut:
-			return p, false, fmt.Errorf("capacity: probe at %s %s: %w", fmtLoad(load), unit, perr)
+			return p, false, fmt.Errorf("capacity: probe at %s %s: %w", stats.FormatLoad(load), unit, perr)
 		case lr == nil:
-			return p, false, fmt.Errorf("capacity: probe at %s %s: no run returned", fmtLoad(load), unit)
+			return p, false, fmt.Errorf("capacity: probe at %s %s: no run returned", stats.FormatLoad(load), unit)
 		}
 		p = newProbe(spec, lr, mon, ths, cut)
 		res.Probes = append(res.Probes, p)
@@ -444,11 +354,11 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 		}
 		return p, true, nil
 	}
-	stop := func(err error) (Result, error) {
+	stop := func(err error) (results.Capacity, error) {
 		res.Capacity = lo
 		if err != nil {
 			res.Status = StatusStopped
-			res.Reason = fmt.Sprintf("stopped after %d probes (%v); highest passing load %s %s", len(res.Probes), err, fmtLoad(lo), unit)
+			res.Reason = fmt.Sprintf("stopped after %d probes (%v); highest passing load %s %s", len(res.Probes), err, stats.FormatLoad(lo), unit)
 			return res, err
 		}
 		res.Status = StatusTimeCap
@@ -459,9 +369,9 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 		case lo == 0:
 			res.Reason += "; no probe passed yet"
 		case math.IsInf(hi, 1):
-			res.Reason += fmt.Sprintf("; capacity at least %s %s (every probe passed so far)", fmtLoad(lo), unit)
+			res.Reason += fmt.Sprintf("; capacity at least %s %s (every probe passed so far)", stats.FormatLoad(lo), unit)
 		default:
-			res.Reason += fmt.Sprintf("; capacity between %s and %s %s", fmtLoad(lo), fmtLoad(hi), unit)
+			res.Reason += fmt.Sprintf("; capacity between %s and %s %s", stats.FormatLoad(lo), stats.FormatLoad(hi), unit)
 		}
 		return res, nil
 	}
@@ -479,13 +389,13 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 		lo = load
 		if load >= cfg.Max {
 			res.Capacity, res.Status = lo, StatusMaxReached
-			res.Reason = fmt.Sprintf("every probe passed up to the maximum %s %s: capacity at least that", fmtLoad(lo), unit)
+			res.Reason = fmt.Sprintf("every probe passed up to the maximum %s %s: capacity at least that", stats.FormatLoad(lo), unit)
 			return res, nil
 		}
 	}
 	if lo == 0 {
 		res.Status = StatusFirstFailed
-		res.Reason = fmt.Sprintf("even the first probe, at %s %s, did not pass (%s): %s", fmtLoad(cfg.Start), unit,
+		res.Reason = fmt.Sprintf("even the first probe, at %s %s, did not pass (%s): %s", stats.FormatLoad(cfg.Start), unit,
 			firstFail.Verdict, strings.Join(firstFail.Failed, "; "))
 		return res, nil
 	}
@@ -507,47 +417,28 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out Result, err e
 	}
 	res.Capacity, res.Status = lo, StatusFound
 	res.Reason = fmt.Sprintf("the highest passing load %s %s and the lowest not passing %s %s are within the precision %g",
-		fmtLoad(lo), unit, fmtLoad(hi), unit, cfg.Precision)
+		stats.FormatLoad(lo), unit, stats.FormatLoad(hi), unit, cfg.Precision)
 	if cfg.By == ByConcurrency && hi-lo <= 1 {
-		res.Reason = fmt.Sprintf("the highest passing load %s %s and the lowest not passing %s %s are adjacent", fmtLoad(lo), unit, fmtLoad(hi), unit)
+		res.Reason = fmt.Sprintf("the highest passing load %s %s and the lowest not passing %s %s are adjacent", stats.FormatLoad(lo), unit, stats.FormatLoad(hi), unit)
 	}
 	return res, nil
 }
 
-// Estimate fills Capacity, Measured and Interval from r.Probes, as
-// Search does (for a Result put together by hand, or read from an older
-// capacity.json).
-func (r *Result) Estimate() { r.estimate() }
-
-// estimate fills Capacity, Measured and Interval from the probes: the
-// interval's ends from the probes decided with confidence, the estimate
-// by interpolating the binding threshold's margin (marginOf) between the
+// estimate fills r's Capacity, Measured and Interval from its probes:
+// the interval's ends from the probes decided with confidence and the
+// highest passing load (results.Capacity.Estimate), then the estimate
+// interpolated by the binding threshold's margin (marginOf) between the
 // highest passing probe and the next probe above it when the two are
 // within the precision (a search that did not converge keeps its highest
 // pass).
-func (r *Result) estimate() {
-	r.Interval = stats.Interval{Low: math.NaN(), High: math.NaN(), Confidence: stats.DefaultConfidence,
-		Method: MethodBracket, N: len(r.Probes)}
-	lo := math.NaN() // the highest load the search counted as passing
-	var above []Probe
-	for _, p := range r.Probes {
-		if p.Pass && (math.IsNaN(r.Interval.Low) || p.Load > r.Interval.Low) {
-			r.Interval.Low = p.Load
-		}
-		if (p.Verdict == VerdictFail || p.Verdict == VerdictSaturated) && (math.IsNaN(r.Interval.High) || p.Load < r.Interval.High) {
-			r.Interval.High = p.Load
-		}
-		if p.Leans() && (math.IsNaN(lo) || p.Load > lo) {
-			lo = p.Load
-		}
-	}
-	r.Interval.EffectiveN = float64(len(r.Probes))
-	if math.IsNaN(lo) {
-		r.Capacity, r.Measured = 0, false
+func estimate(r *results.Capacity) {
+	r.Estimate()
+	if !r.Measured {
 		return
 	}
-	r.Measured = true
-	var loP *Probe
+	lo := r.Capacity
+	var loP *results.CapacityProbe
+	var above []results.CapacityProbe
 	for i, p := range r.Probes {
 		switch {
 		case p.Load == lo && p.Leans():
@@ -556,7 +447,6 @@ func (r *Result) estimate() {
 			above = append(above, p)
 		}
 	}
-	r.Capacity = lo
 	if len(above) == 0 || loP == nil {
 		return
 	}
@@ -588,7 +478,7 @@ func (r *Result) estimate() {
 
 // achieved is p's achieved arrival rate over its measured requests, 0
 // when unmeasured.
-func achieved(p Probe) float64 {
+func achieved(p results.CapacityProbe) float64 {
 	if p.Summary.AchievedRate == nil {
 		return 0
 	}
@@ -600,11 +490,11 @@ func achieved(p Probe) float64 {
 // for an upper limit, (limit − measured) / |limit| for a lower one, the
 // plain difference for a limit of 0; +Inf without a sample, NaN for k
 // out of range or an == / != threshold.
-func marginOf(p Probe, k int) float64 {
-	if k < 0 || k >= len(p.outcomes) {
+func marginOf(p results.CapacityProbe, k int) float64 {
+	if k < 0 || k >= len(p.SLOs) {
 		return math.NaN()
 	}
-	o := p.outcomes[k]
+	o := p.SLOs[k]
 	if math.IsNaN(o.Measured) {
 		return math.Inf(1)
 	}
@@ -623,9 +513,9 @@ func marginOf(p Probe, k int) float64 {
 
 // binding is the index of p's threshold furthest beyond its limit
 // (marginOf), −1 when none has a margin.
-func binding(p Probe) int {
+func binding(p results.CapacityProbe) int {
 	k, g := -1, math.Inf(-1)
-	for i := range p.outcomes {
+	for i := range p.SLOs {
 		if m := marginOf(p, i); m > g {
 			k, g = i, m
 		}
@@ -633,62 +523,10 @@ func binding(p Probe) int {
 	return k
 }
 
-// fmtLoad prints a load with up to 3 decimals, trailing zeros dropped;
-// one of a million or more in exponent form ("1e+300", not 301 digits).
-func fmtLoad(v float64) string {
-	if math.Abs(v) >= 1e6 {
-		return strconv.FormatFloat(v, 'g', 6, 64)
-	}
-	return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64)
-}
-
-// AtLeast checks the capacity against a floor (a CI gate: "capacity >=
-// 12 req/s"): nil when the interval's lower end — the highest load whose
-// probe passed with confidence — reaches floor, else an error giving the
-// capacity, its interval, the floor and the search's reason. A search
-// stopped by its time cap passes when the load that passed so far
-// already reaches the floor.
-func (r Result) AtLeast(floor float64) error {
-	if r.Interval.Low >= floor {
-		return nil
-	}
-	by := r.By
-	if by == "" {
-		by = ByRate
-	}
-	return fmt.Errorf("capacity %s is below the floor %s %s: the lower end of its interval is what must reach it (%s: %s)",
-		r.Headline(), fmtLoad(floor), by.Unit(), r.Status, r.Reason)
-}
-
-// Headline is the capacity with its interval, as the CLI's last line
-// gives it: "10.3 req/s, 95% CI 10–11 req/s", "none (no probe passed),
-// 95% CI -inf–1 req/s"; an end not established reads "-inf" or "inf".
-func (r Result) Headline() string {
-	by := r.By
-	if by == "" {
-		by = ByRate
-	}
-	end := func(v float64, inf string) string {
-		if math.IsNaN(v) {
-			return inf
-		}
-		return fmtLoad(v)
-	}
-	head := fmtLoad(r.Capacity) + " " + by.Unit()
-	if !r.Measured {
-		head = "none (no probe passed)"
-	}
-	conf := r.Interval.Confidence
-	if conf == 0 {
-		conf = stats.DefaultConfidence
-	}
-	return fmt.Sprintf("%s, %g%% CI %s–%s %s", head, 100*conf, end(r.Interval.Low, "-inf"), end(r.Interval.High, "inf"), by.Unit())
-}
-
 // ParseBy parses a --by value: "rate" (or "") or "concurrency"; the error
 // quotes the value.
-func ParseBy(s string) (By, error) {
-	switch By(strings.ToLower(strings.TrimSpace(s))) {
+func ParseBy(s string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", ByRate:
 		return ByRate, nil
 	case ByConcurrency:

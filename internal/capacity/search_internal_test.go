@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // The time cap stops the search before a probe would start past it; the
@@ -32,9 +32,9 @@ func TestSearchTimeCap(t *testing.T) {
 		}
 		return run, nil
 	}
-	ths, err := stats.ParseThresholds("ttft_p95_ms <= 500")
+	ths, err := results.ParseThresholds("ttft_p95_ms <= 500")
 	require.NoError(t, err)
-	cfg := Config{SLOs: ths, Start: 10, Precision: 0.01, MaxTime: 35 * time.Second, now: func() time.Time { return clock }}
+	cfg := Config{CapacitySearch: results.CapacitySearch{SLOs: ths, Start: 10, Precision: 0.01, MaxTime: 35 * time.Second}, now: func() time.Time { return clock }}
 	res, err := Search(context.Background(), probe, cfg)
 	require.NoError(t, err, "a time cap is not an error")
 	// Probes at 10, 20 (pass), 40 (pass: capacity is 40 inclusive), 80
@@ -57,12 +57,4 @@ func TestCycles(t *testing.T) {
 	q := []int{3, 4, 6, 7, 4, 5, 8, 9, 4, 3, 6, 6, 7, 5, 4, 6, 7, 8, 6, 6}
 	assert.Equal(t, 2+3, cycles(q), "two arrivals at the least, three returns to 4 after reaching 6")
 	assert.Equal(t, 1, cycles([]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), "a queue building up from empty: one cycle")
-}
-
-// Loads print with up to 3 decimals; huge ones in exponent form.
-func TestFmtLoad(t *testing.T) {
-	assert.Equal(t, "10.333", fmtLoad(10.33333))
-	assert.Equal(t, "12", fmtLoad(12))
-	assert.Equal(t, "999999.5", fmtLoad(999999.5))
-	assert.Equal(t, "1e+300", fmtLoad(1e300), "not 301 digits")
 }

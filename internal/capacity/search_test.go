@@ -14,7 +14,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/loadgen"
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // server is a synthetic server of the given capacity (req/s or streams):
@@ -45,9 +45,18 @@ func serverWith(limit float64, edit func(load int, s *loadgen.Sample)) capacity.
 	}
 }
 
-func slos(t *testing.T, exprs ...string) []stats.Threshold {
+// exprs is the thresholds as written.
+func exprs(ths []results.Threshold) []string {
+	var out []string
+	for _, th := range ths {
+		out = append(out, th.Expr)
+	}
+	return out
+}
+
+func slos(t *testing.T, exprs ...string) []results.Threshold {
 	t.Helper()
-	ths, err := stats.ParseThresholds(exprs...)
+	ths, err := results.ParseThresholds(exprs...)
 	require.NoError(t, err, "thresholds")
 	return ths
 }
@@ -57,8 +66,7 @@ func slos(t *testing.T, exprs ...string) []stats.Threshold {
 // between 32 and 64 to 5% ends within 5% below 45.
 func TestSearchFindsCapacity(t *testing.T) {
 	var printed []string
-	cfg := capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05,
-		OnProbe: func(p capacity.Probe) { printed = append(printed, p.String()) }}
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05}, OnProbe: func(p results.CapacityProbe) { printed = append(printed, p.String()) }}
 	res, err := capacity.Search(context.Background(), server(37), cfg)
 	require.NoError(t, err, "search")
 	assert.Equal(t, capacity.StatusFound, res.Status, "found")
@@ -73,7 +81,7 @@ func TestSearchFindsCapacity(t *testing.T) {
 	require.Len(t, printed, len(res.Probes), "every probe printed as it finished")
 	assert.Equal(t, "probe 1: 1 req/s: pass: 100 measured after 12 warm-up, achieved 1.00 req/s, ttft p95 100.0 ms (95% CI 100–100), tpot p95 10.0 ms, e2el p95 200.0 ms, errors 0.00%, 112 requests in 111.2s (0 cut short when it stopped, left out)"[:150], printed[0][:150], "probe line")
 	assert.Contains(t, printed[6], "probe 7: 64 req/s: FAIL (ttft_p95_ms = 1450, want <= 500, 95% CI 1450–1450)", "failing probe line names the threshold, value and interval")
-	assert.Equal(t, []string{"ttft_p95_ms <= 500", "error_rate <= 0"}, res.SLOs, "the SLOs, error rate last")
+	assert.Equal(t, []string{"ttft_p95_ms <= 500", "error_rate <= 0"}, exprs(res.SLOs), "the SLOs, error rate last")
 	for i, p := range res.Probes {
 		assert.Equal(t, i+1, p.Number, "numbered from 1")
 		assert.Equal(t, p.Load <= 45, p.Pass, "probe at %v", p.Load)
@@ -86,7 +94,7 @@ func TestSearchFindsCapacity(t *testing.T) {
 	assert.Equal(t, "45 req/s, 95% CI 44–46 req/s", res.Headline(), "headline")
 }
 
-func loads(ps []capacity.Probe) []float64 {
+func loads(ps []results.CapacityProbe) []float64 {
 	out := make([]float64, len(ps))
 	for i, p := range ps {
 		out[i] = p.Load
@@ -98,7 +106,7 @@ func loads(ps []capacity.Probe) []float64 {
 // ends of the range, and the answer is always within the precision.
 func TestSearchBoundedEverywhere(t *testing.T) {
 	for _, c := range []float64{1.5, 3, 7.7, 100, 511, 1000} {
-		cfg := capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 100"), Start: 1, Max: 1024, Precision: 0.1}
+		cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100"), Start: 1, Max: 1024, Precision: 0.1}}
 		res, err := capacity.Search(context.Background(), server(c), cfg)
 		require.NoError(t, err, "capacity %v", c)
 		assert.LessOrEqual(t, len(res.Probes), cfg.MaxProbes(), "capacity %v: bounded", c)
@@ -109,7 +117,7 @@ func TestSearchBoundedEverywhere(t *testing.T) {
 }
 
 func TestSearchFirstProbeFails(t *testing.T) {
-	res, err := capacity.Search(context.Background(), server(0.5), capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 100")})
+	res, err := capacity.Search(context.Background(), server(0.5), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100")}})
 	require.NoError(t, err, "a failing server is an answer, not an error")
 	assert.False(t, res.Measured, "no capacity")
 	assert.True(t, math.IsNaN(res.Interval.Low), "no lower end")
@@ -124,7 +132,7 @@ func TestSearchFirstProbeFails(t *testing.T) {
 }
 
 func TestSearchMaxReached(t *testing.T) {
-	cfg := capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 100"), Start: 2, Max: 20}
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100"), Start: 2, Max: 20}}
 	res, err := capacity.Search(context.Background(), server(1000), cfg)
 	require.NoError(t, err)
 	assert.Equal(t, capacity.StatusMaxReached, res.Status, "status")
@@ -139,14 +147,14 @@ func TestSearchMaxReached(t *testing.T) {
 func TestSearchErrorRate(t *testing.T) {
 	flaky := serverWith(1000, func(load int, s *loadgen.Sample) {
 		if load > 30 && s.Index%50 == 7 {
-			s.Kind, s.Err = stats.KindHTTP5xx, errors.New("500")
+			s.Kind, s.Err = results.KindHTTP5xx, errors.New("500")
 		}
 	})
-	strict, err := capacity.Search(context.Background(), flaky, capacity.Config{Max: 100, Precision: 0.05})
+	strict, err := capacity.Search(context.Background(), flaky, capacity.Config{CapacitySearch: results.CapacitySearch{Max: 100, Precision: 0.05}})
 	require.NoError(t, err)
 	assert.InDelta(t, 30, strict.Interval.Low, 1.5, "no errors tolerated: capacity at 30")
 	assert.Contains(t, strict.Probes[len(strict.Probes)-1].Failed[0]+strict.Reason, "error_rate", "error rate named")
-	lenient, err := capacity.Search(context.Background(), flaky, capacity.Config{Max: 100, MaxErrorRate: 0.05})
+	lenient, err := capacity.Search(context.Background(), flaky, capacity.Config{CapacitySearch: results.CapacitySearch{Max: 100, MaxErrorRate: 0.05}})
 	require.NoError(t, err)
 	assert.Equal(t, 100.0, lenient.Capacity, "2% within 5%")
 }
@@ -158,7 +166,7 @@ func TestSearchByConcurrency(t *testing.T) {
 		specs = append(specs, spec)
 		return server(13)(ctx, spec, obs)
 	}
-	cfg := capacity.Config{By: capacity.ByConcurrency, SLOs: slos(t, "ttft_p95_ms <= 100"), Precision: 0.01, Max: 64}
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{By: capacity.ByConcurrency, SLOs: slos(t, "ttft_p95_ms <= 100"), Precision: 0.01, Max: 64}}
 	res, err := capacity.Search(context.Background(), probe, cfg)
 	require.NoError(t, err)
 	assert.Equal(t, 13.0, res.Interval.Low, "exact for whole numbers")
@@ -184,8 +192,7 @@ func TestProbeLength(t *testing.T) {
 		specs = append(specs, spec)
 		return server(100)(ctx, spec, obs)
 	}
-	_, err := capacity.Search(context.Background(), probe, capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 100"),
-		ProbeRequests: 20, ProbeDuration: 10 * time.Second, Max: 8})
+	_, err := capacity.Search(context.Background(), probe, capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100"), ProbeRequests: 20, ProbeDuration: 10 * time.Second, Max: 8}})
 	require.NoError(t, err)
 	got := map[float64][2]int{}
 	for _, s := range specs {
@@ -208,7 +215,7 @@ func TestSearchProbeErrorAndCancel(t *testing.T) {
 		}
 		return server(100)(ctx, spec, obs)
 	}
-	res, err := capacity.Search(context.Background(), probe, capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 100")})
+	res, err := capacity.Search(context.Background(), probe, capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100")}})
 	require.ErrorIs(t, err, boom, "probe error returned")
 	assert.EqualError(t, err, "capacity: probe at 4 req/s: connection refused", "names the load")
 	assert.Equal(t, capacity.StatusStopped, res.Status, "stopped")
@@ -223,15 +230,15 @@ func TestSearchProbeErrorAndCancel(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	for want, cfg := range map[string]capacity.Config{
-		`by "rps": want "rate" or "concurrency"`:             {By: "rps"},
-		"start -1: want a finite load > 0":                   {Start: -1},
-		"max 5: want a finite load >= start 10":              {Start: 10, Max: 5},
-		"max error rate 2: want a fraction in [0, 1]":        {MaxErrorRate: 2},
-		"precision 1.5: want a fraction in (0, 1)":           {Precision: 1.5},
-		"probe requests -1: want >= 0":                       {ProbeRequests: -1},
-		"probe requests 5: want at least 10":                 {ProbeRequests: 5},
-		`slo 0 ("ttft < 1"): not parsed`:                     {SLOs: []stats.Threshold{{Expr: "ttft < 1"}}},
-		"start 0: want a finite load > 0 (concurrency >= 1)": {By: capacity.ByConcurrency, Start: 0.5},
+		`by "rps": want "rate" or "concurrency"`:             {CapacitySearch: results.CapacitySearch{By: "rps"}},
+		"start -1: want a finite load > 0":                   {CapacitySearch: results.CapacitySearch{Start: -1}},
+		"max 5: want a finite load >= start 10":              {CapacitySearch: results.CapacitySearch{Start: 10, Max: 5}},
+		"max error rate 2: want a fraction in [0, 1]":        {CapacitySearch: results.CapacitySearch{MaxErrorRate: 2}},
+		"precision 1.5: want a fraction in (0, 1)":           {CapacitySearch: results.CapacitySearch{Precision: 1.5}},
+		"probe requests -1: want >= 0":                       {CapacitySearch: results.CapacitySearch{ProbeRequests: -1}},
+		"probe requests 5: want at least 10":                 {CapacitySearch: results.CapacitySearch{ProbeRequests: 5}},
+		`slo 0 ("ttft < 1"): not parsed`:                     {CapacitySearch: results.CapacitySearch{SLOs: []results.Threshold{{Expr: "ttft < 1"}}}},
+		"start 0: want a finite load > 0 (concurrency >= 1)": {CapacitySearch: results.CapacitySearch{By: capacity.ByConcurrency, Start: 0.5}},
 	} {
 		_, err := capacity.Search(context.Background(), server(1), cfg)
 		require.Error(t, err, want)
@@ -244,9 +251,9 @@ func TestConfigErrors(t *testing.T) {
 // without samples are null, not 0.
 func TestResultJSON(t *testing.T) {
 	failing := serverWith(1000, func(_ int, s *loadgen.Sample) {
-		s.Kind, s.Err = stats.KindHTTP5xx, errors.New("500")
+		s.Kind, s.Err = results.KindHTTP5xx, errors.New("500")
 	})
-	res, err := capacity.Search(context.Background(), failing, capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 100"), ProbeRequests: 10})
+	res, err := capacity.Search(context.Background(), failing, capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100"), ProbeRequests: 10}})
 	require.NoError(t, err)
 	b, err := json.MarshalIndent(res, "", " ")
 	require.NoError(t, err)
@@ -268,22 +275,22 @@ func TestResultJSON(t *testing.T) {
 	assert.Equal(t, map[string]any{"threshold": "ttft_p95_ms <= 100", "measured": nil, "pass": false}, slo, "unmeasurable threshold")
 	assert.Equal(t, []any{"ttft_p95_ms: no samples, want <= 100", "error_rate = 1, want <= 0"}, probe["failed"], "failed list")
 
-	var back capacity.Result
+	var back results.Capacity
 	require.NoError(t, json.Unmarshal(b, &back))
 	again, err := json.MarshalIndent(back, "", " ")
 	require.NoError(t, err)
 	assert.JSONEq(t, string(b), string(again), "round trip")
 
-	found, err := capacity.Search(context.Background(), server(37), capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05})
+	found, err := capacity.Search(context.Background(), server(37), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05}})
 	require.NoError(t, err)
 	b, err = json.Marshal(found)
 	require.NoError(t, err)
-	var back2 capacity.Result
+	var back2 results.Capacity
 	require.NoError(t, json.Unmarshal(b, &back2))
 	assert.Equal(t, found.Headline(), back2.Headline(), "capacity and interval round-trip")
 	p := back2.Probes[0]
 	require.NotNil(t, p.SLOs[0].CI, "each probe's interval is in the JSON")
-	assert.Equal(t, 100.0, *p.SLOs[0].CI.High, "the interval's ends")
+	assert.Equal(t, 100.0, p.SLOs[0].CI.High, "the interval's ends")
 }
 
 // An older capacity.json (0-based "index", no interval, no verdict) still
@@ -292,7 +299,7 @@ func TestResultJSONOlder(t *testing.T) {
 	old := `{"capacity_rps":4,"by":"rate","status":"found","reason":"r","slos":["ttft_p95_ms <= 5"],"probes":[
 	 {"rate":4,"index":0,"pass":true,"failed":[],"slos":[],"stats":{}},
 	 {"rate":8,"index":1,"pass":false,"failed":["x"],"slos":[],"stats":{}}]}`
-	var r capacity.Result
+	var r results.Capacity
 	require.NoError(t, json.Unmarshal([]byte(old), &r))
 	assert.Equal(t, []int{1, 2}, []int{r.Probes[0].Number, r.Probes[1].Number}, "numbered from 1")
 	assert.Equal(t, capacity.VerdictFail, r.Probes[1].Verdict, "verdict from pass")
@@ -300,7 +307,7 @@ func TestResultJSONOlder(t *testing.T) {
 }
 
 func TestAtLeast(t *testing.T) {
-	res, err := capacity.Search(context.Background(), server(37), capacity.Config{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05})
+	res, err := capacity.Search(context.Background(), server(37), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05}})
 	require.NoError(t, err)
 	require.NoError(t, res.AtLeast(44), "the lower end 44 req/s reaches a floor of 44")
 	err = res.AtLeast(45)
@@ -309,7 +316,7 @@ func TestAtLeast(t *testing.T) {
 }
 
 func TestParseBy(t *testing.T) {
-	for in, want := range map[string]capacity.By{"": capacity.ByRate, "rate": capacity.ByRate, " Concurrency ": capacity.ByConcurrency} {
+	for in, want := range map[string]string{"": capacity.ByRate, "rate": capacity.ByRate, " Concurrency ": capacity.ByConcurrency} {
 		got, err := capacity.ParseBy(in)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
@@ -328,15 +335,15 @@ func TestSummarizeUsesTheSLOsInterval(t *testing.T) {
 	for i := range values {
 		values[i] = 52.3 + 0.5*math.Sin(float64(i)/8)
 	}
-	st := stats.Stats{TTFT: stats.NewDist(values)}
+	st := results.LoadStats{TTFT: results.NewDist(values)}
 	plain := capacity.Summarize(st, nil)
 	require.NotNil(t, plain.TTFTp95CI)
-	require.Nil(t, plain.TTFTp95CI.High, "setup: without an SLO the interval is open above")
+	require.True(t, math.IsNaN(plain.TTFTp95CI.High), "setup: without an SLO the interval is open above")
 
-	outcomes := stats.Evaluate(st, slos(t, "ttft_p95_s <= 0.2"))
+	outcomes := loadgen.Evaluate(st, slos(t, "ttft_p95_s <= 0.2"))
 	require.True(t, outcomes[0].ConfidentPass(), "setup: the SLO passes with confidence")
 	ps := capacity.Summarize(st, outcomes)
-	require.NotNil(t, ps.TTFTp95CI.High, "the SLO's interval, bounded")
-	assert.InDelta(t, outcomes[0].CI.High*1000, *ps.TTFTp95CI.High, 1e-9, "in ms")
-	assert.Less(t, *ps.TTFTp95CI.High, 60.0, "a TTFT in ms, not s")
+	require.False(t, math.IsNaN(ps.TTFTp95CI.High), "the SLO's interval, bounded")
+	assert.InDelta(t, outcomes[0].CI.High*1000, ps.TTFTp95CI.High, 1e-9, "in ms")
+	assert.Less(t, ps.TTFTp95CI.High, 60.0, "a TTFT in ms, not s")
 }

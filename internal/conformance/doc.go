@@ -1,9 +1,11 @@
 // Package conformance checks that a server keeps the protocol of the
 // OpenAI Chat Completions API: the contracts a client relies on (stream
 // framing, usage, limits, tools, structured output, errors, models,
-// reasoning, cancellation), each a rule of the API reference (Rules).
+// reasoning, cancellation), each a rule of the API reference
+// (contract.Rules).
 //
-// A contract is a workload case with a "protocol" object (ParseSpec):
+// A contract is a workload case with a "protocol" object (a
+// workloads.Protocol, its kinds and rules the data of internal/contract):
 // its level (MUST, SHOULD, MAY), its check kind and the shape of its
 // request (streamed or not, a raw body, another endpoint, a body
 // override, a comparison of a streamed and a non-streamed answer). Run

@@ -7,18 +7,21 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/conformance"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // Run checks one contract, here the stream framing, on a fixture that
 // keeps it and on one that ends its streams without data: [DONE].
 func Example() {
-	spec, err := conformance.ParseSpec(map[string]any{"level": "MUST", "check": "stream_framing"})
+	w, err := workloads.Parse([]byte(`{"cases": [{"id": "stream.framing", "messages": [{"role": "user", "content": "Say hello."}],
+		"max_tokens": 8, "protocol": {"level": "MUST", "check": "stream_framing"}}]}`), "framing.json")
 	if err != nil {
 		panic(err)
 	}
-	in := conformance.Input{Spec: spec, Messages: []openai.Message{{"role": "user", "content": "Say hello."}}, MaxTokens: 8}
+	c := w.Cases[0]
+	spec := c.Protocol
+	in := conformance.Input{Protocol: spec, Messages: c.Messages, MaxTokens: c.EffectiveMaxTokens()}
 	for _, faults := range [][]fixtures.Fault{nil, {fixtures.Fault("no-done")}} {
 		srv := fixtures.New(fixtures.Options{Faults: faults, Timing: &fixtures.Timing{}})
 		out := conformance.Run(context.Background(), conformance.Target{Sender: clientSender{&stream.Client{BaseURL: srv.URL}}, Model: srv.Model()}, in)

@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // DefaultTimeout bounds each request of a contract when Input.Timeout is
@@ -62,11 +64,11 @@ type Target struct {
 
 // Input is one contract to check: its spec and the case's request.
 type Input struct {
-	// Spec is the case's protocol spec; required.
-	Spec *Spec
+	// Protocol is the case's protocol object; required.
+	Protocol *workloads.Protocol
 	// Messages, MaxTokens (0 means 256), EnableThinking and ExtraBody
-	// build the body as stream.BuildBody does; Spec.Body is merged over it.
-	Messages       []openai.Message
+	// build the body as stream.BuildBody does; Protocol.Body is merged over it.
+	Messages       []results.Message
 	MaxTokens      int
 	EnableThinking *bool
 	ExtraBody      map[string]any
@@ -77,7 +79,7 @@ type Input struct {
 // Outcome is a contract's result.
 type Outcome struct {
 	// Verdict is pass, fail or skip.
-	Verdict Verdict
+	Verdict contract.Verdict
 	// Evidence says what was found: why the contract passed, failed or
 	// was skipped, naming the offending field, chunk or status.
 	Evidence string
@@ -99,12 +101,12 @@ type Outcome struct {
 // Message is the outcome for a person: the contract's name and level, the
 // evidence and, for a failure, the rule it breaks with its reference,
 // what was sent and what came back.
-func (o Outcome) Message(name string, s *Spec) string {
-	r := s.Rule()
+func (o Outcome) Message(name string, s *workloads.Protocol) string {
+	r := contract.Rules[contract.Kind(s.Check)]
 	switch o.Verdict {
-	case Pass:
+	case contract.Pass:
 		return fmt.Sprintf("%s (%s): holds: %s", name, s.Level, o.Evidence)
-	case Skip:
+	case contract.Skip:
 		return fmt.Sprintf("%s (%s): not applicable: %s", name, s.Level, o.Evidence)
 	}
 	msg := fmt.Sprintf("%s (%s): %s; breaks: %s (%s)", name, s.Level, o.Evidence, r.Text, r.Ref)
@@ -115,22 +117,6 @@ func (o Outcome) Message(name string, s *Spec) string {
 		msg += "; got: " + o.Received
 	}
 	return msg
-}
-
-// Cut returns s cut to at most n characters (code points), with "…"
-// when it was longer; it never splits a character.
-func Cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos] + "…"
-		}
-		i++
-	}
-	return s
 }
 
 // exchange is one non-streamed HTTP request and its answer.
@@ -147,14 +133,14 @@ func (e *exchange) sentText() string {
 	if e.method == http.MethodGet {
 		return "GET " + e.path
 	}
-	return e.method + " " + e.path + " " + Cut(string(e.sent), EvidenceRunes)
+	return e.method + " " + e.path + " " + contract.Cut(string(e.sent), EvidenceRunes)
 }
 
 func (e *exchange) gotText() string {
 	if e.err != nil && e.status == 0 {
 		return "no answer: " + e.err.Error()
 	}
-	return fmt.Sprintf("HTTP %d (%s): %s", e.status, orNone(e.contentType), Cut(strings.TrimSpace(string(e.body)), EvidenceRunes))
+	return fmt.Sprintf("HTTP %d (%s): %s", e.status, orNone(e.contentType), contract.Cut(strings.TrimSpace(string(e.body)), EvidenceRunes))
 }
 
 func orNone(s string) string {
@@ -168,7 +154,8 @@ func orNone(s string) string {
 type runner struct {
 	t     Target
 	in    Input
-	s     *Spec
+	s     *workloads.Protocol
+	kind  contract.Kind
 	start time.Time
 }
 
@@ -177,7 +164,7 @@ type runner struct {
 // returns an error: a request that fails is evidence (a transport error
 // on a contract that needs an answer fails it). Safe for concurrent use.
 func Run(ctx context.Context, t Target, in Input) Outcome {
-	r := &runner{t: t, in: in, s: in.Spec, start: time.Now()}
+	r := &runner{t: t, in: in, s: in.Protocol, kind: contract.Kind(in.Protocol.Check), start: time.Now()}
 	out := r.run(ctx)
 	out.Elapsed = time.Since(r.start)
 	return out
@@ -191,7 +178,7 @@ func (r *runner) timeout() time.Duration {
 }
 
 // body builds the request body: the case's, streamed or not, with
-// Spec.Body merged over it (null removes a key).
+// Protocol.Body merged over it (null removes a key).
 func (r *runner) body(streamed bool) ([]byte, error) {
 	if r.s.RawBody != nil {
 		return []byte(*r.s.RawBody), nil
@@ -241,7 +228,7 @@ func (r *runner) post(ctx context.Context) (*exchange, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.do(ctx, http.MethodPost, EndpointChat, body, nil), nil
+	return r.do(ctx, http.MethodPost, contract.EndpointChat, body, nil), nil
 }
 
 // streamed is one streamed answer with its raw events.
@@ -253,7 +240,7 @@ type streamed struct {
 }
 
 func (st *streamed) sentText() string {
-	return "POST " + EndpointChat + " " + Cut(string(st.sent), EvidenceRunes)
+	return "POST " + contract.EndpointChat + " " + contract.Cut(string(st.sent), EvidenceRunes)
 }
 
 // httpStatus is the stream's HTTP error status, 0 when it was not one.
@@ -287,17 +274,17 @@ type chunkView struct {
 }
 
 func (v chunkView) text() string {
-	return fmt.Sprintf("event %d: data: %s", v.event, Cut(v.raw, EvidenceRunes))
+	return fmt.Sprintf("event %d: data: %s", v.event, contract.Cut(v.raw, EvidenceRunes))
 }
 
 // wireChunk is a chat.completion.chunk as sent, with absent and null
 // kept apart where a rule needs it.
 type wireChunk struct {
-	ID      *string       `json:"id"`
-	Object  string        `json:"object"`
-	Model   *string       `json:"model"`
-	Choices *[]wireChoice `json:"choices"`
-	Usage   *openai.Usage `json:"usage"`
+	ID      *string        `json:"id"`
+	Object  string         `json:"object"`
+	Model   *string        `json:"model"`
+	Choices *[]wireChoice  `json:"choices"`
+	Usage   *results.Usage `json:"usage"`
 }
 
 type wireChoice struct {

@@ -13,21 +13,23 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/contract"
+	"github.com/benchserve/benchserve/internal/schema"
 	"github.com/benchserve/benchserve/internal/scrape"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 func pass(format string, args ...any) Outcome {
-	return Outcome{Verdict: Pass, Evidence: fmt.Sprintf(format, args...)}
+	return Outcome{Verdict: contract.Pass, Evidence: fmt.Sprintf(format, args...)}
 }
 
 func skip(format string, args ...any) Outcome {
-	return Outcome{Verdict: Skip, Evidence: fmt.Sprintf(format, args...)}
+	return Outcome{Verdict: contract.Skip, Evidence: fmt.Sprintf(format, args...)}
 }
 
 func failed(sent, got, format string, args ...any) Outcome {
-	return Outcome{Verdict: Fail, Evidence: fmt.Sprintf(format, args...), Sent: sent, Received: got}
+	return Outcome{Verdict: contract.Fail, Evidence: fmt.Sprintf(format, args...), Sent: sent, Received: got}
 }
 
 // withStream fills the stream fields of an outcome.
@@ -36,25 +38,25 @@ func (st *streamed) with(o Outcome) Outcome {
 	if o.Status == 0 {
 		o.Status = st.res.StatusCode
 	}
-	if o.Sent == "" && o.Verdict == Fail {
+	if o.Sent == "" && o.Verdict == contract.Fail {
 		o.Sent = st.sentText()
 	}
 	return o
 }
 
 func (r *runner) run(ctx context.Context) Outcome {
-	switch r.s.Check {
-	case CompletionObject:
+	switch r.kind {
+	case contract.CompletionObject:
 		return r.completionObject(ctx)
-	case UsagePromptAgrees, StreamAgrees, ToolArgsAgree:
+	case contract.UsagePromptAgrees, contract.StreamAgrees, contract.ToolArgsAgree:
 		return r.compare(ctx)
-	case MalformedBody, ErrorJSON, UnknownModel, EmptyMessages:
+	case contract.MalformedBody, contract.ErrorJSON, contract.UnknownModel, contract.EmptyMessages:
 		return r.errorAnswer(ctx)
-	case WrongAPIKey:
+	case contract.WrongAPIKey:
 		return r.wrongKey(ctx)
-	case ModelsList:
+	case contract.ModelsList:
 		return r.models(ctx)
-	case CancelStops:
+	case contract.CancelStops:
 		return r.cancel(ctx)
 	}
 	st, err := r.stream(ctx, 0)
@@ -79,13 +81,13 @@ func (st *streamed) failedStream() (Outcome, bool) {
 func (st *streamed) errText() string {
 	var he *stream.HTTPError
 	if errors.As(st.err, &he) {
-		return fmt.Sprintf("HTTP %d: %s", he.StatusCode, Cut(he.Error(), EvidenceRunes))
+		return fmt.Sprintf("HTTP %d: %s", he.StatusCode, contract.Cut(he.Error(), EvidenceRunes))
 	}
 	if n := len(st.res.Events); n > 0 {
 		return st.eventText(n)
 	}
 	if st.err != nil {
-		return Cut(st.err.Error(), EvidenceRunes)
+		return contract.Cut(st.err.Error(), EvidenceRunes)
 	}
 	return "no events"
 }
@@ -95,47 +97,47 @@ func (st *streamed) eventText(i int) string {
 	ev := st.res.Events[i-1]
 	switch {
 	case ev.Error != "":
-		return fmt.Sprintf("event %d: error: %s", i, Cut(ev.Error, EvidenceRunes))
+		return fmt.Sprintf("event %d: error: %s", i, contract.Cut(ev.Error, EvidenceRunes))
 	case ev.Type != "":
-		return fmt.Sprintf("event %d: event: %s data: %s", i, ev.Type, Cut(ev.Data, EvidenceRunes))
+		return fmt.Sprintf("event %d: event: %s data: %s", i, ev.Type, contract.Cut(ev.Data, EvidenceRunes))
 	}
-	return fmt.Sprintf("event %d: data: %s", i, Cut(ev.Data, EvidenceRunes))
+	return fmt.Sprintf("event %d: data: %s", i, contract.Cut(ev.Data, EvidenceRunes))
 }
 
 func (r *runner) judgeStream(st *streamed) Outcome {
-	if r.s.Check == StreamFraming {
+	if r.kind == contract.StreamFraming {
 		return r.framing(st)
 	}
-	if r.s.Check == ChoicesN {
+	if r.kind == contract.ChoicesN {
 		if s := st.httpStatus(); s >= 400 && s < 500 {
 			if nMentioned.MatchString(st.err.Error()) {
-				return pass("refused with HTTP %d naming n: %s", s, Cut(st.err.Error(), 120))
+				return pass("refused with HTTP %d naming n: %s", s, contract.Cut(st.err.Error(), 120))
 			}
 			return failed(st.sentText(), st.errText(), "HTTP %d does not say n is unsupported", s)
 		}
 	}
-	if r.s.Check == JSONSchema || r.s.Check == ReasoningSeparated {
+	if r.kind == contract.JSONSchema || r.kind == contract.ReasoningSeparated {
 		if s := st.httpStatus(); s >= 400 && s < 500 {
-			if r.s.Check == ReasoningSeparated {
-				return skip("the server refused the request (HTTP %d): %s", s, Cut(st.err.Error(), 160))
+			if r.kind == contract.ReasoningSeparated {
+				return skip("the server refused the request (HTTP %d): %s", s, contract.Cut(st.err.Error(), 160))
 			}
-			return pass("refused with HTTP %d (json_schema unsupported, said so): %s", s, Cut(st.err.Error(), 160))
+			return pass("refused with HTTP %d (json_schema unsupported, said so): %s", s, contract.Cut(st.err.Error(), 160))
 		}
 	}
 	if o, bad := st.failedStream(); bad {
 		return o
 	}
 	res := st.res
-	switch r.s.Check {
-	case StreamSameID:
+	switch r.kind {
+	case contract.StreamSameID:
 		return sameID(st)
-	case StreamFirstRole:
+	case contract.StreamFirstRole:
 		return firstRole(st)
-	case StreamFinishOnce:
+	case contract.StreamFinishOnce:
 		return finishOnce(st)
-	case StreamUsageChunk:
+	case contract.StreamUsageChunk:
 		return usageChunk(st)
-	case UsageTotal:
+	case contract.UsageTotal:
 		u, o, ok := needUsage(st)
 		if !ok {
 			return o
@@ -144,7 +146,7 @@ func (r *runner) judgeStream(st *streamed) Outcome {
 			return failed(st.sentText(), st.usageText(), "total_tokens %d != prompt_tokens %d + completion_tokens %d", u.TotalTokens, u.PromptTokens, u.CompletionTokens)
 		}
 		return pass("total_tokens %d = %d + %d", u.TotalTokens, u.PromptTokens, u.CompletionTokens)
-	case UsageMaxTokens:
+	case contract.UsageMaxTokens:
 		u, o, ok := needUsage(st)
 		if !ok {
 			return o
@@ -154,7 +156,7 @@ func (r *runner) judgeStream(st *streamed) Outcome {
 			return failed(st.sentText(), st.usageText(), "completion_tokens %d > max_tokens %d", u.CompletionTokens, limit)
 		}
 		return pass("completion_tokens %d <= max_tokens %d", u.CompletionTokens, limit)
-	case UsageLengthFinish:
+	case contract.UsageLengthFinish:
 		limit := r.limit("max_tokens")
 		n := res.TokenChunks
 		if res.Usage != nil {
@@ -169,7 +171,7 @@ func (r *runner) judgeStream(st *streamed) Outcome {
 			}
 		}
 		return pass(`cut at max_tokens %d with finish_reason "length"`, limit)
-	case MaxCompletionToken:
+	case contract.MaxCompletionToken:
 		// The count only: how a cut answer ends is usage_length_finish's.
 		limit := r.limit("max_completion_tokens")
 		n, what := res.TokenChunks, "token chunks"
@@ -180,24 +182,24 @@ func (r *runner) judgeStream(st *streamed) Outcome {
 			return failed(st.sentText(), st.usageText(), "%s %d > max_completion_tokens %d", what, n, limit)
 		}
 		return pass("%s %d <= max_completion_tokens %d (finish_reason %q)", what, n, limit, res.FinishReason)
-	case StopSequence:
-		stops := stopStrings(r.in.ExtraBody["stop"])
+	case contract.StopSequence:
+		stops := contract.StopStrings(r.in.ExtraBody["stop"])
 		if len(stops) == 0 {
 			return failed("", "", "the case sends no stop sequence (extra_body.stop)")
 		}
 		for _, s := range stops {
 			if strings.Contains(res.Content, s) {
-				return failed(st.sentText(), "content: "+Cut(res.Content, EvidenceRunes), "the content holds the stop string %q", s)
+				return failed(st.sentText(), "content: "+contract.Cut(res.Content, EvidenceRunes), "the content holds the stop string %q", s)
 			}
 		}
 		if res.FinishReason == "length" {
-			return skip("the answer reached max_tokens before any stop sequence came (content: %s)", Cut(res.Content, 80))
+			return skip("the answer reached max_tokens before any stop sequence came (content: %s)", contract.Cut(res.Content, 80))
 		}
 		if res.FinishReason != "stop" {
 			return failed(st.sentText(), st.finishText(), "finish_reason is %q", res.FinishReason)
 		}
 		return pass(`content stops before %q, finish_reason "stop"`, stops[0])
-	case ChoicesN:
+	case contract.ChoicesN:
 		want := r.intParam("n", 2)
 		idx := choiceIndexes(st)
 		exp := make([]int, want)
@@ -208,25 +210,25 @@ func (r *runner) judgeStream(st *streamed) Outcome {
 			return failed(st.sentText(), st.finishText(), "n %d gave choice indexes %v", want, idx)
 		}
 		return pass("choices %v", idx)
-	case ToolChoiceNone, ToolChoiceRequired, ToolChoiceNamed, ToolArguments, ToolCallIDs, ToolFinishReason, ToolParallelFalse:
+	case contract.ToolChoiceNone, contract.ToolChoiceRequired, contract.ToolChoiceNamed, contract.ToolArguments, contract.ToolCallIDs, contract.ToolFinishReason, contract.ToolParallelFalse:
 		return r.tools(st)
-	case JSONObject, JSONSchema:
+	case contract.JSONObject, contract.JSONSchema:
 		if res.FinishReason == "length" {
 			// The reference: the JSON may be partial when the answer was cut.
-			return skip("the answer was cut at max_tokens, so its JSON cannot be complete (content: %s)", Cut(res.Content, 80))
+			return skip("the answer was cut at max_tokens, so its JSON cannot be complete (content: %s)", contract.Cut(res.Content, 80))
 		}
-		if r.s.Check == JSONSchema {
+		if r.kind == contract.JSONSchema {
 			return r.jsonSchema(st)
 		}
 		c := strings.TrimSpace(res.Content)
 		if !json.Valid([]byte(c)) {
-			return failed(st.sentText(), "content: "+Cut(res.Content, EvidenceRunes), "the content is not JSON")
+			return failed(st.sentText(), "content: "+contract.Cut(res.Content, EvidenceRunes), "the content is not JSON")
 		}
 		return pass("content is JSON (%d chars)", len(c))
-	case ReasoningSeparated:
+	case contract.ReasoningSeparated:
 		return reasoning(st)
 	}
-	return failed("", "", "check %s: not a streamed check", r.s.Check)
+	return failed("", "", "check %s: not a streamed check", r.kind)
 }
 
 var nMentioned = regexp.MustCompile(`(?i)\bn\b|\bchoices\b`)
@@ -261,7 +263,7 @@ func (r *runner) framing(st *streamed) Outcome {
 			got = st.eventText(len(res.Events))
 		}
 		if st.err != nil && !errors.Is(st.err, stream.ErrTruncated) {
-			return failed(st.sentText(), "last "+got, "the stream failed after %d events without data: [DONE]: %s", res.EventsSeen, Cut(st.err.Error(), 160))
+			return failed(st.sentText(), "last "+got, "the stream failed after %d events without data: [DONE]: %s", res.EventsSeen, contract.Cut(st.err.Error(), 160))
 		}
 		return failed(st.sentText(), "last "+got, "the stream ended after %d events without data: [DONE]", res.EventsSeen)
 	}
@@ -418,7 +420,7 @@ func (st *streamed) finishText() string {
 	return st.errText()
 }
 
-func needUsage(st *streamed) (*openai.Usage, Outcome, bool) {
+func needUsage(st *streamed) (*results.Usage, Outcome, bool) {
 	if st.res.Usage == nil {
 		return nil, failed("", st.errText(), "no usage came (stream_options.include_usage was sent)"), false
 	}
@@ -455,9 +457,9 @@ func choiceIndexes(st *streamed) []int {
 }
 
 // limit is the token limit the request sent in field (max_tokens or
-// max_completion_tokens): Spec.Body's, else the case's max_tokens.
+// max_completion_tokens): Protocol.Body's, else the case's max_tokens.
 func (r *runner) limit(field string) int {
-	if n, ok := asInt(r.s.Body[field]); ok {
+	if n, ok := contract.AsInt(r.s.Body[field]); ok {
 		return n
 	}
 	if r.in.MaxTokens > 0 {
@@ -467,29 +469,13 @@ func (r *runner) limit(field string) int {
 }
 
 func (r *runner) intParam(key string, def int) int {
-	if n, ok := asInt(r.s.Body[key]); ok {
+	if n, ok := contract.AsInt(r.s.Body[key]); ok {
 		return n
 	}
-	if n, ok := asInt(r.in.ExtraBody[key]); ok {
+	if n, ok := contract.AsInt(r.in.ExtraBody[key]); ok {
 		return n
 	}
 	return def
-}
-
-func stopStrings(v any) []string {
-	switch s := v.(type) {
-	case string:
-		return []string{s}
-	case []any:
-		var out []string
-		for _, x := range s {
-			if str, ok := x.(string); ok && str != "" {
-				out = append(out, str)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 func (r *runner) tools(st *streamed) Outcome {
@@ -497,10 +483,10 @@ func (r *runner) tools(st *streamed) Outcome {
 	calls := res.ToolCalls
 	callText := func() string {
 		b, _ := json.Marshal(calls)
-		return "tool calls: " + Cut(string(b), EvidenceRunes)
+		return "tool calls: " + contract.Cut(string(b), EvidenceRunes)
 	}
-	switch r.s.Check {
-	case ToolChoiceNone:
+	switch r.kind {
+	case contract.ToolChoiceNone:
 		if len(calls) > 0 {
 			return failed("", callText(), "%d tool call(s) came for tool_choice \"none\"", len(calls))
 		}
@@ -508,18 +494,18 @@ func (r *runner) tools(st *streamed) Outcome {
 			return failed("", st.finishText(), `finish_reason "tool_calls" with no tool call`)
 		}
 		return pass("no tool call, finish_reason %q", res.FinishReason)
-	case ToolChoiceRequired:
+	case contract.ToolChoiceRequired:
 		if len(calls) == 0 {
-			return failed("", "content: "+Cut(res.Content, EvidenceRunes), "no tool call came")
+			return failed("", "content: "+contract.Cut(res.Content, EvidenceRunes), "no tool call came")
 		}
 		return pass("%d tool call(s)", len(calls))
-	case ToolChoiceNamed:
-		want := namedChoice(r.in.ExtraBody["tool_choice"])
+	case contract.ToolChoiceNamed:
+		want := contract.NamedChoice(r.in.ExtraBody["tool_choice"])
 		if want == "" {
 			return failed("", "", "the case's tool_choice names no function")
 		}
 		if len(calls) == 0 {
-			return failed("", "content: "+Cut(res.Content, EvidenceRunes), "no tool call came; want a call to %q", want)
+			return failed("", "content: "+contract.Cut(res.Content, EvidenceRunes), "no tool call came; want a call to %q", want)
 		}
 		for _, c := range calls {
 			if c.Function.Name != want {
@@ -527,29 +513,29 @@ func (r *runner) tools(st *streamed) Outcome {
 			}
 		}
 		return pass("%d call(s) to %q", len(calls), want)
-	case ToolParallelFalse:
+	case contract.ToolParallelFalse:
 		if len(calls) > 1 {
 			return failed("", callText(), "%d tool calls came with parallel_tool_calls false", len(calls))
 		}
 		return pass("%d tool call(s)", len(calls))
 	}
 	if len(calls) == 0 {
-		return skip("no tool call came to check (the model answered: %s)", Cut(res.Content, 80))
+		return skip("no tool call came to check (the model answered: %s)", contract.Cut(res.Content, 80))
 	}
-	switch r.s.Check {
-	case ToolArguments:
-		schemas := toolSchemas(r.in.ExtraBody["tools"])
+	switch r.kind {
+	case contract.ToolArguments:
+		schemas := contract.ToolSchemas(r.in.ExtraBody["tools"])
 		for _, c := range calls {
 			sch, ok := schemas[c.Function.Name]
 			if !ok {
 				return failed("", callText(), "a call to %q, which is not one of the request's tools", c.Function.Name)
 			}
-			if err := validate(sch, c.Function.Arguments); err != nil {
+			if err := schema.Validate(sch, c.Function.Arguments); err != nil {
 				return failed("", callText(), "the arguments of %q: %v", c.Function.Name, err)
 			}
 		}
 		return pass("%d call(s) with arguments valid against their schemas", len(calls))
-	case ToolCallIDs:
+	case contract.ToolCallIDs:
 		seen := map[string]bool{}
 		for i, c := range calls {
 			if c.ID == "" {
@@ -561,40 +547,13 @@ func (r *runner) tools(st *streamed) Outcome {
 			seen[c.ID] = true
 		}
 		return pass("%d call(s), distinct ids", len(calls))
-	case ToolFinishReason:
+	case contract.ToolFinishReason:
 		if res.FinishReason != "tool_calls" {
 			return failed("", st.finishText(), "%d tool call(s) but finish_reason %q", len(calls), res.FinishReason)
 		}
 		return pass(`finish_reason "tool_calls"`)
 	}
-	return failed("", "", "check %s: not a tool check", r.s.Check)
-}
-
-func namedChoice(v any) string {
-	m, _ := v.(map[string]any)
-	fn, _ := m["function"].(map[string]any)
-	s, _ := fn["name"].(string)
-	return s
-}
-
-// toolSchemas maps each tool of a request's "tools" to its parameters.
-func toolSchemas(v any) map[string]any {
-	out := map[string]any{}
-	list, _ := v.([]any)
-	for _, t := range list {
-		m, _ := t.(map[string]any)
-		fn, _ := m["function"].(map[string]any)
-		name, _ := fn["name"].(string)
-		if name == "" {
-			continue
-		}
-		params := fn["parameters"]
-		if params == nil {
-			params = map[string]any{}
-		}
-		out[name] = params
-	}
-	return out
+	return failed("", "", "check %s: not a tool check", r.kind)
 }
 
 func (r *runner) jsonSchema(st *streamed) Outcome {
@@ -604,8 +563,8 @@ func (r *runner) jsonSchema(st *streamed) Outcome {
 	if !ok {
 		return failed("", "", "the case's response_format has no json_schema.schema")
 	}
-	if err := validate(sch, st.res.Content); err != nil {
-		return failed("", "content: "+Cut(st.res.Content, EvidenceRunes), "the content: %v", err)
+	if err := schema.Validate(sch, st.res.Content); err != nil {
+		return failed("", "content: "+contract.Cut(st.res.Content, EvidenceRunes), "the content: %v", err)
 	}
 	return pass("content valid against the schema")
 }
@@ -629,7 +588,7 @@ func reasoning(st *streamed) Outcome {
 		}
 	}
 	if i := strings.Index(st.res.Content, "<think>"); i >= 0 {
-		return failed("", "content: "+Cut(st.res.Content[i:], EvidenceRunes), "the content holds <think>")
+		return failed("", "content: "+contract.Cut(st.res.Content[i:], EvidenceRunes), "the content holds <think>")
 	}
 	if len(fields) == 0 {
 		return skip("no reasoning arrived (a model that does not think, or one told not to)")
@@ -649,13 +608,13 @@ type nonStreamed struct {
 	Choices []struct {
 		Index   int `json:"index"`
 		Message *struct {
-			Role      string            `json:"role"`
-			Content   *string           `json:"content"`
-			ToolCalls []openai.ToolCall `json:"tool_calls"`
+			Role      string             `json:"role"`
+			Content   *string            `json:"content"`
+			ToolCalls []results.ToolCall `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *openai.Usage `json:"usage"`
+	Usage *results.Usage `json:"usage"`
 }
 
 func (r *runner) completionObject(ctx context.Context) Outcome {
@@ -714,7 +673,7 @@ func (r *runner) compare(ctx context.Context) Outcome {
 	if err != nil {
 		return failed("", "", "%v", err)
 	}
-	if o := r.judgeCompletion(ex); o.Verdict != Pass {
+	if o := r.judgeCompletion(ex); o.Verdict != contract.Pass {
 		o.Evidence = "the non-streamed answer: " + o.Evidence
 		return st.with(o)
 	}
@@ -725,8 +684,8 @@ func (r *runner) compare(ctx context.Context) Outcome {
 		return st.with(failed(st.sentText()+" and non-streamed", "streamed "+st.usageText()+"; non-streamed "+ex.gotText(), format, args...))
 	}
 	res := st.res
-	switch r.s.Check {
-	case UsagePromptAgrees:
+	switch r.kind {
+	case contract.UsagePromptAgrees:
 		if res.Usage == nil || c.Usage == nil {
 			return both("usage missing (streamed %v, non-streamed %v)", res.Usage != nil, c.Usage != nil)
 		}
@@ -734,19 +693,19 @@ func (r *runner) compare(ctx context.Context) Outcome {
 			return both("prompt_tokens %d streamed, %d not streamed", res.Usage.PromptTokens, c.Usage.PromptTokens)
 		}
 		return st.with(pass("prompt_tokens %d both ways", c.Usage.PromptTokens))
-	case StreamAgrees:
+	case contract.StreamAgrees:
 		content := ""
 		if msg.Content != nil {
 			content = *msg.Content
 		}
 		if strings.TrimSpace(content) != strings.TrimSpace(res.Content) {
-			return st.with(failed(st.sentText()+" and non-streamed", fmt.Sprintf("streamed content %q; non-streamed %q", Cut(res.Content, 180), Cut(content, 180)), "the contents differ"))
+			return st.with(failed(st.sentText()+" and non-streamed", fmt.Sprintf("streamed content %q; non-streamed %q", contract.Cut(res.Content, 180), contract.Cut(content, 180)), "the contents differ"))
 		}
 		if a, b := callNames(res.ToolCalls), callNames(msg.ToolCalls); !reflect.DeepEqual(a, b) {
 			return both("tool calls %v streamed, %v not streamed", a, b)
 		}
 		return st.with(pass("the same content (%d chars) and tool calls both ways", len(content)))
-	case ToolArgsAgree:
+	case contract.ToolArgsAgree:
 		a, b := res.ToolCalls, msg.ToolCalls
 		if len(a) == 0 && len(b) == 0 {
 			return st.with(skip("no tool call came either way"))
@@ -754,7 +713,7 @@ func (r *runner) compare(ctx context.Context) Outcome {
 		got := func() string {
 			x, _ := json.Marshal(a)
 			y, _ := json.Marshal(b)
-			return fmt.Sprintf("streamed %s; non-streamed %s", Cut(string(x), 200), Cut(string(y), 200))
+			return fmt.Sprintf("streamed %s; non-streamed %s", contract.Cut(string(x), 200), contract.Cut(string(y), 200))
 		}
 		if len(a) != len(b) {
 			return st.with(failed(st.sentText()+" and non-streamed", got(), "%d tool call(s) streamed, %d not streamed", len(a), len(b)))
@@ -766,10 +725,10 @@ func (r *runner) compare(ctx context.Context) Outcome {
 		}
 		return st.with(pass("%d tool call(s), the same arguments both ways", len(a)))
 	}
-	return failed("", "", "check %s: not a comparison", r.s.Check)
+	return failed("", "", "check %s: not a comparison", r.kind)
 }
 
-func callNames(calls []openai.ToolCall) []string {
+func callNames(calls []results.ToolCall) []string {
 	out := []string{}
 	for _, c := range calls {
 		out = append(out, c.Function.Name)
@@ -794,7 +753,7 @@ func (r *runner) errorAnswer(ctx context.Context) Outcome {
 	}
 	o := r.judgeError(ex)
 	o.Status = ex.status
-	if o.Verdict == Fail && o.Sent == "" {
+	if o.Verdict == contract.Fail && o.Sent == "" {
 		o.Sent, o.Received = ex.sentText(), ex.gotText()
 	}
 	return o
@@ -805,8 +764,8 @@ func (r *runner) judgeError(ex *exchange) Outcome {
 		return failed("", "", "no answer: %v", ex.err)
 	}
 	s := ex.status
-	switch r.s.Check {
-	case MalformedBody:
+	switch r.kind {
+	case contract.MalformedBody:
 		switch {
 		case s == http.StatusBadRequest:
 			return pass("HTTP 400")
@@ -814,12 +773,12 @@ func (r *runner) judgeError(ex *exchange) Outcome {
 			return pass("HTTP %d (a 4xx: the client's fault, not retried; 400 is the reference's)", s)
 		}
 		return failed("", "", "HTTP %d for a body that is not JSON", s)
-	case EmptyMessages:
+	case contract.EmptyMessages:
 		if s >= 400 && s < 500 {
 			return pass("HTTP %d", s)
 		}
 		return failed("", "", "HTTP %d for empty messages", s)
-	case ErrorJSON:
+	case contract.ErrorJSON:
 		if s < 400 {
 			return skip("no error came (HTTP %d)", s)
 		}
@@ -828,7 +787,7 @@ func (r *runner) judgeError(ex *exchange) Outcome {
 			return failed("", "", "the HTTP %d body is not a JSON object (%s)", s, orNone(ex.contentType))
 		}
 		return pass("HTTP %d with a JSON body (%s)", s, orNone(ex.contentType))
-	case UnknownModel:
+	case contract.UnknownModel:
 		if s != http.StatusNotFound && s != http.StatusBadRequest {
 			return failed("", "", "HTTP %d for an unknown model", s)
 		}
@@ -847,9 +806,9 @@ func (r *runner) judgeError(ex *exchange) Outcome {
 		if e.Error.Type == nil {
 			return failed("", "", "error.type is missing")
 		}
-		return pass("HTTP %d, error type %q: %s", s, *e.Error.Type, Cut(*e.Error.Message, 100))
+		return pass("HTTP %d, error type %q: %s", s, *e.Error.Type, contract.Cut(*e.Error.Message, 100))
 	}
-	return failed("", "", "check %s: not an error check", r.s.Check)
+	return failed("", "", "check %s: not an error check", r.kind)
 }
 
 func (r *runner) wrongKey(ctx context.Context) Outcome {
@@ -858,24 +817,24 @@ func (r *runner) wrongKey(ctx context.Context) Outcome {
 		return failed("", "", "%v", err)
 	}
 	noKey, wrongKey := "", WrongKey
-	open := r.do(ctx, http.MethodPost, EndpointChat, body, &noKey)
+	open := r.do(ctx, http.MethodPost, contract.EndpointChat, body, &noKey)
 	if open.status == 0 {
 		return failed(open.sentText(), open.gotText(), "no answer without a key")
 	}
 	if open.status >= 200 && open.status < 300 {
 		return skip("the server answers without an API key (HTTP %d): it requires none", open.status)
 	}
-	ex := r.do(ctx, http.MethodPost, EndpointChat, body, &wrongKey)
+	ex := r.do(ctx, http.MethodPost, contract.EndpointChat, body, &wrongKey)
 	if ex.status != http.StatusUnauthorized {
 		o := failed(ex.sentText()+" with a wrong key", ex.gotText(), "HTTP %d for a wrong key (HTTP %d without one)", ex.status, open.status)
 		o.Status = ex.status
 		return o
 	}
-	return Outcome{Verdict: Pass, Evidence: fmt.Sprintf("HTTP %d without a key, 401 with a wrong one", open.status), Status: ex.status}
+	return Outcome{Verdict: contract.Pass, Evidence: fmt.Sprintf("HTTP %d without a key, 401 with a wrong one", open.status), Status: ex.status}
 }
 
 func (r *runner) models(ctx context.Context) Outcome {
-	ex := r.do(ctx, http.MethodGet, EndpointModels, nil, nil)
+	ex := r.do(ctx, http.MethodGet, contract.EndpointModels, nil, nil)
 	bad := func(format string, args ...any) Outcome {
 		o := failed(ex.sentText(), ex.gotText(), format, args...)
 		o.Status = ex.status
@@ -916,7 +875,7 @@ func (r *runner) models(ctx context.Context) Outcome {
 	if found == "" {
 		return bad("the model in use, %q, is not listed", r.t.Model)
 	}
-	return Outcome{Verdict: Pass, Evidence: fmt.Sprintf("%d model(s), %q among them", len(*l.Data), found), Status: ex.status}
+	return Outcome{Verdict: contract.Pass, Evidence: fmt.Sprintf("%d model(s), %q among them", len(*l.Data), found), Status: ex.status}
 }
 
 // running reads the server's running-requests gauge.

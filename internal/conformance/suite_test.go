@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/conformance"
+	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
@@ -70,8 +70,8 @@ func TestEachFaultFailsItsContract(t *testing.T) {
 			assert.Contains(t, msgs[0], "got: ", "%s: the message says what came back", want)
 			assert.NotEmpty(t, c.Received, "%s: the record keeps what came back", want)
 			assert.Equal(t, "fail", c.Verdict, "fault %s breaks %s: %s", f, want, c.Evidence)
-			assert.Equal(t, c.Level == string(conformance.Must), c.Failing, "%s fails the run exactly when it is a MUST", want)
-			assert.Equal(t, conformance.Rules[conformance.Kind(c.Check)].Text, c.Rule, "the record names the rule")
+			assert.Equal(t, c.Level == string(contract.Must), c.Failing, "%s fails the run exactly when it is a MUST", want)
+			assert.Equal(t, contract.Rules[contract.Kind(c.Check)].Text, c.Rule, "the record names the rule")
 			for name, other := range got {
 				if name == want || dependent[f][name] {
 					continue

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // TestSummarizeSkipsUnmeasuredDecode: a request whose tpot and gen_tps
@@ -26,9 +26,9 @@ func TestSummarizeSkipsUnmeasuredDecode(t *testing.T) {
 	assert.Equal(t, 1, st.TPOT.Count, "one TPOT sample")
 	assert.Equal(t, 200.0, st.GenTPS.Max, "no NaN and no burst rate in gen_tps")
 	assert.Equal(t, 2, st.TTFT.Count, "TTFT keeps both")
-	ths, err := stats.ParseThresholds("gen_tps_mean >= 100", "ttft_p95_ms <= 500")
+	ths, err := results.ParseThresholds("gen_tps_mean >= 100", "ttft_p95_ms <= 500")
 	require.NoError(t, err, "thresholds")
-	out := stats.Evaluate(st, ths)
+	out := loadgen.Evaluate(st, ths)
 	assert.True(t, out[0].Pass, "the measured gen_tps passes")
 	assert.Equal(t, 1, out[0].Skipped, "gen_tps threshold counts the skipped request")
 	assert.Contains(t, out[0].String(), "(1 requests left out: decode span not observable)", "and says so")

@@ -11,15 +11,15 @@
 //     (burstiness) arrivals from a seeded schedule (Schedule); a request is
 //     sent on schedule whether or not earlier ones finished, and each
 //     records its lag behind the schedule, so a client that cannot keep up
-//     is visible in the stats (stats.Stats.Lag, stats.Stats.Late), never silent.
+//     is visible in the stats (results.LoadStats.Lag, results.LoadStats.Late), never silent.
 //     A cap on requests in flight bounds it; the overflow either waits
 //     (and is late) or is dropped and counted.
 //
-// Run.Stats / Summarize turn the samples into stats.Stats: mean, median, stddev,
+// Run.Stats / Summarize turn the samples into results.LoadStats: mean, median, stddev,
 // p50/p90/p95/p99 (and chosen percentiles) of TTFT, TTFO, TPOT, ITL (every
 // chunk gap, pooled) and E2EL, request and output-token throughput, peak
 // streams in flight, errors by kind (Classify) and DistServe goodput
-// (requests per second meeting a per-request stats.RequestSLO).
+// (requests per second meeting a per-request results.GoodputSLO).
 //
 // A run can be spread over several processes or machines (Shard: "I/N",
 // BENCHSERVE_SHARD, Kubernetes Indexed Jobs' JOB_COMPLETION_INDEX with
@@ -29,7 +29,7 @@
 // requests within the whole run; resultio.MergePayloads joins the shards'
 // payloads afterwards.
 //
-// Thresholds (stats.ParseThreshold: "ttft_p95_ms <= 500", "error_rate <= 0.01")
-// are evaluated on stats.Stats after the run, each giving an stats.Outcome with the
+// Thresholds (results.ParseThreshold: "ttft_p95_ms <= 500", "error_rate <= 0.01")
+// are evaluated on results.LoadStats after the run, each giving an results.SLOResult with the
 // measured value; package benchtest turns them into subtests.
 package loadgen

@@ -7,8 +7,8 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/loadgen"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 // An open-loop run at 50 requests per second against the fixture server,
@@ -29,11 +29,11 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	st := run.Stats(loadgen.StatsOptions{Goodput: &stats.RequestSLO{TTFTms: 1000}})
+	st := run.Stats(loadgen.StatsOptions{Goodput: &results.GoodputSLO{TTFTms: 1000}})
 	fmt.Printf("requests=%d succeeded=%d output_tokens=%d errors=%d\n", st.Requests, st.Succeeded, st.OutputTokens, len(st.Errors))
 
-	ths, _ := stats.ParseThresholds("ttft_p99_ms <= 1000", "error_rate <= 0")
-	for _, o := range stats.Evaluate(st, ths) {
+	ths, _ := results.ParseThresholds("ttft_p99_ms <= 1000", "error_rate <= 0")
+	for _, o := range loadgen.Evaluate(st, ths) {
 		fmt.Println(o.Name(), o.Pass)
 	}
 	// Output:

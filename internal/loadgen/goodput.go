@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // ParseGoodput parses a per-request goodput SLO written as vLLM bench
@@ -16,22 +16,22 @@ import (
 // metric not given has no limit. The error names the pair and says what
 // is wrong: an unknown metric, a value that is not a positive number, a
 // metric given twice, or nothing given.
-func ParseGoodput(args ...string) (stats.RequestSLO, error) {
-	var slo stats.RequestSLO
+func ParseGoodput(args ...string) (results.GoodputSLO, error) {
+	var slo results.GoodputSLO
 	seen := map[string]bool{}
 	for _, arg := range args {
 		for _, pair := range strings.FieldsFunc(arg, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' }) {
 			name, value, ok := strings.Cut(pair, ":")
 			if !ok {
-				return stats.RequestSLO{}, fmt.Errorf("goodput %q: want metric:milliseconds, e.g. ttft:500", pair)
+				return results.GoodputSLO{}, fmt.Errorf("goodput %q: want metric:milliseconds, e.g. ttft:500", pair)
 			}
 			name = strings.ToLower(strings.TrimSpace(name))
 			ms, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 			if err != nil || !(ms > 0) || math.IsInf(ms, 0) {
-				return stats.RequestSLO{}, fmt.Errorf("goodput %q: %q is not a positive number of milliseconds", pair, value)
+				return results.GoodputSLO{}, fmt.Errorf("goodput %q: %q is not a positive number of milliseconds", pair, value)
 			}
 			if seen[name] {
-				return stats.RequestSLO{}, fmt.Errorf("goodput %q: %s given twice", pair, name)
+				return results.GoodputSLO{}, fmt.Errorf("goodput %q: %s given twice", pair, name)
 			}
 			seen[name] = true
 			switch name {
@@ -42,12 +42,12 @@ func ParseGoodput(args ...string) (stats.RequestSLO, error) {
 			case "e2el":
 				slo.E2ELms = ms
 			default:
-				return stats.RequestSLO{}, fmt.Errorf("goodput %q: unknown metric %q (want ttft, tpot or e2el)", pair, name)
+				return results.GoodputSLO{}, fmt.Errorf("goodput %q: unknown metric %q (want ttft, tpot or e2el)", pair, name)
 			}
 		}
 	}
 	if len(seen) == 0 {
-		return stats.RequestSLO{}, fmt.Errorf("goodput: no limit given (want metric:milliseconds pairs, e.g. ttft:500 tpot:50)")
+		return results.GoodputSLO{}, fmt.Errorf("goodput: no limit given (want metric:milliseconds pairs, e.g. ttft:500 tpot:50)")
 	}
 	return slo, nil
 }

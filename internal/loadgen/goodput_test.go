@@ -7,16 +7,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 func TestParseGoodput(t *testing.T) {
 	slo, err := loadgen.ParseGoodput("ttft:500", "tpot:50.5")
 	require.NoError(t, err, "separate arguments")
-	assert.Equal(t, stats.RequestSLO{TTFTms: 500, TPOTms: 50.5}, slo)
+	assert.Equal(t, results.GoodputSLO{TTFTms: 500, TPOTms: 50.5}, slo)
 	slo, err = loadgen.ParseGoodput("ttft:500 tpot:50,e2el:3000")
 	require.NoError(t, err, "one argument")
-	assert.Equal(t, stats.RequestSLO{TTFTms: 500, TPOTms: 50, E2ELms: 3000}, slo)
+	assert.Equal(t, results.GoodputSLO{TTFTms: 500, TPOTms: 50, E2ELms: 3000}, slo)
 
 	for arg, want := range map[string]string{
 		"ttft":          `goodput "ttft": want metric:milliseconds`,

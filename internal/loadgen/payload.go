@@ -1,15 +1,29 @@
 package loadgen
 
 import (
-	"math"
 	"time"
 
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
 
+// KindRequest is the error kind PayloadStats gives a record whose request
+// failed for a reason other than its policy timeout (a payload keeps the
+// error's text, not its kind).
+const KindRequest results.ErrorKind = "request"
+
+// Evaluate measures every threshold on st, in order
+// (results.Threshold.Evaluate).
+func Evaluate(st results.LoadStats, ths []results.Threshold) []results.SLOResult {
+	out := make([]results.SLOResult, len(ths))
+	for i, th := range ths {
+		out[i] = th.Evaluate(st)
+	}
+	return out
+}
+
 // PayloadStats summarizes a results payload (what RunWorkload returns) as
-// stats.Stats, so thresholds (stats.Evaluate; benchtest.WithSLO at the door) can gate a workload run. Every record is one
+// results.LoadStats, so thresholds (Evaluate; benchtest.WithSLO at the
+// door) can gate a workload run. Every record is one
 // request. A record with Error set is failed: of kind policy_timeout when
 // its policy timeout was exceeded, else of kind "request" (the payload
 // keeps the error text, not its type); one whose quality checks failed
@@ -17,7 +31,7 @@ import (
 // earliest started_at to the latest started_at + e2e latency (records
 // whose started_at does not parse are left out of it), so throughputs are
 // approximate for sequential runs with gaps between cases.
-func PayloadStats(p *results.Payload) stats.Stats {
+func PayloadStats(p *results.Payload) results.LoadStats {
 	samples := make([]Sample, 0, len(p.Results))
 	var first, last time.Time
 	for i, r := range p.Results {
@@ -34,11 +48,11 @@ func PayloadStats(p *results.Payload) stats.Stats {
 		}
 		switch {
 		case r.Error != "" && r.Policy.WithinTimeout != nil && !*r.Policy.WithinTimeout:
-			s.Kind = stats.KindPolicyTimeout
+			s.Kind = results.KindPolicyTimeout
 		case r.Error != "":
-			s.Kind = stats.KindRequest
+			s.Kind = KindRequest
 		case !r.Quality.OK:
-			s.Kind = stats.KindQuality
+			s.Kind = results.KindQuality
 		}
 		samples = append(samples, s)
 		start, err := time.Parse("2006-01-02T15:04:05.999999-07:00", r.StartedAt)
@@ -58,15 +72,10 @@ func PayloadStats(p *results.Payload) stats.Stats {
 
 // EvaluatePayload evaluates run-level thresholds (parsed once, at the
 // door) on a workload payload's records (PayloadStats) and records the
-// outcomes in p.SLO, each named by its threshold as written, in the order
-// given. It returns the outcomes.
-func EvaluatePayload(p *results.Payload, ths []stats.Threshold) []stats.Outcome {
-	outcomes := stats.Evaluate(PayloadStats(p), ths)
-	exprs := make([]string, len(ths))
-	for i, th := range ths {
-		exprs[i] = th.Expr
-	}
-	p.SLO = SLOResults(exprs, outcomes)
+// outcomes in p.SLO, in the order given. It returns them.
+func EvaluatePayload(p *results.Payload, ths []results.Threshold) []results.SLOResult {
+	outcomes := Evaluate(PayloadStats(p), ths)
+	p.SLO = append([]results.SLOResult(nil), outcomes...)
 	return outcomes
 }
 
@@ -74,34 +83,10 @@ func EvaluatePayload(p *results.Payload, ths []stats.Threshold) []stats.Outcome 
 // that has them as written (a merged payload's slo block): it parses them
 // and returns an error naming every one that does not parse (then p is
 // unchanged).
-func CheckPayload(p *results.Payload, thresholds []string) ([]stats.Outcome, error) {
-	ths, err := stats.ParseThresholds(thresholds...)
+func CheckPayload(p *results.Payload, thresholds []string) ([]results.SLOResult, error) {
+	ths, err := results.ParseThresholds(thresholds...)
 	if err != nil {
 		return nil, err
 	}
 	return EvaluatePayload(p, ths), nil
-}
-
-// SLOResults turns outcomes into the payload's slo entries, each named by
-// the threshold as written (exprs[i] for outcomes[i]); a measurement
-// without samples (NaN) is recorded as null.
-func SLOResults(exprs []string, outcomes []stats.Outcome) []results.SLOResult {
-	out := make([]results.SLOResult, len(outcomes))
-	for i, o := range outcomes {
-		name := o.Name()
-		if i < len(exprs) {
-			name = exprs[i]
-		}
-		r := results.SLOResult{Threshold: name, Pass: o.Pass}
-		if !math.IsNaN(o.Measured) {
-			m := o.Measured
-			r.Measured = &m
-		}
-		if o.CI != nil {
-			conclusive := o.Conclusive()
-			r.CI, r.Conclusive = results.IntervalOf(*o.CI), &conclusive
-		}
-		out[i] = r
-	}
-	return out
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Func sends request i (0-based, in schedule order) of a run and returns
@@ -120,8 +121,8 @@ type Run struct {
 	Late int
 }
 
-// stats.Stats summarizes the run (see Summarize) and adds the run-level counts.
-func (r *Run) Stats(opts StatsOptions) stats.Stats {
+// results.LoadStats summarizes the run (see Summarize) and adds the run-level counts.
+func (r *Run) Stats(opts StatsOptions) results.LoadStats {
 	s := Summarize(r.Samples, r.Duration, opts)
 	s.Mode = r.Mode
 	s.PeakInFlight = r.PeakInFlight
@@ -141,14 +142,14 @@ func (r *Run) AchievedRate() (rate float64, ok bool, reason string) {
 // Goodput is the rate of the sent requests that met slo (MetSLO):
 // AchievedRate times their share of the sent requests; ok false when
 // the achieved rate is not measured.
-func (r *Run) Goodput(slo stats.RequestSLO) (rate float64, ok bool) {
+func (r *Run) Goodput(slo results.GoodputSLO) (rate float64, ok bool) {
 	achieved, ok, _ := r.AchievedRate()
 	if !ok || r.Sent == 0 {
 		return 0, false
 	}
 	met := 0
 	for _, s := range r.Samples {
-		if s.Kind != stats.KindDropped && MetSLO(slo, s) {
+		if s.Kind != results.KindDropped && MetSLO(slo, s) {
 			met++
 		}
 	}
@@ -260,7 +261,7 @@ func RunClosed(ctx context.Context, fn Func, cfg Closed) (*Run, error) {
 // cfg.Schedule and is sent then, whatever happened to earlier requests,
 // unless MaxInFlight requests are in flight (see Overflow). Each sample
 // records its lag (actual send − scheduled), so a client that cannot keep
-// up shows in stats.Stats.Lag and Run.Late instead of silently lowering
+// up shows in results.LoadStats.Lag and Run.Late instead of silently lowering
 // the rate; fn finds the instant its request was due with Due(ctx).
 //
 // Duration ends the schedule at that offset, and the sending on the wall
@@ -347,7 +348,7 @@ schedule:
 			default:
 				now := time.Since(rec.start)
 				rec.add(Sample{Index: i, Scheduled: at, Sent: now, Lag: now - at,
-					Kind: stats.KindDropped, Err: errDropped})
+					Kind: results.KindDropped, Err: errDropped})
 				continue
 			}
 		default:

@@ -12,8 +12,8 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/loadgen"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 // scripted starts a fixture answering every request with tokens content
@@ -104,7 +104,7 @@ func TestRunOpenDropsOverflow(t *testing.T) {
 	st := run.Stats(loadgen.StatsOptions{})
 	assert.Len(t, run.Samples, 20, "sent and dropped requests are all recorded")
 	assert.Greater(t, st.Dropped, 10, "20 requests in ~40 ms with 2 slots of 100 ms: most are dropped")
-	assert.Equal(t, st.Dropped, st.Errors[stats.KindDropped], "dropped requests are counted by kind")
+	assert.Equal(t, st.Dropped, st.Errors[results.KindDropped], "dropped requests are counted by kind")
 	assert.Equal(t, 20, st.Requests+st.Dropped, "requests + dropped = schedule")
 	assert.InDelta(t, float64(st.Dropped)/20, st.ErrorRate, 1e-9, "dropped requests count in the error rate")
 }
@@ -122,24 +122,24 @@ func TestRunOpenInFlightCanceledAtCap(t *testing.T) {
 	run, err := loadgen.RunOpen(t.Context(), fn, loadgen.Open{Rate: 1000, Seed: 5, Requests: 3, MaxDuration: 100 * time.Millisecond})
 	require.NoError(t, err, "open run")
 	st := run.Stats(loadgen.StatsOptions{})
-	assert.Equal(t, 3, st.Errors[stats.KindCanceled], "requests in flight at the cap are cancelled and counted")
+	assert.Equal(t, 3, st.Errors[results.KindCanceled], "requests in flight at the cap are cancelled and counted")
 }
 
 func TestClassify(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
-		want stats.ErrorKind
+		want results.ErrorKind
 	}{
 		{nil, ""},
-		{&stream.HTTPError{StatusCode: 429}, stats.KindHTTP4xx},
-		{fmt.Errorf("wrapped: %w", &stream.HTTPError{StatusCode: 503}), stats.KindHTTP5xx},
-		{&stream.HTTPError{StatusCode: 302}, stats.KindHTTPOther},
-		{&stream.ServerError{Message: "boom"}, stats.KindServerError},
-		{fmt.Errorf("x: %w", stream.ErrPolicyTimeout), stats.KindPolicyTimeout},
-		{fmt.Errorf("x: %w: %w", stream.ErrPolicyTimeout, context.DeadlineExceeded), stats.KindPolicyTimeout},
-		{stream.ErrTruncated, stats.KindTruncated},
-		{context.Canceled, stats.KindCanceled},
-		{errors.New("connection refused"), stats.KindTransport},
+		{&stream.HTTPError{StatusCode: 429}, results.KindHTTP4xx},
+		{fmt.Errorf("wrapped: %w", &stream.HTTPError{StatusCode: 503}), results.KindHTTP5xx},
+		{&stream.HTTPError{StatusCode: 302}, results.KindHTTPOther},
+		{&stream.ServerError{Message: "boom"}, results.KindServerError},
+		{fmt.Errorf("x: %w", stream.ErrPolicyTimeout), results.KindPolicyTimeout},
+		{fmt.Errorf("x: %w: %w", stream.ErrPolicyTimeout, context.DeadlineExceeded), results.KindPolicyTimeout},
+		{stream.ErrTruncated, results.KindTruncated},
+		{context.Canceled, results.KindCanceled},
+		{errors.New("connection refused"), results.KindTransport},
 	} {
 		assert.Equal(t, tc.want, loadgen.Classify(tc.err), "Classify(%v)", tc.err)
 	}
@@ -165,7 +165,7 @@ func TestRunWithFixtureErrors(t *testing.T) {
 	run, err := loadgen.RunClosed(t.Context(), fn, loadgen.Closed{Concurrency: 2, Requests: 8})
 	require.NoError(t, err, "closed run")
 	st := run.Stats(loadgen.StatsOptions{})
-	assert.Equal(t, map[stats.ErrorKind]int{stats.KindHTTP5xx: 2, stats.KindServerError: 2, stats.KindTruncated: 2}, st.Errors, "errors by kind")
+	assert.Equal(t, map[results.ErrorKind]int{results.KindHTTP5xx: 2, results.KindServerError: 2, results.KindTruncated: 2}, st.Errors, "errors by kind")
 	assert.Equal(t, 2, st.Succeeded, "the plain requests succeeded")
 	assert.InDelta(t, 0.75, st.ErrorRate, 1e-9, "6 of 8 failed")
 }

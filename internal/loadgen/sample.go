@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Classify maps a ChatStream error to its kind with errors.Is/As on
@@ -16,7 +16,7 @@ import (
 // truncated, context.Canceled/DeadlineExceeded → canceled, anything else →
 // transport. Policy timeouts are tested before context errors because a
 // policy timeout may wrap a deadline.
-func Classify(err error) stats.ErrorKind {
+func Classify(err error) results.ErrorKind {
 	var he *stream.HTTPError
 	var se *stream.ServerError
 	switch {
@@ -25,21 +25,21 @@ func Classify(err error) stats.ErrorKind {
 	case errors.As(err, &he):
 		switch {
 		case he.StatusCode >= 400 && he.StatusCode < 500:
-			return stats.KindHTTP4xx
+			return results.KindHTTP4xx
 		case he.StatusCode >= 500 && he.StatusCode < 600:
-			return stats.KindHTTP5xx
+			return results.KindHTTP5xx
 		}
-		return stats.KindHTTPOther
+		return results.KindHTTPOther
 	case errors.As(err, &se):
-		return stats.KindServerError
+		return results.KindServerError
 	case errors.Is(err, stream.ErrPolicyTimeout):
-		return stats.KindPolicyTimeout
+		return results.KindPolicyTimeout
 	case errors.Is(err, stream.ErrTruncated):
-		return stats.KindTruncated
+		return results.KindTruncated
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return stats.KindCanceled
+		return results.KindCanceled
 	}
-	return stats.KindTransport
+	return results.KindTransport
 }
 
 // Sample is the measurement of one request of a run, kept small (no
@@ -64,12 +64,16 @@ type Sample struct {
 	GenTPS                         float64
 	// CompletionTokens is the request's completion token count.
 	CompletionTokens int
+	// ConnectionRetries is stream.Result.ConnectionRetries: the request
+	// was sent again on a fresh connection because the server had closed
+	// the reused one without answering.
+	ConnectionRetries int
 
 	// Err is the request error; Kind its classification ("" on success).
 	// A sample may also be failed by the caller after the fact (a failed
 	// quality check): set Kind (and Err) on it.
 	Err  error
-	Kind stats.ErrorKind
+	Kind results.ErrorKind
 }
 
 // OK reports whether the request succeeded.
@@ -80,7 +84,7 @@ func SampleOf(res *stream.Result, err error) Sample {
 	s := Sample{Err: err, Kind: Classify(err)}
 	if res == nil {
 		if err != nil && s.Kind == "" {
-			s.Kind = stats.KindTransport
+			s.Kind = results.KindTransport
 		}
 		return s
 	}
@@ -92,5 +96,6 @@ func SampleOf(res *stream.Result, err error) Sample {
 	s.ITLms = res.ITLms
 	s.GenTPS = res.GenTPS
 	s.CompletionTokens = res.CompletionTokens
+	s.ConnectionRetries = res.ConnectionRetries
 	return s
 }

@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 func TestEvaluateThresholds(t *testing.T) {
 	st := loadgen.Summarize(handBuilt(), 2*time.Second, loadgen.StatsOptions{})
-	ths, err := stats.ParseThresholds(
+	ths, err := results.ParseThresholds(
 		"ttft_p95_ms <= 500",  // 385
 		"ttft_p95_ms <= 300",  // fails
 		"ttft_mean_s < 0.2",   // 0.25 s fails
@@ -25,7 +25,7 @@ func TestEvaluateThresholds(t *testing.T) {
 		"ttft_count == 4",
 	)
 	require.NoError(t, err, "thresholds parse")
-	got := stats.Evaluate(st, ths)
+	got := loadgen.Evaluate(st, ths)
 	want := []struct {
 		pass bool
 		msg  string
@@ -46,7 +46,7 @@ func TestEvaluateThresholds(t *testing.T) {
 		assert.Equal(t, w.msg, got[i].String(), "message of %s", got[i].Expr)
 	}
 	empty := loadgen.Summarize(nil, time.Second, loadgen.StatsOptions{})
-	th, _ := stats.ParseThreshold("ttft_p95_ms <= 500")
+	th, _ := results.ParseThreshold("ttft_p95_ms <= 500")
 	o := th.Evaluate(empty)
 	assert.False(t, o.Pass, "no samples fails a threshold")
 	assert.Equal(t, "ttft_p95_ms: no samples, want <= 500", o.String(), "no-sample message")

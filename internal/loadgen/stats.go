@@ -4,30 +4,31 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 // StatsOptions tunes Summarize. The zero value works.
 type StatsOptions struct {
 	// Percentiles are extra percentiles (besides 50/90/95/99) to compute
-	// for every stats.Dist, e.g. 99.9.
+	// for every results.Dist, e.g. 99.9.
 	Percentiles []float64
-	// Goodput, when non-nil, is the per-request SLO stats.Stats.Goodput counts
+	// Goodput, when non-nil, is the per-request SLO results.LoadStats.Goodput counts
 	// against.
-	Goodput *stats.RequestSLO
+	Goodput *results.GoodputSLO
 }
 
-// Summarize computes the stats.Stats of samples collected over duration
+// Summarize computes the results.LoadStats of samples collected over duration
 // (reference: compute_summary_stats per metric, extended with vLLM's
 // percentiles and throughputs). Samples of kind "dropped" count as Dropped,
 // not as Requests. Run-level fields (Mode, PeakInFlight, Unsent, Late) are
 // left zero; Run.Stats fills them.
-func Summarize(samples []Sample, duration time.Duration, opts StatsOptions) stats.Stats {
+func Summarize(samples []Sample, duration time.Duration, opts StatsOptions) results.LoadStats {
 	var ttft, ttfo, tpot, itl, e2el, gen, lag []float64
-	s := stats.Stats{Duration: duration, Errors: map[stats.ErrorKind]int{}, GoodputSLO: opts.Goodput}
+	s := results.LoadStats{Duration: duration, Errors: map[results.ErrorKind]int{}, GoodputSLO: opts.Goodput}
 	for _, x := range samples {
-		if x.Kind == stats.KindDropped {
+		if x.Kind == results.KindDropped {
 			s.Dropped++
-			s.Errors[stats.KindDropped]++
+			s.Errors[results.KindDropped]++
 			continue
 		}
 		s.Requests++
@@ -42,7 +43,7 @@ func Summarize(samples []Sample, duration time.Duration, opts StatsOptions) stat
 			// A request that streamed its answer and only failed a
 			// quality check was measured all the same: its timings
 			// count, as in the payload summary (one definition).
-			if kind != stats.KindQuality {
+			if kind != results.KindQuality {
 				continue
 			}
 		} else {
@@ -67,8 +68,8 @@ func Summarize(samples []Sample, duration time.Duration, opts StatsOptions) stat
 		itl = append(itl, x.ITLms...)
 	}
 	p := opts.Percentiles
-	s.TTFT, s.TTFO, s.TPOT = stats.NewDist(ttft, p...), stats.NewDist(ttfo, p...), stats.NewDist(tpot, p...)
-	s.ITL, s.E2EL, s.GenTPS, s.Lag = stats.NewDist(itl, p...), stats.NewDist(e2el, p...), stats.NewDist(gen, p...), stats.NewDist(lag, p...)
+	s.TTFT, s.TTFO, s.TPOT = results.NewDist(ttft, p...), results.NewDist(ttfo, p...), results.NewDist(tpot, p...)
+	s.ITL, s.E2EL, s.GenTPS, s.Lag = results.NewDist(itl, p...), results.NewDist(e2el, p...), results.NewDist(gen, p...), results.NewDist(lag, p...)
 	if secs := duration.Seconds(); secs > 0 {
 		s.RequestThroughput = float64(s.Succeeded) / secs
 		s.OutputThroughput = float64(s.OutputTokens) / secs
@@ -87,7 +88,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // Met reports whether s succeeded and stayed within every limit (a limit
 // is met when the value is <= it, as in vLLM). TPOT is only checked for
 // requests with >= 2 completion tokens.
-func MetSLO(slo stats.RequestSLO, s Sample) bool {
+func MetSLO(slo results.GoodputSLO, s Sample) bool {
 	if !s.OK() {
 		return false
 	}
@@ -105,13 +106,13 @@ func MetSLO(slo stats.RequestSLO, s Sample) bool {
 
 // Goodput returns the requests per second of duration that met slo
 // (DistServe's goodput); 0 when duration is not positive.
-func Goodput(samples []Sample, duration time.Duration, slo stats.RequestSLO) float64 {
+func Goodput(samples []Sample, duration time.Duration, slo results.GoodputSLO) float64 {
 	if duration <= 0 {
 		return 0
 	}
 	n := 0
 	for _, s := range samples {
-		if s.Kind != stats.KindDropped && MetSLO(slo, s) {
+		if s.Kind != results.KindDropped && MetSLO(slo, s) {
 			n++
 		}
 	}

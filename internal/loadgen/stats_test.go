@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
 )
@@ -26,8 +25,8 @@ func handBuilt() []loadgen.Sample {
 		ok(200, 20, 400, 11, 20),
 		ok(300, 30, 600, 11),
 		ok(400, 40, 800, 1), // one token: no TPOT, no gen_tps
-		{Err: &stream.HTTPError{StatusCode: 500}, Kind: stats.KindHTTP5xx, E2ELms: 5},
-		{Kind: stats.KindDropped, Err: errors.New("dropped")},
+		{Err: &stream.HTTPError{StatusCode: 500}, Kind: results.KindHTTP5xx, E2ELms: 5},
+		{Kind: results.KindDropped, Err: errors.New("dropped")},
 	}
 }
 
@@ -37,7 +36,7 @@ func TestSummarize(t *testing.T) {
 	assert.Equal(t, 4, st.Succeeded, "succeeded")
 	assert.Equal(t, 1, st.Failed, "failed")
 	assert.Equal(t, 1, st.Dropped, "dropped")
-	assert.Equal(t, map[stats.ErrorKind]int{stats.KindHTTP5xx: 1, stats.KindDropped: 1}, st.Errors, "errors by kind")
+	assert.Equal(t, map[results.ErrorKind]int{results.KindHTTP5xx: 1, results.KindDropped: 1}, st.Errors, "errors by kind")
 	assert.InDelta(t, 2.0/6, st.ErrorRate, 1e-12, "(failed + dropped) / (requests + dropped)")
 
 	assert.Equal(t, 4, st.TTFT.Count, "failed requests have no TTFT")
@@ -76,20 +75,20 @@ func TestSummarizeEmpty(t *testing.T) {
 func TestGoodput(t *testing.T) {
 	samples := handBuilt()
 	for _, tc := range []struct {
-		slo  stats.RequestSLO
+		slo  results.GoodputSLO
 		want float64
 		why  string
 	}{
-		{stats.RequestSLO{}, 2, "no limits: every succeeded request (4 in 2 s)"},
-		{stats.RequestSLO{TTFTms: 250}, 1, "TTFT 100 and 200 pass"},
-		{stats.RequestSLO{TTFTms: 200}, 1, "the limit is inclusive"},
-		{stats.RequestSLO{TPOTms: 25}, 1.5, "TPOT 10 and 20 pass, and the 1-token request has no TPOT to fail"},
-		{stats.RequestSLO{TTFTms: 1000, TPOTms: 25, E2ELms: 300}, 0.5, "only the first meets all three"},
-		{stats.RequestSLO{E2ELms: 10}, 0, "the failed request's 5 ms does not count"},
+		{results.GoodputSLO{}, 2, "no limits: every succeeded request (4 in 2 s)"},
+		{results.GoodputSLO{TTFTms: 250}, 1, "TTFT 100 and 200 pass"},
+		{results.GoodputSLO{TTFTms: 200}, 1, "the limit is inclusive"},
+		{results.GoodputSLO{TPOTms: 25}, 1.5, "TPOT 10 and 20 pass, and the 1-token request has no TPOT to fail"},
+		{results.GoodputSLO{TTFTms: 1000, TPOTms: 25, E2ELms: 300}, 0.5, "only the first meets all three"},
+		{results.GoodputSLO{E2ELms: 10}, 0, "the failed request's 5 ms does not count"},
 	} {
 		assert.Equal(t, tc.want, loadgen.Goodput(samples, 2*time.Second, tc.slo), tc.why)
 	}
-	slo := stats.RequestSLO{TTFTms: 250}
+	slo := results.GoodputSLO{TTFTms: 250}
 	st := loadgen.Summarize(samples, 2*time.Second, loadgen.StatsOptions{Goodput: &slo})
 	assert.Equal(t, 1.0, st.Goodput, "Summarize computes goodput with an SLO")
 }
@@ -104,12 +103,12 @@ func TestCheckPayloadRecordsOutcomes(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, outs, 3)
 	require.Len(t, p.SLO, 3)
-	assert.Equal(t, "ttft_max_ms <= 250", p.SLO[0].Threshold, "named as written")
+	assert.Equal(t, "ttft_max_ms <= 250", p.SLO[0].Expr, "named as written")
 	assert.False(t, p.SLO[0].Pass)
-	assert.Equal(t, 300.0, *p.SLO[0].Measured)
+	assert.Equal(t, 300.0, p.SLO[0].Measured)
 	assert.True(t, p.SLO[1].Pass)
-	assert.Equal(t, 0.0, *p.SLO[1].Measured)
-	assert.Nil(t, p.SLO[2].Measured, "no request had two tokens: no TPOT sample, recorded as null")
+	assert.Equal(t, 0.0, p.SLO[1].Measured)
+	assert.True(t, math.IsNaN(p.SLO[2].Measured), "no request had two tokens: no TPOT sample, recorded as null")
 	assert.False(t, p.SLO[2].Pass, "a threshold without samples fails")
 
 	_, err = loadgen.CheckPayload(p, []string{"ttft <= 1", "bogus"})

@@ -1,63 +1,18 @@
-// Package openai holds the wire types of the OpenAI-compatible chat
-// completions API that benchserve sends and reads: requests, streamed
-// chunks, usage and tool calls. Besides the JSON shapes it holds the few protocol rules every
-// request shares (DefaultMaxTokens, Authorize, ErrorMessage), so
-// the client (package stream), the fixture server (package fixtures) and the
-// quality checks (package checks) agree on one definition.
+// Package openai holds the engine's wire types of the OpenAI-compatible
+// chat completions API: the streamed chunks and their deltas. The shapes
+// users meet (messages, tool calls, usage) are the public vocabulary of
+// package results, which these types use. Besides the JSON shapes it holds
+// the few protocol rules every request shares (Authorize, ErrorMessage),
+// so the client (package stream) and the fixture server (package
+// fixtures) agree on one definition.
 package openai
 
 import (
 	"encoding/json"
 	"net/http"
+
+	"github.com/benchserve/benchserve/results"
 )
-
-// Message is one chat message exactly as it travels on the wire. Messages
-// are kept as raw JSON objects so that multimodal content arrays, null
-// content, tool results and unknown keys pass through unchanged.
-type Message = map[string]any
-
-// ToolCall is one complete (merged) tool call of an assistant message.
-// Function.Arguments is the raw JSON text the model produced, which may be
-// invalid JSON; the checks report that, the client never repairs it.
-type ToolCall struct {
-	// ID is the call's id (e.g. "call_0"), "" when the server sent none.
-	ID string `json:"id"`
-	// Type is "function".
-	Type string `json:"type"`
-	// Function is the called function and its arguments.
-	Function FunctionCall `json:"function"`
-}
-
-// FunctionCall is the function part of a ToolCall.
-type FunctionCall struct {
-	// Name is the function's name.
-	Name string `json:"name"`
-	// Arguments is the JSON text of the arguments, as produced (possibly
-	// invalid).
-	Arguments string `json:"arguments"`
-}
-
-// Usage is the token accounting a server reports, in tokens. In a stream it
-// arrives on the chunk whose choices list is empty when the request set
-// stream_options.include_usage.
-type Usage struct {
-	// PromptTokens is the prompt's length in tokens.
-	PromptTokens int `json:"prompt_tokens"`
-	// CompletionTokens is the generated tokens.
-	CompletionTokens int `json:"completion_tokens"`
-	// TotalTokens is PromptTokens + CompletionTokens as the server reports it.
-	TotalTokens int `json:"total_tokens"`
-	// CompletionTokensDetails breaks CompletionTokens down (OpenAI, vLLM
-	// and others); nil when the server sent none.
-	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
-}
-
-// CompletionTokensDetails is usage.completion_tokens_details.
-type CompletionTokensDetails struct {
-	// ReasoningTokens is the part of CompletionTokens spent reasoning; nil
-	// when the server did not say.
-	ReasoningTokens *int `json:"reasoning_tokens,omitempty"`
-}
 
 // Chunk is one streamed chat.completion.chunk. Unknown fields (llama.cpp's
 // timings, vLLM's prompt_logprobs, …) are ignored on decode.
@@ -73,7 +28,7 @@ type Chunk struct {
 	// Choices holds one entry per choice; empty on the usage chunk.
 	Choices []ChunkChoice `json:"choices"`
 	// Usage is the token accounting, normally on the final usage chunk only.
-	Usage *Usage `json:"usage,omitempty"`
+	Usage *results.Usage `json:"usage,omitempty"`
 	// Error is set by servers that report a failure inside an HTTP 200
 	// stream: an object ({"message":…,"code":…}) or a plain string.
 	Error json.RawMessage `json:"error,omitempty"`
@@ -130,11 +85,6 @@ type FunctionCallDelta struct {
 	// Arguments is the next piece of the arguments' JSON text.
 	Arguments string `json:"arguments,omitempty"`
 }
-
-// DefaultMaxTokens is the max_tokens benchserve sends when nothing sets
-// one: 256, the reference's default (bench-serve's --max-tokens and
-// `defaults.get("max_tokens", 256)`). Every package uses this constant.
-const DefaultMaxTokens = 256
 
 // Authorize sets "Authorization: Bearer <apiKey>" on h when apiKey is not
 // empty: the one place benchserve sets the header, for chat, probes,

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/benchserve/benchserve/internal/present"
 )
 
 // Option configures a Reporter (see New).
@@ -87,7 +89,9 @@ func New(w io.Writer, total int, opts ...Option) *Reporter {
 }
 
 // Done records one finished case: label names it (a case id, "greet/rep=1"),
-// ok whether it passed. It redraws the live line or prints a plain line.
+// ok whether it passed. It redraws the live line or prints a plain line;
+// the label is shown escaped and cut (present.Name), as the line draws
+// with terminal controls of its own and its writer passes them.
 // Calls after Finish are ignored.
 func (r *Reporter) Done(label string, ok bool) {
 	if r == nil {
@@ -98,6 +102,7 @@ func (r *Reporter) Done(label string, ok bool) {
 	if r.finished {
 		return
 	}
+	label = present.Name(label)
 	r.done++
 	if !ok {
 		r.failed++
@@ -181,11 +186,11 @@ func (r *Reporter) drawLive(elapsed time.Duration, last string) {
 		fmt.Fprintf(&b, " %s done", r.count())
 	}
 	b.WriteString("  " + r.timing(elapsed, "  ") + "  " + last)
-	line := []rune(b.String())
-	if r.width > 1 && len(line) > r.width-1 {
-		line = line[:r.width-1]
+	line := b.String()
+	if r.width > 1 {
+		line = present.Fit(line, r.width-1) // the label's escapes are never split
 	}
-	fmt.Fprint(r.w, "\r\x1b[K"+string(line))
+	fmt.Fprint(r.w, "\r\x1b[K"+line)
 	r.drawn = true
 }
 

@@ -1,7 +1,6 @@
 package resultio
 
 import (
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -44,8 +43,8 @@ func fixedRecords() []results.Record {
 	b.Metrics = results.Metrics{TTFTms: 80.0, TPOTms: 10.0, E2ELms: 400.0, GenTPS: 55.5, PromptTPS: 1000.0,
 		PromptTokens: 150, CompletionTokens: 22, Metal: metal, UsagePresent: true, TokenChunks: 22}
 	b.Quality = results.Quality{OK: true, Issues: []string{}, FinishReason: ptr("tool_calls"), ContentChars: 0, ContentPreview: ""}
-	b.ToolCalls = &results.ToolCallsSummary{Count: 1, Names: []string{"get_weather"}, Raw: []openai.ToolCall{{
-		ID: "call_0", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city": "Paris"}`},
+	b.ToolCalls = &results.ToolCallsSummary{Count: 1, Names: []string{"get_weather"}, Raw: []results.ToolCall{{
+		ID: "call_0", Type: "function", Function: results.FunctionCall{Name: "get_weather", Arguments: `{"city": "Paris"}`},
 	}}}
 	b.OK = true
 

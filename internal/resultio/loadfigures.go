@@ -72,6 +72,10 @@ func scheduleFromRecords(settings *results.Schedule, recs []results.Record, shar
 		return nil, err
 	}
 	sc.Sent = len(spans)
+	sc.ConnectionRetries = 0
+	for _, r := range recs {
+		sc.ConnectionRetries += r.Metrics.ConnectionRetries
+	}
 	sc.SendingWindowS, sc.PeakInFlight = 0, 0
 	if len(spans) == 0 {
 		sc.AchievedRateReason = "no request was sent"
@@ -195,7 +199,7 @@ func scheduleFromRecords(settings *results.Schedule, recs []results.Record, shar
 		}
 		switch {
 		case len(lags) == len(spans):
-			d := stats.NewDist(lags)
+			d := results.NewDist(lags)
 			sc.LagMS = &results.LagStats{P50: d.P50, P95: d.P95, P99: d.P99, Max: d.Max}
 		default:
 			sc.Notes = append(sc.Notes, fmt.Sprintf("lag not recomputed: %d of %d records carry no lag_ms", len(spans)-len(lags), len(spans)))

@@ -347,8 +347,8 @@ func SLOThresholds(ps ...*results.Payload) []string {
 			continue
 		}
 		for _, s := range p.SLO {
-			if !slices.Contains(out, s.Threshold) {
-				out = append(out, s.Threshold)
+			if !slices.Contains(out, s.Expr) {
+				out = append(out, s.Expr)
 			}
 		}
 	}

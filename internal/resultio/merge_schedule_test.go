@@ -227,3 +227,17 @@ func TestMergeOfARecoveredShardEndsItsWindowAtItsLastSend(t *testing.T) {
 	assert.InDelta(t, 6/2.5, *sc.AchievedRate, 1e-9, "6 sends while both shards were sending (t=0 to 2.5)")
 	assert.NotNil(t, m.Incomplete, "the merge says it is incomplete")
 }
+
+// The merged run's connection_retries is the sum of its records'
+// metrics.connection_retries, whatever the shards' own blocks said.
+func TestMergeSumsConnectionRetries(t *testing.T) {
+	s0 := loadShard(0, 2, []float64{0, 2}, []float64{300, 300}, nil, func(s *results.Schedule) { s.ConnectionRetries = 40 })
+	s1 := loadShard(1, 2, []float64{1, 3}, []float64{300, 300}, nil, nil)
+	s0.Results[0].Metrics.ConnectionRetries = 1
+	s1.Results[1].Metrics.ConnectionRetries = 1
+	m, err := MergeNamed([]string{"s0.json", "s1.json"}, []*results.Payload{s0, s1})
+	require.NoError(t, err, "merge")
+	require.NotNil(t, m.Schedule, "merged schedule")
+	assert.Equal(t, 2, m.Schedule.ConnectionRetries, "the records' retries, summed")
+	assert.Equal(t, 2, m.Summary.ConnectionRetries, "and in the summary")
+}

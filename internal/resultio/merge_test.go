@@ -23,7 +23,7 @@ func shardPayload(i int, stamp string) *results.Payload {
 		Workload:    results.WorkloadInfo{Name: "smoke", Path: "/w/smoke.json", Repetitions: 2},
 		CacheEvents: []results.CacheEvent{{Scope: "before-run", Event: results.CacheReset{Attempted: true}}},
 		Records:     recs})
-	p.SLO = []results.SLOResult{{Threshold: "ttft_p95_ms <= 500", Pass: true}}
+	p.SLO = []results.SLOResult{{Threshold: results.Threshold{Expr: "ttft_p95_ms <= 500"}, Pass: true}}
 	return p
 }
 

@@ -105,6 +105,7 @@ var (
 	jsonNumberType    = reflect.TypeFor[json.Number]()
 	rawMessageType    = reflect.TypeFor[json.RawMessage]()
 	statsPtrType      = reflect.TypeFor[*results.Stats]()
+	sloResultType     = reflect.TypeFor[results.SLOResult]()
 	// intishFields are float fields whose reference value is a Python int
 	// (policy_timeout_ms: Optional[int]); integral values print as ints.
 	intishFields = map[reflect.Type]map[string]bool{
@@ -126,7 +127,9 @@ var (
 //   - nil slices and maps print as [] and {} (the reference never has None
 //     where it has a list or dict), except a nil NullableFloats (null);
 //     nil pointers print null, except a nil *Stats, which prints {} like
-//     _summary_or_empty.
+//     _summary_or_empty;
+//   - a results.SLOResult prints as its JSON shape (SLOResult.MarshalJSON),
+//     its numbers in Python's repr like every other.
 func pyJSON(v any, o jsonOpts) ([]byte, error) {
 	e := &pyEncoder{}
 	if err := e.encode(reflect.ValueOf(v), false); err != nil {
@@ -171,6 +174,9 @@ func (e *pyEncoder) encode(v reflect.Value, intish bool) error {
 	if t == nullableFloatsType && v.IsNil() {
 		e.buf.WriteString("null")
 		return nil
+	}
+	if t == sloResultType {
+		return e.encode(reflect.ValueOf(sloEntryOf(v.Interface().(results.SLOResult))), false)
 	}
 	if t == jsonNumberType {
 		s := v.String()
@@ -494,4 +500,27 @@ func pyNumberLiteral(lit string) string {
 		return lit
 	}
 	return pyFloat(f)
+}
+
+// sloEntry is a results.SLOResult in the JSON shape its MarshalJSON
+// writes, for the Python encoder to print field by field.
+type sloEntry struct {
+	Threshold  string            `json:"threshold"`
+	Measured   float64           `json:"measured"`
+	Pass       bool              `json:"pass"`
+	CI         *results.Interval `json:"ci,omitempty"`
+	Conclusive *bool             `json:"conclusive,omitempty"`
+}
+
+// sloEntryOf is o's JSON shape (a NaN measurement prints null).
+func sloEntryOf(o results.SLOResult) sloEntry {
+	e := sloEntry{Threshold: o.Expr, Measured: o.Measured, Pass: o.Pass, CI: o.CI}
+	if e.Threshold == "" {
+		e.Threshold = o.Name()
+	}
+	if o.CI != nil {
+		c := o.Conclusive()
+		e.Conclusive = &c
+	}
+	return e
 }

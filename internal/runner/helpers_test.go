@@ -6,7 +6,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -38,9 +37,9 @@ func histCount(f *dto.MetricFamily) float64 {
 }
 
 // mustThresholds parses thresholds as a door does.
-func mustThresholds(t *testing.T, exprs ...string) []stats.Threshold {
+func mustThresholds(t *testing.T, exprs ...string) []results.Threshold {
 	t.Helper()
-	ths, err := stats.ParseThresholds(exprs...)
+	ths, err := results.ParseThresholds(exprs...)
 	require.NoError(t, err)
 	return ths
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/resultio"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -46,7 +45,7 @@ type Load struct {
 	Sample bool
 	// Goodput, when set, is the per-request SLO the schedule's goodput is
 	// counted against (--goodput ttft:MS tpot:MS e2el:MS).
-	Goodput *stats.RequestSLO
+	Goodput *results.GoodputSLO
 	// Wrap, when set, wraps the function that sends each request, to
 	// watch the run as it happens (capacity.Watch: a capacity probe's
 	// monitor, which ends ctx once it has seen enough).
@@ -302,12 +301,15 @@ func (l Load) settings(rate float64, n int) *results.Schedule {
 }
 
 // scheduleOf builds the payload's schedule block.
-func scheduleOf(l Load, rate float64, n int, run *loadgen.Run, st stats.Stats) *results.Schedule {
+func scheduleOf(l Load, rate float64, n int, run *loadgen.Run, st results.LoadStats) *results.Schedule {
 	sc := l.settings(rate, n)
 	sc.Mode, sc.Requests, sc.InFlightCap = run.Mode, len(run.Samples)+run.Unsent, run.InFlightCap
 	sc.Sent, sc.SendingWindowS = run.Sent, (run.LastSent - run.FirstSent).Seconds()
 	sc.Late, sc.Dropped, sc.Unsent, sc.UnsentEstimated = run.Late, st.Dropped, run.Unsent, run.UnsentEstimated
 	sc.PeakInFlight = run.PeakInFlight
+	for _, smp := range run.Samples {
+		sc.ConnectionRetries += smp.ConnectionRetries
+	}
 	sc.StartedAt = resultio.ISOTimestamp(run.Started)
 	if !l.StartAt.IsZero() {
 		late := float64(run.Started.Sub(l.StartAt)) / float64(time.Millisecond)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/conformance"
+	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
@@ -29,13 +30,13 @@ func StrictContracts(w *workloads.Workload) {
 // runContract runs case c, a protocol contract (c.Protocol set), with
 // conformance.Run and records it: the record's Contract holds the
 // verdict; the record is OK unless the verdict fails the run
-// (conformance.Failing), and its issue is then the failure's message. A
+// (contract.Failing), and its issue is then the failure's message. A
 // SHOULD or MAY that failed without failing the run is a note. Timing
 // fields are null (NaN): a contract is not a latency measurement, except
 // E2EL, the time its requests took.
 func (r *Runner) runContract(ctx context.Context, w *workloads.Workload, c workloads.Case, rep int, cacheReset *results.CacheReset) Outcome {
 	spec := c.Protocol
-	in := conformance.Input{Spec: spec, Messages: c.Messages, MaxTokens: c.EffectiveMaxTokens(),
+	in := conformance.Input{Protocol: spec, Messages: c.Messages, MaxTokens: c.EffectiveMaxTokens(),
 		EnableThinking: c.EnableThinking, ExtraBody: c.ExtraBody}
 	if c.PolicyTimeoutMS != nil && *c.PolicyTimeoutMS > 0 {
 		in.Timeout = time.Duration(*c.PolicyTimeoutMS * float64(time.Millisecond))
@@ -43,11 +44,11 @@ func (r *Runner) runContract(ctx context.Context, w *workloads.Workload, c workl
 	started := time.Now()
 	out := conformance.Run(ctx, conformance.Target{Sender: sender{r.client}, Model: r.model}, in)
 	msg := out.Message(c.ID, spec)
-	failing := conformance.Failing(spec.Level, out.Verdict, spec.Strict)
-	rule := spec.Rule()
-	con := &results.Contract{Name: c.ID, Level: string(spec.Level), Check: string(spec.Check), Verdict: string(out.Verdict),
+	failing := contract.Failing(contract.Level(spec.Level), out.Verdict, spec.Strict)
+	rule := contract.Rules[contract.Kind(spec.Check)]
+	con := &results.Contract{Name: c.ID, Level: spec.Level, Check: spec.Check, Verdict: string(out.Verdict),
 		Failing: failing, Rule: rule.Text, Reference: rule.Ref, Evidence: out.Evidence}
-	if out.Verdict == conformance.Fail {
+	if out.Verdict == contract.Fail {
 		con.Sent, con.Received = out.Sent, out.Received
 	}
 	nan := math.NaN()
@@ -74,7 +75,7 @@ func (r *Runner) runContract(ctx context.Context, w *workloads.Workload, c workl
 	}
 	if failing {
 		rec.Quality.Issues = append(rec.Quality.Issues, msg)
-	} else if out.Verdict != conformance.Pass {
+	} else if out.Verdict != contract.Pass {
 		rec.Quality.Notes = append(rec.Quality.Notes, msg)
 	}
 	if res := out.Stream; res != nil {

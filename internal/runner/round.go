@@ -8,7 +8,6 @@ import (
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/scrape"
 	"github.com/benchserve/benchserve/internal/serverinfo"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -111,7 +110,7 @@ func (s *Session) RunRound(ctx context.Context, rd Round) (RoundResult, error) {
 func SampleOf(out Outcome) loadgen.Sample {
 	smp := loadgen.SampleOf(out.Result, out.Err)
 	if out.Err == nil && !out.Record.OK {
-		smp.Kind, smp.Err = stats.KindQuality, errors.New("quality check failed")
+		smp.Kind, smp.Err = results.KindQuality, errors.New("quality check failed")
 	}
 	return smp
 }

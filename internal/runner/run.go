@@ -10,7 +10,6 @@ import (
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/resultio"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -29,9 +28,9 @@ type RunOptions struct {
 	// Tags keeps only cases having any of these tags; nil keeps all.
 	Tags []string
 	// SLOs are run-level thresholds, parsed at the door
-	// (stats.ParseThresholds), evaluated on the payload's records on top of
+	// (results.ParseThresholds), evaluated on the payload's records on top of
 	// the workload's defaults.slo.
-	SLOs []stats.Threshold
+	SLOs []results.Threshold
 	// Include, when set, is asked before a job of RunAll is sent; a job it
 	// refuses sends no request and has no record (go test's -run/-skip).
 	Include func(Job) bool
@@ -84,7 +83,7 @@ type Session struct {
 	opts   RunOptions
 	reps   int
 	policy string
-	slos   []stats.Threshold
+	slos   []results.Threshold
 	jobs   []Job
 
 	mu      sync.Mutex
@@ -130,7 +129,7 @@ func (r *Runner) Start(ctx context.Context, w *workloads.Workload, opts RunOptio
 	if err != nil {
 		return nil, err
 	}
-	slos := append(append([]stats.Threshold(nil), w.SLO...), opts.SLOs...)
+	slos := append(append([]results.Threshold(nil), w.SLO...), opts.SLOs...)
 	cases := w.Select(opts.Tags)
 	if len(cases) == 0 {
 		return nil, fmt.Errorf("runner: %s: no case has any of the tags %v", w.Path, opts.Tags)
@@ -218,7 +217,7 @@ func (s *Session) CachePolicy() string { return s.policy }
 
 // SLOs are the run-level thresholds Payload evaluates (defaults.slo, then
 // RunOptions.SLOs).
-func (s *Session) SLOs() []stats.Threshold { return s.slos }
+func (s *Session) SLOs() []results.Threshold { return s.slos }
 
 // Execute sends one job: a before-case cache reset when the policy says
 // so, then the case (RunCase); its record is added to the payload and
@@ -366,8 +365,8 @@ func (s *Session) Payload() *results.Payload {
 // Outcomes are the run-level SLO outcomes on p's records (the same
 // samples as the payload summary: see loadgen.PayloadStats), in the order
 // of SLOs: the verdicts recorded in p.SLO by Payload.
-func (s *Session) Outcomes(p *results.Payload) []stats.Outcome {
-	return stats.Evaluate(loadgen.PayloadStats(p), s.slos)
+func (s *Session) Outcomes(p *results.Payload) []results.SLOResult {
+	return loadgen.Evaluate(loadgen.PayloadStats(p), s.slos)
 }
 
 // verdicts returns a copy of the payload with its summary and SLO block,

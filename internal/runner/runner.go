@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/scrape"
 	"github.com/benchserve/benchserve/internal/serverinfo"
@@ -183,13 +182,17 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 // (stream.NewTransport; 0 means net/http's 2), retries a request whose
 // connection could not be made for stream.DefaultRetryWindow (a server
 // that restarts or answers a moment late does not fail the rest of a run
-// in milliseconds; nothing is retried once bytes were sent), has timeout
+// in milliseconds), sends a request once more on a fresh connection when
+// the server had closed the reused connection it went out on before
+// answering (stream.RetryReused, counted in the record's
+// metrics.connection_retries; nothing else is retried once bytes were
+// sent), has timeout
 // as the whole request's limit (0: none), and follows no redirects (a
 // POST must not be silently turned into a GET).
 func NewHTTPClient(timeout time.Duration, conns int) *http.Client {
 	return &http.Client{
 		Timeout:       timeout,
-		Transport:     stream.RetryConnect(stream.NewTransport(conns), stream.DefaultRetryWindow),
+		Transport:     stream.RetryConnect(stream.RetryReused(stream.NewTransport(conns)), stream.DefaultRetryWindow),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
@@ -413,6 +416,7 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 		OK:        ok,
 		Error:     errText,
 	}
+	rec.Metrics.ConnectionRetries = res.ConnectionRetries
 	if rec.Request.ExtraBody == nil {
 		rec.Request.ExtraBody = map[string]any{}
 	}
@@ -539,7 +543,7 @@ func ThinkingIgnored(server string, chars int) string {
 
 // reasoningTokens is usage.completion_tokens_details.reasoning_tokens, nil
 // when the server did not report it.
-func reasoningTokens(u *openai.Usage) *int {
+func reasoningTokens(u *results.Usage) *int {
 	if u == nil || u.CompletionTokensDetails == nil || u.CompletionTokensDetails.ReasoningTokens == nil {
 		return nil
 	}
@@ -604,7 +608,7 @@ func toolSummary(res *stream.Result) *results.ToolCallsSummary {
 	return summarizeTools(res.ToolCalls)
 }
 
-func summarizeTools(calls []openai.ToolCall) *results.ToolCallsSummary {
+func summarizeTools(calls []results.ToolCall) *results.ToolCallsSummary {
 	if len(calls) == 0 {
 		return nil
 	}
@@ -693,7 +697,7 @@ func (r *Runner) warn(msg string) {
 // CountPromptTokens sends a non-streaming max_tokens=1 completion of msgs
 // (stream.Client.CountPromptTokens, the one request builder) and returns
 // usage.prompt_tokens, 0 on any failure (reference: count_prompt_tokens).
-func (r *Runner) CountPromptTokens(ctx context.Context, msgs []openai.Message) int {
+func (r *Runner) CountPromptTokens(ctx context.Context, msgs []results.Message) int {
 	n, _ := r.client.CountPromptTokens(ctx, stream.Request{Model: r.model, Messages: msgs})
 	return n
 }

@@ -54,7 +54,7 @@ func TestDetectOnFixture(t *testing.T) {
 	assert.Equal(t, "llm", rt.ModelType)
 	assert.Equal(t, "batched", rt.EngineType)
 	assert.Equal(t, "prefix_cache", rt.CacheType)
-	assert.Equal(t, fixtures.MetalActiveGB, rt.MetalActiveGB)
+	assert.Equal(t, srv.EngineStats()["metal_active_memory_gb"], rt.MetalActiveGB)
 	assert.Equal(t, "benchserve-fixture", rt.Server)
 }
 

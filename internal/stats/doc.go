@@ -1,11 +1,14 @@
-// Package stats is the one statistics definition of benchserve: the
-// reference's summary statistics (Compute, Percentile: compute_summary_stats
-// with its linear interpolation), distributions of a run's metrics (Dist,
-// Stats), the kinds a failed request is counted under (ErrorKind) and
-// run-level SLO thresholds ("ttft_p95_ms <= 500": Threshold, Evaluate).
+// Package stats is the engine's statistics arithmetic over plain
+// numbers: the reference's percentile interpolation (Percentile:
+// compute_summary_stats), the distribution-free percentile interval with
+// its binomial ranks and the autocorrelated effective sample size
+// (OrderInterval, BinomialRanks), the rates a run's sending window
+// supports (SendRate, WindowRate) and which requests' decode was timed
+// (DecodeTimed).
 //
-// It is a leaf: it imports only the standard library, so the workload
-// loader can validate thresholds without linking the load generator, and
-// the payload summary, the SLO checks, the benchmarks' ReportMetric, the
-// CLI's lines and the report all count the same samples the same way.
+// It is a leaf: it imports only the standard library and names no type
+// of the public vocabulary, so package results builds its distributions,
+// intervals and SLO outcomes (results.Dist, results.Interval,
+// results.SLOResult) on it without a cycle, and every summary, SLO check,
+// benchmark metric and report counts the same samples the same way.
 package stats

@@ -3,51 +3,17 @@ package stats
 import (
 	"math"
 	"slices"
-	"strconv"
 )
 
-// DefaultConfidence is the two-sided coverage of the intervals Evaluate
-// attaches to percentile thresholds: 95%.
-const DefaultConfidence = 0.95
-
-// MethodOrderStatistics names the percentile interval of
-// PercentileInterval in reports and JSON.
+// MethodOrderStatistics names the percentile interval of OrderInterval
+// in reports and JSON (results.Interval.Method).
 const MethodOrderStatistics = "binomial order statistics, effective sample size from autocorrelation"
 
-// Interval is a confidence interval for one statistic of a sample.
-type Interval struct {
-	// Low and High bound the statistic, in the samples' unit (a
-	// threshold's unit on an Outcome); NaN when that end is unbounded:
-	// the sample is too small for the confidence (the p95 of fewer than
-	// 72 samples has no finite upper bound at 95%).
-	Low, High float64
-	// Confidence is the two-sided coverage, e.g. 0.95: each end is a
-	// one-sided bound at (1 + Confidence) / 2.
-	Confidence float64
-	// Method says how it was computed (MethodOrderStatistics).
-	Method string
-	// N is the number of samples; EffectiveN the independent samples
-	// they are worth after their autocorrelation (N for independent
-	// samples, less for the waiting times of a queue, which come in runs).
-	N          int
-	EffectiveN float64
-}
-
-// String is "95% CI 140.1–171.3", an unbounded end written "inf" (or
-// "-inf"); values formatted like Outcome.MeasuredString.
-func (iv Interval) String() string {
-	end := func(v float64, inf string) string {
-		if math.IsNaN(v) {
-			return inf
-		}
-		return formatMeasured(v)
-	}
-	return strconv.FormatFloat(100*iv.Confidence, 'g', 4, 64) + "% CI " + end(iv.Low, "-inf") + "–" + end(iv.High, "inf")
-}
-
-// PercentileInterval is the distribution-free confidence interval of the
+// OrderInterval is the distribution-free confidence interval of the
 // p-th percentile (p in [0, 100]) of values, given in the order they were
-// measured (arrival order), at the two-sided confidence (in (0, 1)).
+// measured (arrival order), at the two-sided confidence (in (0, 1)): its
+// ends low and high in the values' unit, and the effective sample size
+// they were found from.
 //
 // Method: the number of samples at or below the true percentile q is
 // Binomial(n, p/100), so the order statistics x(l) and x(u) with
@@ -64,22 +30,19 @@ func (iv Interval) String() string {
 // the exact interval; correlated ones get a wider one. An end that needs
 // a rank beyond the sample is unbounded (NaN).
 //
-// With no samples, or p or confidence out of range, both ends are NaN.
-func PercentileInterval(values []float64, p, confidence float64) Interval {
-	return percentileInterval(values, p, confidence, 0)
-}
-
-// percentileInterval is PercentileInterval with the autocorrelation
-// times taken over values rounded to multiples of resolution (> 0;
-// 0 keeps them as they are): differences far below the scale a
-// threshold cares about — timer jitter of a fraction of a millisecond
-// on a busy machine, which comes in runs — then do not shrink the
-// effective sample size. The order statistics stay the values' own.
-func percentileInterval(values []float64, p, confidence, resolution float64) Interval {
+// resolution > 0 takes the autocorrelation times over values rounded to
+// multiples of it (0 keeps them as they are): differences far below the
+// scale a threshold cares about — timer jitter of a fraction of a
+// millisecond on a busy machine, which comes in runs — then do not shrink
+// the effective sample size. The order statistics stay the values' own.
+//
+// With no samples, or p or confidence out of range, both ends are NaN
+// and effectiveN is 0.
+func OrderInterval(values []float64, p, confidence, resolution float64) (low, high, effectiveN float64) {
 	n := len(values)
-	iv := Interval{Low: math.NaN(), High: math.NaN(), Confidence: confidence, Method: MethodOrderStatistics, N: n}
+	low, high = math.NaN(), math.NaN()
 	if n == 0 || !(p >= 0 && p <= 100) || !(confidence > 0 && confidence < 1) {
-		return iv
+		return low, high, 0
 	}
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
@@ -90,17 +53,17 @@ func percentileInterval(values []float64, p, confidence, resolution float64) Int
 		est = math.Round(est/resolution) * resolution
 	}
 	tau := math.Max(indicatorTau(series, est), rankTau(series, seriesSorted))
-	iv.EffectiveN = float64(n) / tau
-	m := max(1, int(math.Floor(iv.EffectiveN)))
+	effectiveN = float64(n) / tau
+	m := max(1, int(math.Floor(effectiveN)))
 	lo, hi := BinomialRanks(m, p/100, 1-confidence)
 	scale := float64(n) / float64(m)
 	if lo >= 1 {
-		iv.Low = sorted[max(1, int(math.Floor(float64(lo)*scale)))-1]
+		low = sorted[max(1, int(math.Floor(float64(lo)*scale)))-1]
 	}
 	if hi <= m {
-		iv.High = sorted[min(n, int(math.Ceil(float64(hi)*scale)))-1]
+		high = sorted[min(n, int(math.Ceil(float64(hi)*scale)))-1]
 	}
-	return iv
+	return low, high, effectiveN
 }
 
 // quantized is values rounded to multiples of resolution (a copy).
@@ -234,73 +197,6 @@ func seriesTau(y []float64) float64 {
 	return math.Max(tau, 1)
 }
 
-// confident reports, for an outcome with an interval, whether the whole
-// interval lies within the threshold (pass) or outside it (fail);
-// decided is false when it straddles the limit or the needed end is
-// unbounded.
-func confident(op string, limit float64, iv Interval) (pass, decided bool) {
-	lo, hi := iv.Low, iv.High
-	switch op {
-	case "<=":
-		return hi <= limit, hi <= limit || lo > limit
-	case "<":
-		return hi < limit, hi < limit || lo >= limit
-	case ">=":
-		return lo >= limit, lo >= limit || hi < limit
-	case ">":
-		return lo > limit, lo > limit || hi <= limit
-	}
-	return false, false
-}
-
-// Conclusive reports whether the outcome's verdict holds with the
-// confidence of its interval: the whole interval lies within the
-// threshold (Pass) or outside it (a failure). An outcome without an
-// interval (a mean, a count, error_rate, == and !=) or without samples is
-// conclusive on its measured value.
-func (o Outcome) Conclusive() bool {
-	if o.CI == nil || math.IsNaN(o.Measured) {
-		return true
-	}
-	_, decided := confident(o.Op, o.Value, *o.CI)
-	return decided
-}
-
-// ConfidentPass reports whether the threshold holds with confidence: its
-// interval lies within it (or, without an interval, it passed).
-func (o Outcome) ConfidentPass() bool {
-	if o.CI == nil || math.IsNaN(o.Measured) {
-		return o.Pass
-	}
-	pass, _ := confident(o.Op, o.Value, *o.CI)
-	return pass
-}
-
-// Interval is the confidence interval of the threshold's statistic on s,
-// in the threshold's unit, at confidence, its autocorrelation taken over
-// the samples rounded to a hundredth of the limit (percentileInterval);
-// ok is false for a threshold
-// that is not a percentile (pN or median) of a distribution metric, and
-// for == and != (an interval decides neither).
-func (t Threshold) Interval(s Stats, confidence float64) (iv Interval, ok bool) {
-	if t.Op == "==" || t.Op == "!=" {
-		return Interval{}, false
-	}
-	p := 50.0
-	switch {
-	case t.Stat == "median" || t.Stat == "p50":
-	case percentileRE.MatchString(t.Stat):
-		p, _ = strconv.ParseFloat(t.Stat[1:], 64)
-	default:
-		return Interval{}, false
-	}
-	d, ok := t.dist(s)
-	if !ok {
-		return Interval{}, false
-	}
-	// Resolution: a hundredth of the limit (2 ms for 200 ms).
-	iv = percentileInterval(d.ordered, p, confidence, math.Abs(t.Value)/100*t.Scale())
-	iv.Low /= t.Scale()
-	iv.High /= t.Scale()
-	return iv, true
-}
+// MethodBracket names how a capacity's interval is found (its Method):
+// its ends are the probes decided with confidence.
+const MethodBracket = "bracket of probes decided with confidence (percentiles: " + MethodOrderStatistics + ")"

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Bounded content, redirects with a caller's client, the headers an HTTP
@@ -156,8 +157,8 @@ func TestToolCallsSameIndexNewID(t *testing.T) {
 	a.Add([]openai.ToolCallDelta{{Index: &zero, ID: "call_1", Type: "function", Function: &openai.FunctionCallDelta{Name: "get_weather", Arguments: `{"city":"Paris"}`}}})
 	a.Add([]openai.ToolCallDelta{{Index: &zero, ID: "call_2", Type: "function", Function: &openai.FunctionCallDelta{Name: "get_time", Arguments: `{"tz":`}}})
 	a.Add([]openai.ToolCallDelta{{Index: &zero, ID: "call_2", Function: &openai.FunctionCallDelta{Arguments: `"UTC"}`}}})
-	assert.Equal(t, []openai.ToolCall{
-		{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}},
-		{ID: "call_2", Type: "function", Function: openai.FunctionCall{Name: "get_time", Arguments: `{"tz":"UTC"}`}},
+	assert.Equal(t, []results.ToolCall{
+		{ID: "call_1", Type: "function", Function: results.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}},
+		{ID: "call_2", Type: "function", Function: results.FunctionCall{Name: "get_time", Arguments: `{"tz":"UTC"}`}},
 	}, a.Calls(), "every call at index 0 with its own id stays a separate call")
 }

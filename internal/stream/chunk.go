@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // decoded is the part of one chat.completion.chunk the client uses. The
@@ -19,7 +20,7 @@ type decoded struct {
 	decodedChoice
 	hasChoice bool            // choices had at least one entry
 	rest      []decodedChoice // choices[1:] (slow path only)
-	usage     *openai.Usage
+	usage     *results.Usage
 	errRaw    []byte // value of "error" unless null
 	errType   []byte // TGI's top-level "error_type"
 	objError  bool   // "object": "error" (vLLM's ErrorResponse)
@@ -240,7 +241,7 @@ func (d *chunkDecoder) fast(b []byte, out *decoded) bool {
 			if b[v] != '{' {
 				return 0, false
 			}
-			u := new(openai.Usage)
+			u := new(results.Usage)
 			if json.Unmarshal(b[v:end], u) != nil {
 				return 0, false
 			}

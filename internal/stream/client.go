@@ -21,6 +21,7 @@ import (
 	"github.com/r3labs/sse/v2"
 
 	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Additional sentinel errors (see also errors.go).
@@ -38,7 +39,7 @@ var (
 )
 
 const (
-	defaultMaxTokens = openai.DefaultMaxTokens
+	defaultMaxTokens = results.DefaultMaxTokens
 	// errorBodyLimit caps the message taken from an error body.
 	errorBodyLimit = 2 << 10
 	// errorBodyRead caps how much of an error body is read to find it.
@@ -57,9 +58,9 @@ var errPolicyCause = errors.New("stream: policy timeout fired")
 // defaultHTTP is used when Client.HTTP is nil: no overall timeout, and
 // redirects are not followed (a redirected POST would silently become a
 // GET or lose its body), so a 3xx surfaces as an *HTTPError. Its transport
-// is NewTransport(0): http.DefaultTransport's settings with small
-// per-connection buffers.
-var defaultHTTP = &http.Client{CheckRedirect: noRedirect, Transport: defaultTransport}
+// is NewTransport(0), http.DefaultTransport's settings with small
+// per-connection buffers, behind RetryReused.
+var defaultHTTP = &http.Client{CheckRedirect: noRedirect, Transport: RetryReused(defaultTransport)}
 
 var defaultTransport = NewTransport(0)
 
@@ -170,7 +171,7 @@ func buildBody(req Request, streamed bool) ([]byte, error) {
 	}
 	msgs := req.Messages
 	if msgs == nil {
-		msgs = []openai.Message{}
+		msgs = []results.Message{}
 	}
 	body := map[string]any{
 		"model":          req.Model,
@@ -233,8 +234,13 @@ func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
 		st.res.StartedAt = time.Now()
 		return st.res, fmt.Errorf("stream: chat: encode request: %w", err)
 	}
+	// One clock: the start instant is taken before the policy timer is
+	// created, so a request cut at the limit L reports E2E >= L.
+	st.start = time.Now()
+	st.res.StartedAt = st.start
 	policyCtx := ctx
 	if req.Timeout > 0 {
+		st.deadline = st.start.Add(req.Timeout)
 		// When the policy timeout fires, ask the server to cancel while
 		// the request is still live (after the connection is closed a
 		// server has usually forgotten the id), then cut the stream.
@@ -263,21 +269,21 @@ func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
 	}
 	reqCtx, cancelReq := context.WithCancel(policyCtx)
 	defer cancelReq()
-	hreq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, c.url("/v1/chat/completions"), bytes.NewReader(body))
+	sendCtx := withReusedObserver(reqCtx, func(error) { st.res.ConnectionRetries++ })
+	hreq, err := http.NewRequestWithContext(sendCtx, http.MethodPost, c.url("/v1/chat/completions"), bytes.NewReader(body))
 	if err != nil {
-		st.res.StartedAt = time.Now()
 		return st.res, fmt.Errorf("stream: chat: build request: %w", err)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
 	c.setHeaders(hreq.Header)
-
-	st.start = time.Now()
-	st.res.StartedAt = st.start
+	if c.beforeSend != nil {
+		c.beforeSend()
+	}
 	resp, err := c.httpClient().Do(hreq)
 	if err != nil {
 		st.finish(time.Now())
-		return st.res, c.fail(ctx, policyCtx, req, st, nil, fmt.Errorf("stream: chat: send: %w", err))
+		return st.res, c.fail(ctx, req, st, nil, fmt.Errorf("stream: chat: send: %w", err))
 	}
 	defer resp.Body.Close()
 	st.res.StatusCode = resp.StatusCode
@@ -285,21 +291,21 @@ func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
 		herr := readHTTPError(resp)
 		st.finish(time.Now())
 		if ctx.Err() != nil || policyCtx.Err() != nil {
-			return st.res, c.fail(ctx, policyCtx, req, st, resp.Body, herr)
+			return st.res, c.fail(ctx, req, st, resp.Body, herr)
 		}
 		return st.res, herr
 	}
 
 	err = st.read(resp.Body, c.maxEventBytes())
 	st.finish(time.Now())
-	if err == nil && !st.policyFired.Load() {
+	if err == nil && !st.overLimit() {
 		drain(resp.Body, cancelReq)
 		return st.res, nil
 	}
-	if st.policyFired.Load() {
+	if st.overLimit() {
 		// Over the limit however the stream ended (the server may close
 		// it cleanly on our cancel call): a policy timeout.
-		return st.res, c.fail(ctx, policyCtx, req, st, resp.Body, ErrPolicyTimeout)
+		return st.res, c.fail(ctx, req, st, resp.Body, ErrPolicyTimeout)
 	}
 	var serr *ServerError
 	if errors.As(err, &serr) {
@@ -314,17 +320,17 @@ func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
 			err = fmt.Errorf("%w (Content-Type %q: the server did not stream)", err, ct)
 		}
 	}
-	return st.res, c.fail(ctx, policyCtx, req, st, resp.Body, err)
+	return st.res, c.fail(ctx, req, st, resp.Body, err)
 }
 
 // fail turns a transport-level failure into the error ChatStream returns,
 // giving precedence to the caller's cancellation and then to the policy
 // timeout (which also closes the body and asks the server to cancel).
-func (c *Client) fail(ctx, policyCtx context.Context, req Request, st *state, body io.Closer, err error) error {
+func (c *Client) fail(ctx context.Context, req Request, st *state, body io.Closer, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("stream: chat: %w", ctx.Err())
 	}
-	if st.policyFired.Load() || policyCtx.Err() != nil && errors.Is(context.Cause(policyCtx), errPolicyCause) {
+	if st.overLimit() {
 		if body != nil {
 			body.Close()
 		}
@@ -396,13 +402,19 @@ type state struct {
 	// the first and the last token-bearing chunk carried (continuous
 	// usage stats), -1 when that chunk carried none.
 	firstUsage, lastUsage int
+	// pieces and firstPieces are DecodeSpan.Pieces and FirstPieces so
+	// far; sawText reports that some chunk carried a piece of text.
+	pieces, firstPieces int
+	sawText             bool
 
 	// liveID is the request id for the policy-timeout timer's cancel
 	// call (another goroutine); cancelNote is what that call reported.
 	liveID, cancelNote atomic.Pointer[string]
 	// policyFired is set when the policy timeout fires, before the
-	// cancel call: from then on the request counts as timed out.
-	policyFired atomic.Bool
+	// cancel call; deadline is start + the limit (zero without one) and
+	// end the instant finish measured E2E to (see overLimit).
+	policyFired   atomic.Bool
+	deadline, end time.Time
 	// keep is Request.KeepEvents, stopAfter Request.StopAfterChunks;
 	// kept the bytes of event data kept so far.
 	keep, stopAfter, kept int
@@ -548,13 +560,18 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 		return false, nil
 	}
 	tokens, output := st.addChoice(&ck.decodedChoice)
+	pieces := choicePieces(&ck.decodedChoice)
 	for i := range ck.rest {
 		t, o := st.addChoice(&ck.rest[i])
 		tokens, output = tokens || t, output || o
+		pieces += choicePieces(&ck.rest[i])
 	}
 	if !tokens {
 		return false, nil
 	}
+	st.sawText = st.sawText || pieces > 0
+	pieces = max(pieces, 1) // a token-bearing chunk carried a token
+	st.pieces += pieces
 	// The chunk arrived when the read that completed it returned, not
 	// when it was parsed: chunks that came in one read share one time,
 	// so a burst is a burst however slowly the client parses.
@@ -576,6 +593,7 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	} else {
 		st.sawToken, st.first = true, t
 		st.firstUsage = st.lastUsage
+		st.firstPieces = pieces
 	}
 	st.last = t
 	if output && !st.sawOutput {
@@ -621,12 +639,21 @@ func (st *state) addChoice(c *decodedChoice) (tokens, output bool) {
 	return tokens, output
 }
 
+// overLimit reports whether the request counts as timed out: the policy
+// timer fired and the request ended at or after its deadline. A stream
+// that ended before the deadline keeps its own outcome even when the
+// timer fired before ChatStream could stop it.
+func (st *state) overLimit() bool {
+	return st.policyFired.Load() && !st.deadline.IsZero() && !st.end.Before(st.deadline)
+}
+
 // finish fills the Result's derived fields at time end.
 func (st *state) finish(end time.Time) {
 	r := st.res
 	if st.start.IsZero() {
 		st.start = end
 	}
+	st.end = end
 	e := end.Sub(st.start)
 	first, last := st.first, st.last
 	if !st.sawToken {
@@ -646,7 +673,8 @@ func (st *state) finish(end time.Time) {
 	d := MeasureDecode(DecodeSpan{Chunks: r.TokenChunks, Span: last - first, Tokens: n,
 		UsageTokens: r.Usage != nil && r.Usage.CompletionTokens > 0,
 		ChunkUsage:  st.sawToken && st.firstUsage >= 0 && st.lastUsage >= 0,
-		FirstUsage:  st.firstUsage, LastUsage: st.lastUsage})
+		FirstUsage:  st.firstUsage, LastUsage: st.lastUsage,
+		FirstPieces: st.firstPieces, Pieces: st.textPieces()})
 	r.TPOTms, r.GenTPS, r.DecodeTokens, r.DecodeMethod = d.TPOTms, d.GenTPS, d.Tokens, d.Method
 	r.DecodeTiming, r.DecodeNote = d.Reason, d.Note
 	if r.DecodeTiming != "" {
@@ -735,7 +763,7 @@ func (c *Client) CountPromptTokens(ctx context.Context, req Request) (int, error
 		return 0, readHTTPError(resp)
 	}
 	var data struct {
-		Usage *openai.Usage `json:"usage"`
+		Usage *results.Usage `json:"usage"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&data); err != nil || data.Usage == nil {
 		return 0, fmt.Errorf("stream: count prompt tokens: no usage in the answer")

@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchserve/benchserve/results"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/benchserve/benchserve/internal/openai"
 )
 
 func TestChatStreamSendsReferenceBody(t *testing.T) {
@@ -24,7 +23,7 @@ func TestChatStreamSendsReferenceBody(t *testing.T) {
 	c.APIKey = "sk-test"
 	_, err := c.ChatStream(context.Background(), Request{
 		Model:          "llama",
-		Messages:       []openai.Message{{"role": "user", "content": "hello"}},
+		Messages:       []results.Message{{"role": "user", "content": "hello"}},
 		EnableThinking: &yes,
 		ExtraBody:      map[string]any{"temperature": 0.5, "stream_options": map[string]any{"include_usage": false}},
 	})
@@ -68,7 +67,7 @@ func TestOneTokenChunksWithUsage(t *testing.T) {
 	assert.Equal(t, "The quick fox.", res.Content, "content is the concatenated deltas")
 	assert.Equal(t, "chatcmpl-1", res.RequestID, "request id from the chunk id")
 	assert.Equal(t, "stop", res.FinishReason, "finish reason")
-	assert.Equal(t, &openai.Usage{PromptTokens: 12, CompletionTokens: 4, TotalTokens: 16}, res.Usage, "usage from the choices:[] chunk")
+	assert.Equal(t, &results.Usage{PromptTokens: 12, CompletionTokens: 4, TotalTokens: 16}, res.Usage, "usage from the choices:[] chunk")
 	assert.Equal(t, 12, res.PromptTokens, "prompt tokens from usage")
 	assert.Equal(t, 4, res.CompletionTokens, "completion tokens from usage")
 	assert.Equal(t, 4, res.TokenChunks, "the role-only and finish chunks are not tokens")
@@ -100,8 +99,8 @@ func TestMultiTokenChunksUseUsageForTPOT(t *testing.T) {
 	span := sum(res.ITLms)
 	require.Greater(t, span, 0.0, "chunks 40 ms apart must have a positive span")
 	// 9 tokens in 3 chunks: 6 of them were produced over the span.
-	assert.Equal(t, DecodeByEstimate, res.DecodeMethod, "no per-chunk usage: estimated")
-	assert.InDelta(t, 6.0, res.DecodeTokens, 1e-9, "N·(k−1)/k = 9·2/3")
+	assert.Equal(t, DecodeByContent, res.DecodeMethod, "no per-chunk usage: apportioned by the chunks' text")
+	assert.InDelta(t, 6.0, res.DecodeTokens, 1e-9, "chunks of equal text: 9·2/3, the equal share")
 	assert.InDelta(t, span/6, res.TPOTms, 1e-9, "TPOT = span / the tokens after the first chunk, not the mean chunk gap")
 	assert.InDelta(t, 6/(span/1000), res.GenTPS, 1e-6, "GenTPS = the tokens after the first chunk / span seconds")
 	assert.InDelta(t, span/2, res.RefTPOTms, 1e-9, "the reference's tpot: the mean chunk gap")
@@ -188,7 +187,7 @@ func TestUsageAfterFinishWithUnknownFields(t *testing.T) {
 	require.NoError(t, err, "unknown fields must be ignored")
 	assert.Equal(t, "length", res.FinishReason, "finish reason from the finish chunk")
 	require.NotNil(t, res.Usage, "usage must be read from the trailing chunk")
-	assert.Equal(t, openai.Usage{PromptTokens: 5, CompletionTokens: 1, TotalTokens: 6}, *res.Usage, "usage values")
+	assert.Equal(t, results.Usage{PromptTokens: 5, CompletionTokens: 1, TotalTokens: 6}, *res.Usage, "usage values")
 	assert.Equal(t, DecodeSingleChunk, res.DecodeTiming, "one token-bearing chunk: no decode span")
 	assert.Equal(t, "all 1 tokens arrived in one chunk", res.DecodeNote, "the note says why")
 	assert.True(t, math.IsNaN(res.TPOTms), "TPOT is not measured (NaN, null in records), never 0")
@@ -347,9 +346,9 @@ func TestToolCallsInStream(t *testing.T) {
 		ev(`{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}`), done)...)
 	res, err := run(t, srv, Request{})
 	require.NoError(t, err, "stream must succeed")
-	assert.Equal(t, []openai.ToolCall{
-		{ID: "call_a", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}},
-		{ID: "call_b", Type: "function", Function: openai.FunctionCall{Name: "get_time", Arguments: `{"tz":"UTC"}`}},
+	assert.Equal(t, []results.ToolCall{
+		{ID: "call_a", Type: "function", Function: results.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}},
+		{ID: "call_b", Type: "function", Function: results.FunctionCall{Name: "get_time", Arguments: `{"tz":"UTC"}`}},
 	}, res.ToolCalls, "interleaved parallel calls merged by index; empty names never append")
 	assert.True(t, res.HasOutput, "tool calls are output")
 	assert.Equal(t, 5, res.TokenChunks, "each tool-call delta chunk is a token chunk")
@@ -365,9 +364,9 @@ func TestToolCallsWithoutIndexInStream(t *testing.T) {
 		done)...)
 	res, err := run(t, srv, Request{})
 	require.NoError(t, err, "stream must succeed")
-	assert.Equal(t, []openai.ToolCall{
-		{ID: "t1", Type: "function", Function: openai.FunctionCall{Name: "a", Arguments: `{"x":1}`}},
-		{ID: "t2", Type: "function", Function: openai.FunctionCall{Name: "b", Arguments: `{}`}},
+	assert.Equal(t, []results.ToolCall{
+		{ID: "t1", Type: "function", Function: results.FunctionCall{Name: "a", Arguments: `{"x":1}`}},
+		{ID: "t2", Type: "function", Function: results.FunctionCall{Name: "b", Arguments: `{}`}},
 	}, res.ToolCalls, "index-less deltas continue the last call until a new id arrives")
 }
 
@@ -594,4 +593,38 @@ func TestServerErrorShapes(t *testing.T) {
 		assert.Equal(t, tc.msg, se.Message, "message for %s", tc.raw)
 		assert.Equal(t, tc.code, se.Code, "code for %s", tc.raw)
 	}
+}
+
+// TestPolicyTimeoutOneClock: the limit and the record share one clock, so
+// a request that timed out reports an E2E of at least the limit however
+// long the client stalled between starting the timer and sending.
+func TestPolicyTimeoutOneClock(t *testing.T) {
+	srv, _ := handlerServer(t, func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	})
+	const limit = 100 * time.Millisecond
+	c := newClient(srv)
+	c.beforeSend = func() { time.Sleep(limit + 50*time.Millisecond) }
+	res, err := c.ChatStream(context.Background(), Request{Model: "m", Timeout: limit})
+	assert.ErrorIs(t, err, ErrPolicyTimeout, "the stalled request hit its policy timeout")
+	assert.GreaterOrEqual(t, res.E2ELms, 100.0, "a request that timed out at 100 ms reports E2E >= 100 ms")
+	var pe *PolicyTimeoutError
+	if assert.ErrorAs(t, err, &pe, "a PolicyTimeoutError") {
+		assert.GreaterOrEqual(t, pe.Elapsed, limit, "the error's elapsed time is on the same clock")
+	}
+}
+
+// TestOverLimitNeedsTheDeadline: a timer that fired after the stream had
+// already ended (before ChatStream stopped it) does not turn the stream
+// into a policy timeout; one that ended at or after the deadline is one.
+func TestOverLimitNeedsTheDeadline(t *testing.T) {
+	start := time.Now()
+	st := &state{start: start, deadline: start.Add(100 * time.Millisecond)}
+	st.policyFired.Store(true)
+	st.end = start.Add(99 * time.Millisecond)
+	assert.False(t, st.overLimit(), "ended at 99 ms under a 100 ms limit: not timed out")
+	st.end = start.Add(100 * time.Millisecond)
+	assert.True(t, st.overLimit(), "ended at the 100 ms deadline after the timer fired: timed out")
+	st.policyFired.Store(false)
+	assert.False(t, st.overLimit(), "the timer did not fire: not timed out")
 }

@@ -30,8 +30,9 @@
 // Result.RequestID; usage is taken from any chunk carrying it; each
 // choice's last non-empty finish_reason wins. Decode rates are timed over
 // the tokens produced between the first and the last token-bearing chunk,
-// counted from per-chunk usage (vLLM's continuous_usage_stats) or
-// estimated as N·(k−1)/k, and reported with the chunk gaps only when the
+// counted from per-chunk usage (vLLM's continuous_usage_stats), else the
+// server's count apportioned by the text each chunk carried
+// (DecodeByContent), else equal shares N·(k−1)/k, and reported with the chunk gaps only when the
 // arrival times can time them (MeasureDecode, MinDecodeSpan,
 // MinDecodeChunks); the reference's formulas are Result.RefTPOTms and
 // RefGenTPS (ComputeTimings). An "error" key
@@ -43,7 +44,13 @@
 // ChatStream always returns a *Result holding what was measured up to the
 // failure; the error tells what happened (see ChatStream). Redirects are
 // never followed (unless the caller's http.Client sets CheckRedirect), and
-// the text kept per Result is bounded by Client.MaxContentBytes.
+// the text kept per Result is bounded by Client.MaxContentBytes. A policy
+// timeout (Request.Timeout) is timed from the instant E2E is measured
+// from, so a request cut at the limit reports E2E of at least the limit.
+// A request that failed on a reused pooled connection before any byte of
+// an answer (the server had closed it) is sent once more on a fresh one
+// by the default client (RetryReused) and counted in
+// Result.ConnectionRetries.
 //
 // docs/streams.md lists what real servers send and how each case is read.
 package stream

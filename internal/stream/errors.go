@@ -26,7 +26,9 @@ var (
 type PolicyTimeoutError struct {
 	// Limit is the request's Timeout.
 	Limit time.Duration
-	// Elapsed is the time from sending to giving up, rounded to 1 ms.
+	// Elapsed is the time from sending to giving up, rounded to 1 ms:
+	// Result.E2ELms, on the clock the limit was timed on, so it is at
+	// least Limit (before rounding).
 	Elapsed time.Duration
 	// Note says when asking the server to cancel failed, else "".
 	Note string

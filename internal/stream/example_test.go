@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 func ExampleClient_ChatStream() {
@@ -27,7 +27,7 @@ func ExampleClient_ChatStream() {
 	c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 	res, err := c.ChatStream(context.Background(), stream.Request{
 		Model:    "my-model",
-		Messages: []openai.Message{{"role": "user", "content": "Say hello"}},
+		Messages: []results.Message{{"role": "user", "content": "Say hello"}},
 	})
 	var httpErr *stream.HTTPError
 	switch {

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 // fixtureChat runs one ChatStream against a fixture server answering sc.
@@ -23,7 +23,7 @@ func fixtureChat(t *testing.T, sc fixtures.Script, req stream.Request) (*fixture
 		req.Model = "benchserve-fixture"
 	}
 	if req.Messages == nil {
-		req.Messages = []openai.Message{{"role": "user", "content": "hello there"}}
+		req.Messages = []results.Message{{"role": "user", "content": "hello there"}}
 	}
 	res, err := c.ChatStream(context.Background(), req)
 	require.NotNil(t, res, "ChatStream always returns a Result")
@@ -129,9 +129,9 @@ func TestFixtureErrorAfterAndStatus(t *testing.T) {
 }
 
 func TestFixtureToolCalls(t *testing.T) {
-	calls := []openai.ToolCall{
-		{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris","unit":"c"}`}},
-		{ID: "call_2", Type: "function", Function: openai.FunctionCall{Name: "get_time", Arguments: `{"tz":"UTC"}`}},
+	calls := []results.ToolCall{
+		{ID: "call_1", Type: "function", Function: results.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris","unit":"c"}`}},
+		{ID: "call_2", Type: "function", Function: results.FunctionCall{Name: "get_time", Arguments: `{"tz":"UTC"}`}},
 	}
 	_, res, err := fixtureChat(t, fixtures.Script{ToolCalls: calls}, stream.Request{})
 	require.NoError(t, err, "fixture stream must succeed")
@@ -155,7 +155,7 @@ func TestTransportTimeoutMidStreamSaysSo(t *testing.T) {
 	hc.Timeout = 300 * time.Millisecond
 	c := &stream.Client{BaseURL: srv.URL, HTTP: hc}
 	_, err := c.ChatStream(context.Background(), stream.Request{Model: "benchserve-fixture",
-		Messages: []openai.Message{{"role": "user", "content": "hello there"}}})
+		Messages: []results.Message{{"role": "user", "content": "hello there"}}})
 	require.Error(t, err, "the 300 ms timeout passes mid-stream")
 	assert.Contains(t, err.Error(), "deadline passed mid-stream", "the message names a deadline")
 	assert.NotErrorIs(t, err, stream.ErrConnectionLost, "not a lost connection")

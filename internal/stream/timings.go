@@ -79,13 +79,15 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 const MinDecodeSpan = time.Millisecond
 
 // MinDecodeChunks is the fewest token-bearing chunks over which the
-// decode is estimated without per-chunk token counts (DecodeByEstimate):
-// 3. The estimate assumes the first chunk carried N/k tokens, which is
-// 1/(k − 1) of the N·(k − 1)/k it counts: at k = 2 the count is that
-// assumption and nothing else (and a 2-chunk stream is typically a tool
-// call's name and then all of its arguments, where it is off by up to
-// 2×); from 3 on the assumed part is at most half of the count and
-// shrinks as 1/k. When the count is known (DecodeByUsage,
+// decode is estimated without per-chunk token counts (DecodeByContent,
+// DecodeByEstimate): 3. The equal-share estimate assumes the first chunk
+// carried N/k tokens, which is 1/(k − 1) of the N·(k − 1)/k it counts: at
+// k = 2 the count is that assumption and nothing else (and a 2-chunk
+// stream is typically a tool call's name and then all of its arguments,
+// where it is off by up to 2×); from 3 on the assumed part is at most
+// half of the count and shrinks as 1/k. Apportioning by content rests on
+// the same kind of assumption (a piece of text is a token), so it keeps
+// the same floor. When the count is known (DecodeByUsage,
 // DecodeOnePerChunk) 2 chunks suffice.
 const MinDecodeChunks = 3
 
@@ -121,9 +123,20 @@ const (
 	// the token-bearing chunks k, so (no chunk carrying fewer than one)
 	// every chunk carried one token and N − 1 came after the first.
 	DecodeOnePerChunk = "one_per_chunk"
+	// DecodeByContent: the server's N completion tokens apportioned
+	// among the k token-bearing chunks by the text each carried (word
+	// pieces of content, reasoning, refusal and tool-call names and
+	// arguments, see DecodeSpan.Pieces): N·(P − P₁)/P for P pieces of
+	// which the first chunk carried P₁, kept between k − 1 (every later
+	// chunk carried a token) and N − 1 (so did the first). What a
+	// speculative decoder's chunks of 1, 4 and 3 tokens need, where
+	// equal shares would count 16/3 instead of 7.
+	DecodeByContent = "content"
 	// DecodeByEstimate: N·(k − 1)/k for N completion tokens in k
 	// token-bearing chunks, every chunk but the first assumed to carry
-	// its equal share (N − 1 when N is the chunk count, without usage).
+	// its equal share: when the chunks carried no text to apportion by,
+	// the server's N is below k, or there is no usage (N is then the
+	// chunk count and the estimate N − 1).
 	DecodeByEstimate = "estimate"
 )
 
@@ -151,17 +164,22 @@ type DecodeSpan struct {
 	// tokens (vLLM's continuous_usage_stats).
 	ChunkUsage            bool
 	FirstUsage, LastUsage int
+	// Pieces is the word pieces of text (countPieces) all token-bearing
+	// chunks carried, each chunk counted as at least 1, and FirstPieces
+	// the first chunk's; Pieces is 0 when no chunk carried any text
+	// (then nothing apportions the tokens and equal shares are assumed).
+	FirstPieces, Pieces int
 }
 
 // Decode is the decode measurement of one stream.
 type Decode struct {
 	// Tokens is the tokens produced between the first and the last
 	// token-bearing chunk: LastUsage − FirstUsage (DecodeByUsage), N − 1
-	// (DecodeOnePerChunk), else N·(k − 1)/k (DecodeByEstimate). 0 when
-	// Reason is set.
+	// (DecodeOnePerChunk), N·(P − P₁)/P (DecodeByContent), else
+	// N·(k − 1)/k (DecodeByEstimate). 0 when Reason is set.
 	Tokens float64
-	// Method is DecodeByUsage, DecodeOnePerChunk or DecodeByEstimate; ""
-	// when Reason is set.
+	// Method is DecodeByUsage, DecodeOnePerChunk, DecodeByContent or
+	// DecodeByEstimate; "" when Reason is set.
 	Method string
 	// TPOTms is Span/Tokens in ms, GenTPS Tokens/Span in tokens/s: the
 	// decode's time per output token and rate. NaN when Reason is set.
@@ -182,9 +200,12 @@ type Decode struct {
 // same way. The tokens are counted from per-chunk usage when the first
 // and last token-bearing chunks carried it (LastUsage > FirstUsage), or
 // known to be N − 1 when the server's N equals the chunk count k, else
-// estimated as N·(k − 1)/k, which needs MinDecodeChunks chunks. For a
-// steady stream of one token a chunk all give N − 1: TPOT is the mean
-// chunk gap and GenTPS its inverse.
+// apportioned by the text the chunks carried (DecodeByContent: the
+// server's N shared by word pieces), else estimated as N·(k − 1)/k
+// (equal shares); the last two need MinDecodeChunks chunks. For a steady
+// stream of one token a chunk all give N − 1: TPOT is the mean chunk gap
+// and GenTPS its inverse; for k chunks of equal text the content share is
+// the equal share.
 //
 // It returns a Reason, with NaN rates, when the arrival times cannot
 // time the decode, checked in this order: no token-bearing chunk; one
@@ -216,12 +237,16 @@ func MeasureDecode(s DecodeSpan) Decode {
 		tokens, method = float64(s.LastUsage-s.FirstUsage), DecodeByUsage
 	case s.UsageTokens && s.Tokens == s.Chunks:
 		tokens, method = float64(n-1), DecodeOnePerChunk
+	case s.UsageTokens && s.Tokens > s.Chunks && s.Pieces > 0 && s.FirstPieces <= s.Pieces:
+		share := float64(s.Pieces-s.FirstPieces) / float64(s.Pieces)
+		tokens = min(max(float64(n)*share, float64(s.Chunks-1)), float64(n-1))
+		method = DecodeByContent
 	}
 	if n >= 4*s.Chunks && float64(s.Span) < tokens*float64(MinTPOT) {
 		return fail(DecodeBatched, fmt.Sprintf("%d tokens arrived in %d chunks over %.3f ms (more than %.0f tokens/s for one request): they came in batches, so the arrival times measure the batching, not the server's decode",
 			n, s.Chunks, ms(s.Span), float64(time.Second)/float64(MinTPOT)))
 	}
-	if method == DecodeByEstimate && s.Chunks < MinDecodeChunks {
+	if (method == DecodeByEstimate || method == DecodeByContent) && s.Chunks < MinDecodeChunks {
 		return fail(DecodeFewChunks, fmt.Sprintf("%d tokens arrived in %d chunks, fewer than %d, without per-chunk usage: the tokens produced after the first chunk cannot be told",
 			n, s.Chunks, MinDecodeChunks))
 	}

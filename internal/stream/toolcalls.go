@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // ToolCallAccumulator merges streamed tool-call deltas into complete calls.
@@ -109,15 +110,15 @@ func (a *ToolCallAccumulator) maxIndex() int {
 
 // Calls returns the merged calls sorted by index (stream order), nil when
 // none arrived. The result is a fresh slice; Add may continue afterwards.
-func (a *ToolCallAccumulator) Calls() []openai.ToolCall {
+func (a *ToolCallAccumulator) Calls() []results.ToolCall {
 	if len(a.calls) == 0 {
 		return nil
 	}
 	sorted := slices.Clone(a.calls)
 	slices.SortStableFunc(sorted, func(x, y accCall) int { return cmp.Compare(x.index, y.index) })
-	out := make([]openai.ToolCall, len(sorted))
+	out := make([]results.ToolCall, len(sorted))
 	for i, c := range sorted {
-		out[i] = openai.ToolCall{ID: c.id, Type: c.typ, Function: openai.FunctionCall{Name: string(c.name), Arguments: string(c.arg)}}
+		out[i] = results.ToolCall{ID: c.id, Type: c.typ, Function: results.FunctionCall{Name: string(c.name), Arguments: string(c.arg)}}
 	}
 	return out
 }

@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchserve/benchserve/results"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/benchserve/benchserve/internal/openai"
 )
 
 // transcriptSection is one recorded exchange of a curl transcript.
@@ -67,14 +66,14 @@ func TestOllamaTranscriptReplay(t *testing.T) {
 			w.WriteHeader(sec.status)
 			_, _ = w.Write([]byte(sec.body))
 		})
-		return run(t, srv, Request{Messages: []openai.Message{{"role": "user", "content": "hi"}}})
+		return run(t, srv, Request{Messages: []results.Message{{"role": "user", "content": "hi"}}})
 	}
 	t.Run("length with usage", func(t *testing.T) {
 		res, err := replay(t, "stream with include_usage")
 		require.NoError(t, err, "recorded stream must parse")
 		assert.Equal(t, " and in against on that", res.Content, "content")
 		assert.Equal(t, "length", res.FinishReason, "finish reason")
-		assert.Equal(t, &openai.Usage{PromptTokens: 29, CompletionTokens: 5, TotalTokens: 34}, res.Usage, "usage")
+		assert.Equal(t, &results.Usage{PromptTokens: 29, CompletionTokens: 5, TotalTokens: 34}, res.Usage, "usage")
 		assert.Equal(t, 5, res.TokenChunks, "the final role+empty-content chunk is not a token")
 		assert.Equal(t, "chatcmpl-40", res.RequestID, "request id")
 	})

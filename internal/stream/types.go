@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // Client streams chat completions from one OpenAI-compatible server. The
@@ -16,7 +16,10 @@ type Client struct {
 	// APIKey, when set, is sent as "Authorization: Bearer <key>".
 	APIKey string
 	// HTTP is the client used for requests; nil means a client with no
-	// overall timeout (policy timeouts are per request, see Request.Timeout).
+	// overall timeout (policy timeouts are per request, see Request.Timeout)
+	// whose transport retries a request the server closed a reused
+	// connection on (RetryReused); a client of the caller's retries only
+	// when its transport is wrapped so.
 	// Redirects are never followed unless HTTP sets its own CheckRedirect:
 	// a 3xx answer to the POST is returned as an *HTTPError naming the
 	// Location.
@@ -31,6 +34,11 @@ type Client struct {
 	// the policy timeout) cannot grow the client's memory without bound.
 	// 0 means DefaultMaxContentBytes; a negative value means no limit.
 	MaxContentBytes int
+
+	// beforeSend, when set (tests only), runs after a request's clock
+	// and policy timer have started and before it is sent: a stalled
+	// client.
+	beforeSend func()
 }
 
 // DefaultMaxContentBytes is the text kept per Result by default: 8 MiB of
@@ -46,7 +54,7 @@ const DefaultMaxEventBytes = 16 << 20
 // Request is one streamed chat completion to send.
 type Request struct {
 	Model    string
-	Messages []openai.Message
+	Messages []results.Message
 	// MaxTokens is sent as max_tokens; 0 means 256.
 	MaxTokens int
 	// EnableThinking is sent as enable_thinking when non-nil.
@@ -103,6 +111,13 @@ type Result struct {
 	StartedAt time.Time
 	// StatusCode is the HTTP status, 0 when no response arrived.
 	StatusCode int
+	// ConnectionRetries counts the times the request was sent again on a
+	// fresh connection because the pooled connection it was sent on had
+	// been closed by the server before any byte of an answer (see
+	// RetryReused: 0 or 1, and always 0 through a client whose transport
+	// does not retry). The retry's time is part of TTFTms and E2ELms,
+	// which run from the first send.
+	ConnectionRetries int
 	// RequestID is the chunk "id" the server assigned, "" if none seen.
 	RequestID string
 
@@ -136,7 +151,8 @@ type Result struct {
 	GenTPS float64
 	// DecodeTokens is the tokens produced between the first and the
 	// last token-bearing chunk and DecodeMethod how they were counted
-	// (DecodeByUsage, DecodeOnePerChunk, DecodeByEstimate); 0 and ""
+	// (DecodeByUsage, DecodeOnePerChunk, DecodeByContent,
+	// DecodeByEstimate); 0 and ""
 	// when DecodeTiming is set.
 	DecodeTokens float64
 	DecodeMethod string
@@ -154,7 +170,7 @@ type Result struct {
 
 	// Usage is the server's usage report; nil when it sent none (the
 	// reference would silently record 0 tokens).
-	Usage *openai.Usage
+	Usage *results.Usage
 	// PromptTokens and CompletionTokens come from Usage; without usage
 	// PromptTokens is 0 and CompletionTokens counts token-bearing chunks.
 	PromptTokens, CompletionTokens int
@@ -186,7 +202,7 @@ type Result struct {
 	// CompletionTokens).
 	ContentTruncated, ReasoningTruncated bool
 	// ToolCalls are the first choice's merged tool calls in stream order.
-	ToolCalls []openai.ToolCall
+	ToolCalls []results.ToolCall
 	// Choices holds every choice, sorted by index, when the stream had
 	// more than one (a request with n > 1); nil otherwise. Choices[0]
 	// repeats the fields above.
@@ -216,7 +232,7 @@ type Choice struct {
 	// that text was dropped at Client.MaxContentBytes.
 	ContentTruncated, ReasoningTruncated bool
 	// ToolCalls are the choice's merged tool calls in stream order.
-	ToolCalls []openai.ToolCall
+	ToolCalls []results.ToolCall
 	// ReasoningChunks counts the choice's chunks that carried reasoning.
 	ReasoningChunks int
 }

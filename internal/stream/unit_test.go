@@ -2,6 +2,7 @@ package stream
 
 import (
 	"encoding/json"
+	"net/http"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 // TestComputeTimings: the reference's compute_request_metrics, formula
@@ -58,9 +60,9 @@ func TestToolCallAccumulator(t *testing.T) {
 		a.Add([]openai.ToolCallDelta{{Index: idx(1), ID: "b", Function: fn("second", "{")}})
 		a.Add([]openai.ToolCallDelta{{Index: idx(0), ID: "a", Type: "function", Function: fn("first", "[")}, {Index: idx(1), Function: fn("", "}")}})
 		a.Add([]openai.ToolCallDelta{{Index: idx(0), Function: fn("", "]")}})
-		assert.Equal(t, []openai.ToolCall{
-			{ID: "a", Type: "function", Function: openai.FunctionCall{Name: "first", Arguments: "[]"}},
-			{ID: "b", Type: "function", Function: openai.FunctionCall{Name: "second", Arguments: "{}"}},
+		assert.Equal(t, []results.ToolCall{
+			{ID: "a", Type: "function", Function: results.FunctionCall{Name: "first", Arguments: "[]"}},
+			{ID: "b", Type: "function", Function: results.FunctionCall{Name: "second", Arguments: "{}"}},
 		}, a.Calls(), "calls sorted by index, fragments appended")
 		assert.Equal(t, 2, a.Len(), "two calls")
 	})
@@ -69,7 +71,7 @@ func TestToolCallAccumulator(t *testing.T) {
 		a.Add([]openai.ToolCallDelta{{Index: idx(0), Function: fn("get_", "")}})
 		a.Add([]openai.ToolCallDelta{{Index: idx(0), ID: "late", Type: "custom", Function: fn("weather", "{}")}})
 		a.Add([]openai.ToolCallDelta{{Index: idx(0), Function: fn("", "")}, {Index: idx(0)}})
-		assert.Equal(t, []openai.ToolCall{{ID: "late", Type: "custom", Function: openai.FunctionCall{Name: "get_weather", Arguments: "{}"}}}, a.Calls(), "merged call")
+		assert.Equal(t, []results.ToolCall{{ID: "late", Type: "custom", Function: results.FunctionCall{Name: "get_weather", Arguments: "{}"}}}, a.Calls(), "merged call")
 	})
 	t.Run("no index", func(t *testing.T) {
 		var a ToolCallAccumulator
@@ -80,9 +82,9 @@ func TestToolCallAccumulator(t *testing.T) {
 		a.Add([]openai.ToolCallDelta{{ID: "x1", Function: fn("", "")}})        // known id: back to it
 		a.Add([]openai.ToolCallDelta{{ID: "x2"}})
 		a.Add([]openai.ToolCallDelta{{Index: idx(1), Function: fn("", " ")}}) // index 1 = the no-index call x2
-		assert.Equal(t, []openai.ToolCall{
-			{ID: "x1", Type: "function", Function: openai.FunctionCall{Name: "search", Arguments: `{"q":1}`}},
-			{ID: "x2", Type: "function", Function: openai.FunctionCall{Name: "fetch", Arguments: `{} `}},
+		assert.Equal(t, []results.ToolCall{
+			{ID: "x1", Type: "function", Function: results.FunctionCall{Name: "search", Arguments: `{"q":1}`}},
+			{ID: "x2", Type: "function", Function: results.FunctionCall{Name: "fetch", Arguments: `{} `}},
 		}, a.Calls(), "index-less merging")
 	})
 	t.Run("empty", func(t *testing.T) {
@@ -231,5 +233,13 @@ func TestNewTransport(t *testing.T) {
 	tr = NewTransport(500)
 	assert.Equal(t, 500, tr.MaxIdleConnsPerHost, "conns > 0: that many idle connections per host")
 	assert.Equal(t, 500, tr.MaxIdleConns, "conns > 0: and in all")
-	assert.Same(t, defaultTransport, defaultHTTP.Transport, "the default client uses the small-buffer transport")
+	rr, ok := defaultHTTP.Transport.(*retryReused)
+	if assert.True(t, ok, "the default client retries on reused connections: %T", defaultHTTP.Transport) {
+		assert.Same(t, defaultTransport, rr.rt, "the default client uses the small-buffer transport")
+		fresh, _ := rr.fresh.(*http.Transport)
+		if assert.NotNil(t, fresh, "the retries' transport is a clone") {
+			assert.True(t, fresh.DisableKeepAlives, "the retries' transport dials a connection of its own")
+			assert.Equal(t, 1<<10, fresh.ReadBufferSize, "the clone keeps the small buffers")
+		}
+	}
 }

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 )
 
 //go:embed prompts/*.json
@@ -53,7 +53,7 @@ var ErrPromptSetNotFound = errors.New("prompt set not found")
 // entry's index, e.g. `sweep: prompt set "x.json": entry 2: message 0 must
 // include role and content`. Unlike the reference, which only looks at the
 // first entry, every entry is validated.
-func LoadPromptSet(nameOrPath string) ([][]openai.Message, error) {
+func LoadPromptSet(nameOrPath string) ([][]results.Message, error) {
 	return LoadPromptSetFrom("", nameOrPath)
 }
 
@@ -64,7 +64,7 @@ func LoadPromptSet(nameOrPath string) ([][]openai.Message, error) {
 // (never a silent fallback to the embedded texts, which would mix two
 // prompt sets under one label). With dir "" it is LoadPromptSet. Paths
 // (non-builtin names) are not affected by dir.
-func LoadPromptSetFrom(dir, nameOrPath string) ([][]openai.Message, error) {
+func LoadPromptSetFrom(dir, nameOrPath string) ([][]results.Message, error) {
 	var (
 		data []byte
 		err  error
@@ -100,7 +100,7 @@ func LoadPromptSetFrom(dir, nameOrPath string) ([][]openai.Message, error) {
 }
 
 // parsePromptSet decodes and validates a prompt set document.
-func parsePromptSet(data []byte, name string) ([][]openai.Message, error) {
+func parsePromptSet(data []byte, name string) ([][]results.Message, error) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil || len(raw) == 0 {
 		if err == nil || isTypeError(err) {
@@ -114,7 +114,7 @@ func parsePromptSet(data []byte, name string) ([][]openai.Message, error) {
 		return nil, fmt.Errorf("sweep: prompt entries must be dict or list, got %s in %s", jsonKind(first), name)
 	}
 	var errs []error
-	out := make([][]openai.Message, 0, len(raw))
+	out := make([][]results.Message, 0, len(raw))
 	for i, entry := range raw {
 		if flat {
 			m, err := decodeMessage(entry)
@@ -122,7 +122,7 @@ func parsePromptSet(data []byte, name string) ([][]openai.Message, error) {
 				errs = append(errs, fmt.Errorf("sweep: prompt set %q: entry %d: %w", name, i, err))
 				continue
 			}
-			out = append(out, []openai.Message{m})
+			out = append(out, []results.Message{m})
 			continue
 		}
 		var list []json.RawMessage
@@ -134,7 +134,7 @@ func parsePromptSet(data []byte, name string) ([][]openai.Message, error) {
 			errs = append(errs, fmt.Errorf("sweep: prompt set %q: entry %d: messages must be a non-empty list", name, i))
 			continue
 		}
-		msgs := make([]openai.Message, 0, len(list))
+		msgs := make([]results.Message, 0, len(list))
 		for j, item := range list {
 			m, err := decodeMessage(item)
 			if err != nil {
@@ -153,7 +153,7 @@ func parsePromptSet(data []byte, name string) ([][]openai.Message, error) {
 
 // decodeMessage decodes one message object and requires role and content
 // (reference: _require_message_list's per-message checks).
-func decodeMessage(raw json.RawMessage) (openai.Message, error) {
+func decodeMessage(raw json.RawMessage) (results.Message, error) {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, fmt.Errorf("must be a message object, got %s", jsonKind(strings.TrimSpace(string(raw))))

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stats"
@@ -28,7 +28,7 @@ var (
 
 const (
 	// DefaultMaxTokens is max_tokens per request when Config.MaxTokens is 0.
-	DefaultMaxTokens = workloads.DefaultMaxTokens
+	DefaultMaxTokens = results.DefaultMaxTokens
 	// DefaultRepetitions is used when Config.Repetitions is 0.
 	DefaultRepetitions = 3
 )
@@ -128,7 +128,7 @@ type Config struct {
 // promptSet is one loaded prompt set.
 type promptSet struct {
 	name    string
-	prompts [][]openai.Message
+	prompts [][]results.Message
 }
 
 // plan is a validated sweep, ready to run.
@@ -249,7 +249,7 @@ func prepare(cfg Config) (*plan, error) {
 			errs = append(errs, fileError{fmt.Errorf("sweep: --system-prompt-file not found: %s: %w", path, err)})
 		} else {
 			content := string(data)
-			sys := openai.Message{"role": "system", "content": content}
+			sys := results.Message{"role": "system", "content": content}
 			for i := range p.sets {
 				p.sets[i].prompts = PrependSystem(p.sets[i].prompts, sys)
 			}
@@ -269,14 +269,14 @@ func prepare(cfg Config) (*plan, error) {
 // whose first message is not already a system message (reference: the
 // --system-prompt-file step of run_bench_serve). The input is not
 // modified.
-func PrependSystem(prompts [][]openai.Message, sys openai.Message) [][]openai.Message {
-	out := make([][]openai.Message, len(prompts))
+func PrependSystem(prompts [][]results.Message, sys results.Message) [][]results.Message {
+	out := make([][]results.Message, len(prompts))
 	for i, msgs := range prompts {
 		if len(msgs) > 0 && msgs[0]["role"] == "system" {
 			out[i] = msgs
 			continue
 		}
-		out[i] = append([]openai.Message{sys}, msgs...)
+		out[i] = append([]results.Message{sys}, msgs...)
 	}
 	return out
 }
@@ -443,7 +443,7 @@ func (sw *Sweep) Run(ctx context.Context) ([]Outcome, error) {
 	fmt.Fprintf(out, "Connecting to %s...\n", serverinfo.RedactURL(eng.URL()))
 	rt, hw, model := eng.Runtime(), eng.Hardware(), eng.Model()
 	fmt.Fprintf(out, "Hardware: %s / %.0fGB / %s\n", orDefault(hw.Chip, "unknown"), hw.MemoryGB, hw.OSVersion)
-	fmt.Fprintf(out, "Runtime:  model=%s  engine=%s  cache=%s\n", model, rt.EngineType, rt.CacheType)
+	fmt.Fprintf(out, "Runtime:  model=%s  engine=%s  cache=%s\n", present.Name(model), present.Name(rt.EngineType), present.Name(rt.CacheType))
 	for _, w := range p.warnings {
 		fmt.Fprintln(out, w)
 	}
@@ -501,7 +501,7 @@ func (sw *Sweep) Run(ctx context.Context) ([]Outcome, error) {
 			Runtime: rt, Hardware: hw, MaxTokens: p.maxTokens, PromptTokens: promptTokens[pt.PromptSet], NoValidate: cfg.NoValidate})
 		label := Label(pt)
 		if o.Requests-o.Failed == 0 {
-			fmt.Fprintf(out, "  %s: FAIL (all %d requests failed: %s)\n", label, o.Requests, strings.Join(o.Reasons, "; "))
+			fmt.Fprintf(out, "  %s: FAIL (all %d requests failed: %s)\n", label, o.Requests, reasonsText(o.Reasons))
 		} else {
 			fmt.Fprintf(out, "  %s: TTFT=%.0fms  TPS=%s  %s\n", label, o.Row.TTFTms, tpsText(o.Row.GenTPS), o.verdict())
 		}
@@ -608,11 +608,22 @@ func (o Outcome) verdict() string {
 	switch {
 	case o.Failed > 0 || o.Invalid > 0:
 		n := o.Failed + o.Invalid
-		return fmt.Sprintf("FAIL (%d of %d requests failed: %s)", n, o.Requests, strings.Join(o.Reasons, "; "))
+		return fmt.Sprintf("FAIL (%d of %d requests failed: %s)", n, o.Requests, reasonsText(o.Reasons))
 	case o.Capped > 0:
 		return fmt.Sprintf("PASS (%d of %d answers capped by max_tokens: not validated, as the reference)", o.Capped, o.Requests)
 	}
 	return "PASS"
+}
+
+// reasonsText is a progress line's list of failure reasons, each
+// escaped and cut for the terminal (present.Message); the outcome keeps
+// them whole.
+func reasonsText(reasons []string) string {
+	shown := make([]string, len(reasons))
+	for i, r := range reasons {
+		shown[i] = present.Message(r)
+	}
+	return strings.Join(shown, "; ")
 }
 
 // Label is the progress label of a point, as the reference prints it:

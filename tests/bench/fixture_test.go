@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 // childEnv makes the test binary serve the fixture instead of running
@@ -49,7 +49,7 @@ func (s shape) request() stream.Request {
 	}
 	return stream.Request{
 		Model:     fixtures.DefaultModel,
-		Messages:  []openai.Message{{"role": "user", "content": "bench"}},
+		Messages:  []results.Message{{"role": "user", "content": "bench"}},
 		MaxTokens: s.Tokens + 1,
 		ExtraBody: map[string]any{"bench": m},
 	}

@@ -24,8 +24,8 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 var modes = []string{"inproc", "child"}
@@ -338,7 +338,7 @@ func BenchmarkTTFTAccuracy(b *testing.B) {
 							after = append(after, m-lag-float64(ttftScripted)/float64(time.Millisecond))
 						}
 					}
-					e, t, sl, il, al := stats.NewDist(errs), stats.NewDist(ttft), stats.NewDist(sendLag), stats.NewDist(inLags), stats.NewDist(after)
+					e, t, sl, il, al := results.NewDist(errs), results.NewDist(ttft), results.NewDist(sendLag), results.NewDist(inLags), results.NewDist(after)
 					const ns = float64(time.Millisecond)
 					b.ReportMetric(e.P50*ns, "ttft-err-p50-ns/op")
 					b.ReportMetric(e.P99*ns, "ttft-err-p99-ns/op")
@@ -465,7 +465,7 @@ func BenchmarkTTFTFloor(b *testing.B) {
 							errs = append(errs, float64(d-ttftScripted)/float64(time.Millisecond))
 						}
 					}
-					e := stats.NewDist(errs)
+					e := results.NewDist(errs)
 					const ns = float64(time.Millisecond)
 					b.ReportMetric(e.P50*ns, "ttft-err-p50-ns/op")
 					b.ReportMetric(e.P99*ns, "ttft-err-p99-ns/op")

@@ -20,6 +20,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 const (
@@ -58,8 +59,8 @@ func client(t *testing.T, url string) *stream.Client {
 	return &stream.Client{BaseURL: url, HTTP: &http.Client{Transport: tr, Timeout: 2 * time.Minute}}
 }
 
-func userMsg(text string) []openai.Message {
-	return []openai.Message{{"role": "user", "content": text}}
+func userMsg(text string) []results.Message {
+	return []results.Message{{"role": "user", "content": text}}
 }
 
 // rawStream is what the server sent, read without benchserve's client.
@@ -67,7 +68,7 @@ type rawStream struct {
 	IDs          map[string]bool
 	Content      string
 	FinishReason string
-	Usage        *openai.Usage
+	Usage        *results.Usage
 	Done         bool
 	Chunks       int
 }
@@ -306,7 +307,7 @@ func TestOllamaDifferences(t *testing.T) {
 		require.Equal(t, http.StatusOK, status, "both fields are accepted")
 		var resp struct {
 			Choices []json.RawMessage `json:"choices"`
-			Usage   openai.Usage      `json:"usage"`
+			Usage   results.Usage     `json:"usage"`
 		}
 		data, _ := json.Marshal(answer)
 		require.NoError(t, json.Unmarshal(data, &resp), "chat.completion shape")

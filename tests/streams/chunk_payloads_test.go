@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
@@ -107,8 +106,8 @@ func TestCase07ToolCallDeltas(t *testing.T) {
 	const id = "chatcmpl-tc"
 	tc := func(deltas string) string { return sse(delta(id, `{"tool_calls":`+deltas+`}`, "null")) }
 	end := sse(delta(id, `{}`, `"tool_calls"`)) + sse(usage(id, 30, 12)) + done
-	weather := openai.ToolCall{ID: "call_w", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"Zürich"}`}}
-	clock := openai.ToolCall{ID: "call_t", Type: "function", Function: openai.FunctionCall{Name: "get_time", Arguments: `{"tz":"UTC"}`}}
+	weather := results.ToolCall{ID: "call_w", Type: "function", Function: results.FunctionCall{Name: "get_weather", Arguments: `{"city":"Zürich"}`}}
+	clock := results.ToolCall{ID: "call_t", Type: "function", Function: results.FunctionCall{Name: "get_time", Arguments: `{"tz":"UTC"}`}}
 	tests := map[string]string{
 		"no index": tc(`[{"id":"call_w","type":"function","function":{"name":"get_weather","arguments":""}}]`) +
 			tc(`[{"function":{"arguments":"{\"city\":"}}]`) + tc(`[{"function":{"arguments":"\"Zürich\"}"}}]`) +
@@ -132,7 +131,7 @@ func TestCase07ToolCallDeltas(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			res, err := chat(t, body(t, transcript))
 			require.NoError(t, err, "stream succeeds")
-			assert.Equal(t, []openai.ToolCall{weather, clock}, res.ToolCalls, "two calls, merged exactly")
+			assert.Equal(t, []results.ToolCall{weather, clock}, res.ToolCalls, "two calls, merged exactly")
 			assert.Equal(t, "tool_calls", res.FinishReason, "finish reason")
 			assert.True(t, res.HasOutput, "tool calls are output")
 			assert.Equal(t, "", res.Content, "no content")
@@ -146,7 +145,7 @@ func TestCase07ToolCallDeltas(t *testing.T) {
 		require.NotNil(t, rec.ToolCalls, "tool-call summary")
 		assert.Equal(t, 2, rec.ToolCalls.Count, "count")
 		assert.Equal(t, []string{"get_time", "get_weather"}, rec.ToolCalls.Names, "names sorted")
-		assert.Equal(t, []openai.ToolCall{weather, clock}, rec.ToolCalls.Raw, "raw calls in index order")
+		assert.Equal(t, []results.ToolCall{weather, clock}, rec.ToolCalls.Raw, "raw calls in index order")
 	})
 }
 

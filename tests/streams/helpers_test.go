@@ -14,9 +14,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -80,7 +80,7 @@ func chat(t *testing.T, srv *fixtures.Server, opts ...option) (*stream.Result, e
 func chatCtx(ctx context.Context, t *testing.T, srv *fixtures.Server, opts ...option) (*stream.Result, error) {
 	t.Helper()
 	c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
-	req := stream.Request{Model: srv.Model(), Messages: []openai.Message{{"role": "user", "content": "hello there"}}}
+	req := stream.Request{Model: srv.Model(), Messages: []results.Message{{"role": "user", "content": "hello there"}}}
 	for _, o := range opts {
 		o(c, &req)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/stream"
@@ -172,7 +171,7 @@ func BenchmarkEndlessStreamHeap(b *testing.B) {
 		srv := fixtures.Start(b, fixtures.Options{Responder: responder})
 		c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 		req := stream.Request{Model: srv.Model(), Timeout: time.Second,
-			Messages: []openai.Message{{"role": "user", "content": "hello there"}}}
+			Messages: []results.Message{{"role": "user", "content": "hello there"}}}
 		var growth, streamed int64
 		retained := 0
 		for b.Loop() {
@@ -198,7 +197,7 @@ func BenchmarkEndlessStreamHeap(b *testing.B) {
 		srv := fixtures.Start(b, fixtures.Options{Responder: func(fixtures.Request) fixtures.Script { return gaps }})
 		c := &stream.Client{BaseURL: srv.URL, HTTP: srv.Client()}
 		req := stream.Request{Model: srv.Model(), Timeout: time.Second,
-			Messages: []openai.Message{{"role": "user", "content": "hello there"}}}
+			Messages: []results.Message{{"role": "user", "content": "hello there"}}}
 		var growth, count int64
 		kept := 0
 		for b.Loop() {

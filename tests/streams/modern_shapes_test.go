@@ -34,6 +34,14 @@ func scenarioCase(id, name, extra string) string {
 	return fmt.Sprintf(`{"id":%q,"messages":[{"role":"user","content":"Tell me about rivers %s"}]%s}`, id, fixtures.ScenarioTag(name), extra)
 }
 
+// scenarioScript is what the fixture's default responder scripts for a
+// scenarioCase prompt of the named scenario at the default max_tokens:
+// the scenario's own values (its tokens, its refusal text).
+func scenarioScript(name string) fixtures.Script {
+	return fixtures.DefaultResponder(fixtures.Request{MaxTokens: results.DefaultMaxTokens,
+		Messages: []results.Message{{"role": "user", "content": "Tell me about rivers " + fixtures.ScenarioTag(name)}}})
+}
+
 // recordJSON renders one record as the JSON results file writes it and
 // decodes it back into a map, for assertions on nulls.
 func recordJSON(t *testing.T, rec results.Record) map[string]any {
@@ -65,7 +73,7 @@ func TestCase11ReasoningOnly(t *testing.T) {
 	chars := utf8.RuneCountInString(*q.Reasoning)
 	assert.Equal(t, chars, q.ReasoningChars, "reasoning_chars in code points")
 	assert.Greater(t, chars, 100, "a long reasoning")
-	assert.Equal(t, fixtures.ReasoningOnlyTokens, q.ReasoningChunks, "one chunk per reasoning token")
+	assert.Equal(t, len(scenarioScript("reasoning-only").Reasoning), q.ReasoningChunks, "one chunk per reasoning token")
 	assert.Equal(t, 0, q.ContentChars, "no content")
 	require.NotEmpty(t, q.Issues, "the case fails")
 	wantNote := fmt.Sprintf("enable_thinking=false was sent but %d chars of reasoning arrived: the server ignored it", chars)
@@ -206,12 +214,14 @@ func TestCase14Refusal(t *testing.T) {
 	out := record(t, srv, scenarioCase("refuse", "refusal", ""))
 	require.NoError(t, out.Err, "a refusal is a successful stream")
 	rec := out.Record
-	assert.Equal(t, fixtures.RefusalText, rec.Quality.Refusal, "refusal kept")
-	assert.Equal(t, []string{"refused: " + fixtures.RefusalText}, rec.Quality.Issues, "not \"Empty response content\"")
+	refusal := scenarioScript("refusal").Refusal
+	refusalText := strings.Join(refusal, "")
+	assert.Equal(t, refusalText, rec.Quality.Refusal, "refusal kept")
+	assert.Equal(t, []string{"refused: " + refusalText}, rec.Quality.Issues, "not \"Empty response content\"")
 	require.NotNil(t, rec.Metrics.TTFOms, "the refusal is output")
 	assert.Equal(t, rec.Metrics.TTFTms, *rec.Metrics.TTFOms, "TTFO at the first refusal chunk")
 	assert.Less(t, rec.Metrics.TTFTms, rec.Metrics.E2ELms, "TTFT is not the whole request")
-	assert.Equal(t, len(fixtures.Tokenize(fixtures.RefusalText)), rec.Metrics.TokenChunks, "refusal chunks are tokens")
+	assert.Equal(t, len(refusal), rec.Metrics.TokenChunks, "refusal chunks are tokens")
 	assert.Empty(t, rec.Metrics.DecodeTiming, "paced refusal chunks are timed")
 	assert.Greater(t, rec.Metrics.GenTPS, 0.0, "gen_tps measured, not 0")
 }

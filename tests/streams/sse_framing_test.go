@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/results"
 )
 
 // TestCase01UsageAfterFinish: usage arrives after the finish chunk (or on
@@ -45,7 +45,7 @@ func TestCase01UsageAfterFinish(t *testing.T) {
 			require.NoError(t, err, "a complete stream with trailing usage must succeed")
 			assert.Equal(t, "Hello world", res.Content, "content byte for byte; a null content is no text, never \"null\"")
 			require.NotNil(t, res.Usage, "usage read from its own chunk")
-			assert.Equal(t, openai.Usage{PromptTokens: 75, CompletionTokens: 2, TotalTokens: 77}, *res.Usage, "usage 75/2/77")
+			assert.Equal(t, results.Usage{PromptTokens: 75, CompletionTokens: 2, TotalTokens: 77}, *res.Usage, "usage 75/2/77")
 			assert.Equal(t, 75, res.PromptTokens, "prompt tokens")
 			assert.Equal(t, 2, res.CompletionTokens, "completion tokens")
 			assert.Equal(t, "stop", res.FinishReason, "finish reason from the finish chunk")

@@ -31,6 +31,13 @@ const (
 	// module's doc comment and exports nothing; it is not counted.
 	maxPublicPackages = 8
 	maxExportedNames  = 200
+	// maxExportedMembers budgets what hangs off those names: the exported
+	// fields of exported struct types and the exported methods of
+	// exported types: 616 once the shared vocabulary (wire types,
+	// statistics, SLO outcomes, the capacity result) lives in results,
+	// plus about 10% headroom, so a new option or field is a decision,
+	// not a drift.
+	maxExportedMembers = 680
 )
 
 // publicPackage is one importable package outside internal/, cmd/ and
@@ -143,6 +150,77 @@ func TestPublicSurface(t *testing.T) {
 	assert.LessOrEqualf(t, len(pkgs), maxPublicPackages, "public packages: %v", dirs)
 	assert.LessOrEqualf(t, total, maxExportedNames, "exported top-level names in %v", dirs)
 	t.Logf("%d public packages, %d exported top-level names: %v", len(pkgs), total, dirs)
+}
+
+// exportedMembers counts pkg's exported fields of exported struct types
+// (an embedded exported type is one field) and exported methods of
+// exported types.
+func exportedMembers(pkg publicPackage) int {
+	n := 0
+	for _, f := range pkg.files {
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv != nil && d.Name.IsExported() && exportedRecv(d.Recv) {
+					n++
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					ts, ok := spec.(*ast.TypeSpec)
+					if !ok || !ts.Name.IsExported() {
+						continue
+					}
+					st, ok := ts.Type.(*ast.StructType)
+					if !ok {
+						continue
+					}
+					for _, field := range st.Fields.List {
+						if len(field.Names) == 0 {
+							if exportedEmbed(field.Type) {
+								n++
+							}
+							continue
+						}
+						for _, name := range field.Names {
+							if name.IsExported() {
+								n++
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return n
+}
+
+// exportedEmbed reports whether an embedded field's type is exported
+// (T, *T, pkg.T).
+func exportedEmbed(typ ast.Expr) bool {
+	if star, ok := typ.(*ast.StarExpr); ok {
+		typ = star.X
+	}
+	switch t := typ.(type) {
+	case *ast.Ident:
+		return t.IsExported()
+	case *ast.SelectorExpr:
+		return t.Sel.IsExported()
+	}
+	return false
+}
+
+// TestPublicMembers holds the exported fields and methods of the public
+// packages to maxExportedMembers.
+func TestPublicMembers(t *testing.T) {
+	t.Chdir(moduleRoot)
+	total := 0
+	per := map[string]int{}
+	for _, pkg := range publicPackages(t) {
+		per[pkg.dir] = exportedMembers(pkg)
+		total += per[pkg.dir]
+	}
+	assert.LessOrEqualf(t, total, maxExportedMembers, "exported fields and methods: %v", per)
+	t.Logf("%d exported fields and methods: %v", total, per)
 }
 
 // TestBenchtestNamesOnlyPublicPackages: a user can spell every type in

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/results"
 )
@@ -26,13 +27,13 @@ func answerLine(rec results.Record) string {
 		s += part
 	}
 	if q.Refusal != "" {
-		add(fmt.Sprintf("refusal %q", q.Refusal))
+		add(`refusal "` + present.Message(q.Refusal) + `"`)
 	}
 	if len(q.Choices) > 0 {
 		add(fmt.Sprintf("%d choices", len(q.Choices)))
 	}
 	if m.DecodeTiming != "" && m.DecodeTiming != "no_tokens" {
-		add("tpot/gen_tps not measured: " + m.DecodeTimingNote)
+		add("tpot/gen_tps not measured: " + present.Message(m.DecodeTimingNote))
 	}
 	return s
 }
@@ -51,6 +52,6 @@ func cacheResetReporter(w io.Writer) func(results.CacheEvent) {
 			return
 		}
 		said[ev.Scope] = true
-		fmt.Fprintf(w, "benchserve: %s\n", note)
+		fmt.Fprintf(w, "benchserve: %s\n", present.Message(note))
 	}
 }

@@ -2,17 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/benchserve/benchserve/internal/paths"
-	"github.com/benchserve/benchserve/internal/stats"
-	"github.com/benchserve/benchserve/workloads"
+	"github.com/benchserve/benchserve/results"
 )
 
 // defaultURL is --url's default (a variable so tests can point it at a
@@ -55,7 +54,7 @@ type benchFlags struct {
 	tag                     optString
 	overrides               listValue
 	slo                     listValue
-	thresholds              []stats.Threshold // slo, parsed once by commonChecks
+	thresholds              []results.Threshold // slo, parsed once by commonChecks
 	caseTags                listValue
 	envTags                 string
 	load                    loadFlags
@@ -76,7 +75,6 @@ func newBenchFlags(e *env) *benchFlags {
 	}
 	fs := flag.NewFlagSet("benchserve", flag.ContinueOnError)
 	f.fs = fs
-	fs.SetOutput(e.stderr)
 	fs.StringVar(&f.url, "url", defaultURL, "Base `URL` of the running server")
 	fs.StringVar(&f.model, "model", e.getenv("BENCHSERVE_MODEL"), "`Model` ID to benchmark (default: $BENCHSERVE_MODEL, else auto-detected from the server)")
 	fs.StringVar(&f.apiKey, "api-key", e.getenv("BENCHSERVE_API_KEY"), "Bearer `token` sent with every request (default: $BENCHSERVE_API_KEY)")
@@ -87,7 +85,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.StringVar(&f.systemPromptFile, "system-prompt-file", "", "`Path` to a text file whose contents are prepended as a system message to\nevery prompt (unless it starts with one). Implies --skip-preflight-token-count.")
 	fs.BoolVar(&f.skipPreflightTokenCount, "skip-preflight-token-count", false, "Skip the max_tokens=1 request that counts prompt tokens per prompt set\n(it warms the prefix cache, which defeats cold-vs-warm comparisons)")
 	fs.StringVar(&f.concurrency, "concurrency", defaultConcurrency, "Comma-separated concurrency `levels` to sweep")
-	fs.IntVar(&f.maxTokens, "max-tokens", workloads.DefaultMaxTokens, "Maximum `tokens` to generate per request (sweeps)")
+	fs.IntVar(&f.maxTokens, "max-tokens", results.DefaultMaxTokens, "Maximum `tokens` to generate per request (sweeps)")
 	fs.IntVar(&f.repetitions, "repetitions", 3, "`Number` of repetitions per sweep configuration or workload case")
 	fs.IntVar(&f.warmup, "warmup", defaultWarmup, "Warmup `rounds` before the first measured repetition (sweeps)")
 	fs.Var(&f.enableThinking, "enable-thinking", "Enable thinking mode: \"true\", \"false\", or \"true,false\" to sweep `both`")
@@ -105,12 +103,12 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.Var(&f.caseTags, "case-tag", "Run only the workload cases having any of these `tags` (repeatable or\ncomma-separated; default: $BENCHSERVE_TAGS, as the go test plugin). Not --tag,\nwhich labels sweep rows. benchserve addition")
 	addLoadFlags(fs, &f.load, e.getenv)
 	f.envTags = e.getenv("BENCHSERVE_TAGS")
-	fs.Usage = func() { benchUsage(e, fs) }
 	return f
 }
 
-func benchUsage(e *env, fs *flag.FlagSet) {
-	w := e.stderr
+// benchUsage is `benchserve --help`: the commands, then bench-serve's
+// flags and exit statuses.
+func benchUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "Usage:")
 	commandUsage(w)
 	fmt.Fprint(w, `
@@ -135,14 +133,11 @@ Exit status:
 // runBench is the bench-serve command (reference: bench_serve_command).
 func runBench(ctx context.Context, e *env, args []string) int {
 	f := newBenchFlags(e)
-	if err := f.fs.Parse(expandNargs(args, "override-field", "goodput")); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := parseFlags(e, f.fs, "", func(w io.Writer) { benchUsage(w, f.fs) }, expandNargs(args, "override-field", "goodput")); !ok {
+		return code
 	}
 	if f.fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "benchserve: unexpected arguments: %s\n", strings.Join(f.fs.Args(), " "))
+		fmt.Fprintf(e.stderr, "benchserve: %s\n%s\n", unexpectedArgs(f.fs.Args()), helpPointer(""))
 		return ExitUsage
 	}
 	e = e.redacting(f.url, f.apiKey) // no password or token of --url, nor the API key a server echoes, in any output

@@ -4,20 +4,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/sweep"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -45,7 +46,8 @@ type capacityFlags struct {
 	floor                   float64
 }
 
-const capacityUsage = `Usage: benchserve capacity --url URL (--workload FILE | --prompts SET) --slo EXPR [--slo EXPR]... [flags]
+const capacityUsage = `Usage: benchserve capacity --url URL (--workload FILE | --prompts SET)
+                           --slo EXPR [--slo EXPR]... [flags]
 
 Finds the highest request rate (--by rate) or concurrency (--by concurrency)
 at which every --slo holds with confidence and the error rate stays within
@@ -73,14 +75,13 @@ Flags:
 func runCapacity(ctx context.Context, e *env, args []string) int {
 	var f capacityFlags
 	fs := flag.NewFlagSet("benchserve capacity", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	fs.StringVar(&f.url, "url", defaultURL, "Base `URL` of the running server")
 	fs.StringVar(&f.model, "model", e.getenv("BENCHSERVE_MODEL"), "`Model` ID (default: $BENCHSERVE_MODEL, else the server's)")
 	fs.StringVar(&f.apiKey, "api-key", e.getenv("BENCHSERVE_API_KEY"), "Bearer `token` (default: $BENCHSERVE_API_KEY)")
 	fs.StringVar(&f.workload, "workload", "", "workload `FILE` whose cases are the request mix")
 	fs.StringVar(&f.prompts, "prompts", "", "prompt `SET` (builtin name or file) whose prompts are the request mix, instead of --workload")
 	fs.StringVar(&f.promptsDir, "prompts-dir", e.getenv("BENCHSERVE_PROMPTS_DIR"), "`Directory` the builtin prompt set names are loaded from")
-	fs.IntVar(&f.maxTokens, "max-tokens", workloads.DefaultMaxTokens, "max_tokens per request with --prompts (a length ending is accepted)")
+	fs.IntVar(&f.maxTokens, "max-tokens", results.DefaultMaxTokens, "max_tokens per request with --prompts (a length ending is accepted)")
 	fs.Var(&f.caseTags, "case-tag", "only the workload cases having any of these `tags`")
 	fs.Var(&f.slo, "slo", "threshold `EXPR` every passing probe meets, e.g. 'ttft_p95_ms <= 500' (repeatable; at least one)")
 	fs.StringVar(&f.by, "by", "rate", "search the request `rate` (req/s, open loop) or the concurrency (streams, closed loop)")
@@ -99,12 +100,9 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; <= 0 disables")
 	fs.StringVar(&f.output, "output", "", "write capacity.json to this `path`")
 	fs.Float64Var(&f.floor, "floor", 0, "exit 1 when the lower end of the capacity's 95% interval is below this `load` (a CI gate: capacity >= floor with confidence)")
-	fs.Usage = func() { fmt.Fprint(e.stderr, capacityUsage); printFlags(e.stderr, fs) }
-	if err := fs.Parse(expandNargs(args, "goodput")); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	help := func(w io.Writer) { fmt.Fprint(w, capacityUsage); printFlags(w, fs) }
+	if code, ok := parseFlags(e, fs, "capacity", help, expandNargs(args, "goodput")); !ok {
+		return code
 	}
 
 	e = e.redacting(f.url, f.apiKey) // no URL secret or echoed API key in any output
@@ -112,7 +110,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	var pr problems
 	cfg, l := f.searchConfig(&pr)
 	if fs.NArg() > 0 {
-		pr.addUsage("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+		pr.addUsage("%s", unexpectedArgs(fs.Args()))
 	}
 	if u, err := serverinfo.NormalizeBaseURL(f.url); err != nil {
 		pr.addUsage("--url: %s", strings.TrimPrefix(err.Error(), "serverinfo: "))
@@ -129,7 +127,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	}
 	w := f.mix(&pr)
 	if !pr.empty() {
-		return pr.report(e)
+		return pr.report(e, "capacity")
 	}
 
 	timeout := time.Duration(-1)
@@ -148,24 +146,24 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	}
 	defer r.Close()
 	fmt.Fprintf(e.stderr, "Capacity search by %s on %s (model %s), %d cases in the mix, SLOs: %s, max error rate %g\n",
-		cfg.By, serverinfo.RedactURL(r.URL()), r.Model(), len(w.Select(f.caseTags)), strings.Join(f.slo, "; "), f.maxErrorRate)
-	cfg.OnProbe = func(p capacity.Probe) { fmt.Fprintf(e.stderr, "  %s\n", p) }
+		cfg.By, present.Path(serverinfo.RedactURL(r.URL())), present.Name(r.Model()), len(w.Select(f.caseTags)), strings.Join(f.slo, "; "), f.maxErrorRate)
+	cfg.OnProbe = func(p results.CapacityProbe) { fmt.Fprintf(e.stderr, "  %s\n", p) }
 	probe := r.CapacityProbe(w, runner.RunOptions{Tags: f.caseTags}, l, nil)
 	res, err := capacity.Search(ctx, probe, cfg)
 	if err != nil && len(res.Probes) == 0 {
-		fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(err))
 		return ExitFailed
 	}
 	if len(res.Probes) == 0 {
 		// Nothing to report: no capacity.json that looks like an answer.
-		fmt.Fprintf(e.stderr, "benchserve capacity: nothing was measured: %s\n", res.Reason)
+		fmt.Fprintf(e.stderr, "benchserve capacity: nothing was measured: %s\n", present.Message(res.Reason))
 		if err != nil {
-			fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", err)
+			fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(err))
 		}
 		return ExitFailed
 	}
 	fmt.Fprintf(e.stderr, "Capacity: %s (%s); %d probes in %v; stopped because %s\n",
-		res.Headline(), res.Interval.Method, len(res.Probes), res.Elapsed.Round(time.Second), res.Reason)
+		res.Headline(), res.Interval.Method, len(res.Probes), res.Elapsed.Round(time.Second), present.Message(res.Reason))
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // "ttft_p95_ms <= 500" reads as written
@@ -173,21 +171,21 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	jerr := enc.Encode(res)
 	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if jerr != nil {
-		fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", jerr)
+		fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(jerr))
 		return ExitFailed
 	}
 	if f.output != "" {
 		if werr := resultio.WriteFileAtomic(f.output, append(data, '\n'), 0o644); werr != nil {
-			fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", werr)
+			fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(werr))
 			return ExitFailed
 		}
 		fmt.Fprintf(e.stderr, "Capacity search written to %s\n", f.output)
 	} else {
-		fmt.Fprintf(e.stdout, "%s\n", data)
+		e.printData("json", data)
 	}
 	switch {
 	case err != nil:
-		fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(err))
 		return ExitFailed
 	case res.Status == capacity.StatusFirstFailed:
 		return ExitFailed
@@ -196,7 +194,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		return ExitFailed
 	case f.floor > 0:
 		if ferr := res.AtLeast(f.floor); ferr != nil {
-			fmt.Fprintf(e.stderr, "benchserve capacity: %v\n", ferr)
+			fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(ferr))
 			return ExitFailed
 		}
 	}
@@ -210,7 +208,7 @@ func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load
 	if err != nil {
 		pr.addUsage("--by: %v", err)
 	}
-	ths, err := stats.ParseThresholds(f.slo...)
+	ths, err := results.ParseThresholds(f.slo...)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			pr.addUsage("--slo: %s", line)
@@ -222,9 +220,9 @@ func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load
 	if math.IsNaN(f.maxErrorRate) || f.maxErrorRate < 0 || f.maxErrorRate > 1 {
 		pr.addUsage("--max-error-rate: want a number in [0, 1], got %v", f.maxErrorRate)
 	}
-	cfg := capacity.Config{SLOs: ths, MaxErrorRate: f.maxErrorRate, By: by, Start: f.start, Max: f.maxRate,
-		ProbeRequests: f.probeRequests, ProbeDuration: time.Duration(f.probeDuration), MaxTime: time.Duration(f.maxTime),
-		Precision: f.precision, Extensions: f.extensions}
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: ths, MaxErrorRate: f.maxErrorRate, By: by,
+		Start: f.start, Max: f.maxRate, ProbeRequests: f.probeRequests, ProbeDuration: time.Duration(f.probeDuration),
+		MaxTime: time.Duration(f.maxTime), Precision: f.precision, Extensions: f.extensions}}
 	l := runner.Load{Burstiness: f.burstiness, Seed: f.seed, MaxConcurrency: f.maxConcurrency}
 	if len(f.goodput) > 0 {
 		slo, err := loadgen.ParseGoodput(f.goodput...)

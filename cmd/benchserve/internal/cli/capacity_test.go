@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/longtest"
+	"github.com/benchserve/benchserve/results"
 )
 
 // TestCapacityByConcurrencyFindsTheSlots: against a fixture with 4
@@ -36,7 +36,7 @@ func TestCapacityByConcurrencyFindsTheSlots(t *testing.T) {
 	assert.Contains(t, res.stderr, "stopped because the highest passing load 4 streams and the lowest not passing 5 streams are adjacent", "why it stopped")
 	data, err := os.ReadFile(out)
 	require.NoError(t, err, "capacity.json written")
-	var got capacity.Result
+	var got results.Capacity
 	require.NoError(t, json.Unmarshal(data, &got), "capacity.json round-trips")
 	assert.Equal(t, 4.0, got.Capacity, "the slot count")
 	assert.Contains(t, string(data), `"capacity_concurrency": 4`, "named by what was searched")

@@ -52,6 +52,6 @@ func TestCaseTagFilter(t *testing.T) {
 	assert.Contains(t, res.stderr, "Warning: --case-tag applies to --workload runs only; ignored for the prompt sweep", "sweep warns")
 
 	help := invoke(t, "--help")
-	assert.Contains(t, help.stderr, "  --case-tag tags\n", "--case-tag documented")
-	assert.Contains(t, help.stderr, "$BENCHSERVE_TAGS", "its environment default documented")
+	assert.Contains(t, help.stdout, "  --case-tag tags\n", "--case-tag documented")
+	assert.Contains(t, help.stdout, "$BENCHSERVE_TAGS", "its environment default documented")
 }

@@ -8,6 +8,9 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+
+	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/internal/present"
 	"syscall"
 )
 
@@ -25,7 +28,9 @@ const (
 
 // Main runs benchserve with args (without the program name) and returns
 // the exit status (ExitOK, ExitFailed or ExitUsage). Progress and
-// diagnostics go to stderr, results to stdout unless --output is given.
+// diagnostics go to stderr, results and --help to stdout (results to
+// --output when it is given); every line is escaped and cut for a person
+// (package present) before it is written.
 // SIGINT and SIGTERM cancel the run: what was measured is still written.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -36,25 +41,35 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // run dispatches to a subcommand; a first argument that names none (or a
 // flag) selects the default command.
 func run(ctx context.Context, args []string, e *env) int {
+	e = e.presenting()
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		if c := lookup(args[0]); c != nil {
 			return c.run(ctx, e, args[1:])
 		}
 		if args[0] == "help" {
+			if len(args) > 1 && lookup(args[1]) != nil {
+				return lookup(args[1]).run(ctx, e, []string{"--help"})
+			}
 			return runBench(ctx, e, []string{"--help"})
 		}
-		fmt.Fprintf(e.stderr, "benchserve: unknown command %q (commands: %s)\n", args[0], commandNames())
+		msg := `benchserve: unknown command "` + present.Name(args[0]) + `"`
+		if s := checks.Suggest(args[0], commandList()); s != "" {
+			msg += "; did you mean " + s + "?"
+		}
+		fmt.Fprintf(e.stderr, "%s (commands: %s)\n%s\n", msg, commandNames(), helpPointer(""))
 		return ExitUsage
 	}
 	return lookup(defaultCommand).run(ctx, e, args)
 }
 
-func commandNames() string {
+func commandNames() string { return strings.Join(commandList(), ", ") }
+
+func commandList() []string {
 	names := make([]string, len(commands))
 	for i, c := range commands {
 		names[i] = c.name
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // Version is the benchserve version: the main module's version from the
@@ -73,8 +88,13 @@ func version() string {
 }
 
 func runVersion(_ context.Context, e *env, args []string) int {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprintln(e.stdout, "Usage: benchserve version\n\nPrints the benchserve version and the Go version it was built with.")
+		return ExitOK
+	}
 	if len(args) > 0 {
 		fmt.Fprintln(e.stderr, "benchserve: version takes no arguments")
+		fmt.Fprintln(e.stderr, helpPointer(""))
 		return ExitUsage
 	}
 	goVersion := "unknown"

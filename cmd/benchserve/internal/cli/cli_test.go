@@ -349,7 +349,7 @@ func TestUnreachableServer(t *testing.T) {
 
 	res := invoke(t, "--workload", smoke)
 	assert.Equal(t, ExitUsage, res.code, "no server exits 2")
-	assert.Contains(t, res.stderr, "cannot reach a server at "+defaultURL)
+	assert.Contains(t, res.stderr, "benchserve: cannot list the models at "+defaultURL+": connection refused; is the server running? pass --url\n", "what was tried, what went wrong, what to do")
 	assert.Contains(t, res.stderr, "benchserve fixture --addr 127.0.0.1:8080", "hint to start the fixture")
 
 	res = invoke(t, "--prompts", "short")
@@ -365,7 +365,7 @@ func TestHelpVersionAndCommands(t *testing.T) {
 	res := invoke(t, "--help")
 	assert.Equal(t, ExitOK, res.code)
 	for _, want := range []string{"--skip-preflight-token-count", "--override-field", "--api-key", "Exit status:", "  2  usage or input errors"} {
-		assert.Contains(t, res.stderr, want, "help mentions %s", want)
+		assert.Contains(t, res.stdout, want, "help mentions %s", want)
 	}
 	res = invoke(t, "version")
 	assert.Equal(t, ExitOK, res.code)

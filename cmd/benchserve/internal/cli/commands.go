@@ -4,14 +4,22 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"text/tabwriter"
+
+	"github.com/benchserve/benchserve/internal/present"
 )
 
-// env is what a command may touch besides its arguments.
+// env is what a command may touch besides its arguments. Once run has
+// called presenting, stdout and stderr are *present.Writer: whatever a
+// command prints there is escaped and cut (print.go); results data goes
+// through printData.
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// rawOut and rawErr are the writers e was made with (presenting).
+	rawOut, rawErr io.Writer
+	// redact replaces the run's secrets (redacting); nil: none.
+	redact func(string) string
 }
 
 // command is one subcommand of benchserve.
@@ -51,7 +59,7 @@ func init() {
 			{"recover JOURNAL [--output FILE]", ""},
 		}},
 		{name: "capacity", summary: "find the highest request rate (or concurrency) at which every SLO holds", run: runCapacity, synopses: []synopsis{
-			{"capacity --url URL (--workload FILE | --prompts SET) --slo EXPR... [--by rate|concurrency] [--output capacity.json]", ""},
+			{"capacity --url URL (--workload FILE | --prompts SET) --slo EXPR... [flags]", ""},
 		}},
 		{name: "merge", summary: "join the JSON payloads of one run's shards (--shard I/N, same --run-id) into one, statistics recomputed", run: runMerge, synopses: []synopsis{
 			{"merge [--slo EXPR]... OUT IN...", ""},
@@ -61,17 +69,17 @@ func init() {
 			{matrixSynopsis, "a Markdown compatibility matrix of conformance results, a column per server"},
 		}},
 		{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture, synopses: []synopsis{
-			{"fixture [--addr " + defaultAddr + "] [--model NAME] [--api-key KEY] [--slots N] [--fault NAME]...", ""},
+			{"fixture [--addr HOST:PORT] [--slots N] [--close-kept-alive] [--fault NAME]... [flags]", ""},
 		}},
 		{name: "version", summary: "print the benchserve version", run: runVersion},
 	}
 }
 
-// commandUsage writes one "  benchserve ARGS   WHAT" line per synopsis of
-// every command (a command without synopses gets "benchserve NAME"), the
-// descriptions aligned.
+// commandUsage writes for each synopsis of every command (a command
+// without synopses gets "benchserve NAME") a line "  benchserve ARGS" and
+// under it what that form does, folded to helpCols: no column is padded
+// to the longest synopsis.
 func commandUsage(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
 	for _, c := range commands {
 		syn := c.synopses
 		if len(syn) == 0 {
@@ -82,15 +90,15 @@ func commandUsage(w io.Writer) {
 			if what == "" {
 				what = c.summary
 			}
-			fmt.Fprintf(tw, "  benchserve %s\t%s\n", s.args, what)
+			fmt.Fprintln(w, present.Wrap("  benchserve "+s.args, maxHelpCols, "      "))
+			fmt.Fprintln(w, present.Wrap("      "+what, helpCols, "      "))
 		}
 	}
-	_ = tw.Flush()
 }
 
 // runReport is `benchserve report RESULTS... --output report.html`.
 func runReport(_ context.Context, e *env, args []string) int {
-	return reportMain(args, e.stdout, e.stderr)
+	return reportMain(e, args)
 }
 
 func lookup(name string) *command {

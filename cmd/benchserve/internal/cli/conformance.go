@@ -3,14 +3,15 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/present"
 
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
@@ -19,7 +20,7 @@ import (
 	"github.com/benchserve/benchserve/workloads"
 )
 
-const conformanceSynopsis = "conformance --url URL [--model M] [--api-key K] [--output FILE] [--strict] [--workload FILE] [--case-tag TAG]"
+const conformanceSynopsis = "conformance --url URL [--strict] [--workload FILE] [--case-tag TAG] [--output FILE]"
 
 // runConformance is `benchserve conformance`: it checks the protocol
 // contracts of the builtin suite (workloads/conformance.json) or of
@@ -34,7 +35,6 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 		return runConformanceMatrix(e, args[1:])
 	}
 	fs := flag.NewFlagSet("benchserve conformance", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	url := fs.String("url", "", "the server's base URL (required), e.g. http://127.0.0.1:11434")
 	model := fs.String("model", "", "model to request (default: the first one /v1/models lists)")
 	apiKey := fs.String("api-key", "", "Bearer token sent on every request (default: $BENCHSERVE_API_KEY)")
@@ -44,30 +44,29 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 	var tags listValue
 	fs.Var(&tags, "case-tag", "check only the contracts with this tag (stream, usage, tools, errors, …; repeatable or comma-separated)")
 	timeoutS := fs.Float64("request-timeout-s", 300, "HTTP transport timeout of one request in `seconds`; 0 disables")
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, "Usage: benchserve "+conformanceSynopsis+"\n\n"+
+	help := func(w io.Writer) {
+		fmt.Fprint(w, "Usage:\n  benchserve "+conformanceSynopsis+"\n"+
+			"  benchserve "+matrixSynopsis+"\n\n"+
 			"Checks that the server keeps the OpenAI Chat Completions protocol: stream framing,\n"+
 			"usage, limits, tools, structured output, errors, models, reasoning, cancellation\n"+
 			"(docs/streams.md, Conformance). Each contract is MUST (fails the run), SHOULD\n"+
 			"(a warning; fails with --strict) or MAY (recorded). Exit status: 0 when every\n"+
 			"MUST holds, 1 when one fails, 2 for usage errors.\n\n")
-		printFlags(e.stderr, fs)
+		printFlags(w, fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := parseFlags(e, fs, "conformance", help, args); !ok {
+		return code
 	}
 	var pr []string
+	flagMistakes := false
 	if fs.NArg() > 0 {
-		pr = append(pr, fmt.Sprintf("unexpected arguments: %v", fs.Args()))
+		pr, flagMistakes = append(pr, unexpectedArgs(fs.Args())), true
 	}
 	if *url == "" {
-		pr = append(pr, "--url is required: the server to check, e.g. --url http://127.0.0.1:11434 (benchserve fixture serves a well-behaved one)")
+		pr, flagMistakes = append(pr, "--url is required: the server to check, e.g. --url http://127.0.0.1:11434 (benchserve fixture serves a well-behaved one)"), true
 	}
 	if msg := checkSeconds(*timeoutS); msg != "" {
-		pr = append(pr, "--request-timeout-s: "+msg)
+		pr, flagMistakes = append(pr, "--request-timeout-s: "+msg), true
 	}
 	if *apiKey == "" && e.getenv != nil {
 		*apiKey = e.getenv("BENCHSERVE_API_KEY")
@@ -80,7 +79,7 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 		w, err = workloads.Conformance()
 	}
 	if err != nil {
-		pr = append(pr, err.Error())
+		pr = append(pr, strings.Split(err.Error(), "\n")...)
 	} else {
 		contracts := 0
 		for _, c := range w.Cases {
@@ -115,34 +114,40 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 	}
 	if len(pr) > 0 {
 		for _, p := range pr {
-			fmt.Fprintf(e.stderr, "benchserve conformance: %s\n", p)
+			fmt.Fprintf(e.stderr, "benchserve conformance: %s\n", present.Message(p))
+		}
+		if flagMistakes {
+			fmt.Fprintln(e.stderr, helpPointer("conformance"))
 		}
 		return ExitUsage
 	}
+	e = e.redacting(*url, *apiKey)
 	for _, warning := range w.Warnings {
-		fmt.Fprintf(e.stderr, "benchserve conformance: warning: %s\n", warning)
+		fmt.Fprintf(e.stderr, "benchserve conformance: warning: %s\n", present.Message(warning))
 	}
 	if *strict {
 		runner.StrictContracts(w)
 	}
 	cfg := runner.Config{URL: *url, Model: *model, APIKey: *apiKey, RequestTimeout: secondsTimeout(*timeoutS),
-		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve conformance: warning: %s\n", msg) }}
+		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve conformance: warning: %s\n", present.Message(msg)) }}
 	r, err := runner.New(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve conformance: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve conformance: %s\n", connectError(*url, err))
 		return ExitUsage
 	}
 	defer r.Close()
-	fmt.Fprintf(e.stdout, "benchserve conformance: %s, model %q, %s\n", serverinfo.RedactURL(r.URL()), r.Model(), w.Path)
+	fmt.Fprintf(e.stdout, "benchserve conformance: %s, model \"%s\", %s\n", present.Path(serverinfo.RedactURL(r.URL())), present.Name(r.Model()), present.Path(w.Path))
 	sess, err := r.Start(ctx, w, runner.RunOptions{Tags: sel, Journal: resultio.JournalFor(*output),
 		Progress: func(out runner.Outcome, _, _ int) {
 			if c := out.Record.Contract; c != nil {
-				// Printed as each contract ends: fixed columns, no tabwriter.
-				fmt.Fprintf(e.stdout, "  %-4s  %-6s  %s  %s\n", verdictWord(c), c.Level, c.Name, contractLine(out.Record))
+				// Printed as each contract ends: fixed columns, no
+				// tabwriter; the evidence folded under the line.
+				line := fmt.Sprintf("  %-4s  %-6s  %s  %s", verdictWord(c), present.Name(c.Level), present.Name(c.Name), present.Evidence(userText(contractLine(out.Record))))
+				fmt.Fprintln(e.stdout, present.Wrap(line, maxHelpCols, evidenceIndent))
 			}
 		}})
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve conformance: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve conformance: %s\n", explain(err))
 		return ExitUsage
 	}
 	runErr := sess.RunAll(ctx, nil)
@@ -157,21 +162,24 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 	if *output != "" {
 		werr := resultio.WriteFile(p, *output)
 		if jerr := sess.FinishJournal(werr == nil); jerr != nil {
-			fmt.Fprintf(e.stderr, "benchserve conformance: journal: %v\n", jerr)
+			fmt.Fprintf(e.stderr, "benchserve conformance: journal: %s\n", explain(jerr))
 		}
 		if werr != nil {
 			journal, _ := sess.Journal()
-			fmt.Fprintf(e.stderr, "benchserve conformance: writing the results failed: %v; every finished contract is in %s (benchserve recover)\n", werr, journal)
+			fmt.Fprintf(e.stderr, "benchserve conformance: writing the results failed: %s; every finished contract is in %s (benchserve recover)\n", explain(werr), journal)
 			return ExitFailed
 		}
 		fmt.Fprintf(e.stderr, "Conformance results written to %s\n", *output)
 	}
 	if runErr != nil {
-		fmt.Fprintf(e.stderr, "benchserve conformance: %v\n", runErr)
+		fmt.Fprintf(e.stderr, "benchserve conformance: %s\n", explain(runErr))
 		return ExitFailed
 	}
 	return code
 }
+
+// evidenceIndent starts the lines a contract's evidence is folded onto.
+const evidenceIndent = "        "
 
 // secondsTimeout applies runner's timeout convention to a flag in
 // seconds: 0 disables (negative duration), else the duration.
@@ -231,23 +239,20 @@ const matrixSynopsis = "conformance matrix [--output FILE] LABEL=RESULTS.json...
 // (results.ContractMatrix), a column per payload, to stdout or --output.
 func runConformanceMatrix(e *env, args []string) int {
 	fs := flag.NewFlagSet("benchserve conformance matrix", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	output := fs.String("output", "", "write the Markdown table here instead of stdout")
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, "Usage: benchserve "+matrixSynopsis+"\n\n"+
+	help := func(w io.Writer) {
+		fmt.Fprint(w, "Usage: benchserve "+matrixSynopsis+"\n\n"+
 			"Renders the contracts of conformance results payloads (benchserve conformance\n"+
 			"--output FILE.json) as a Markdown compatibility matrix: a row per contract, a\n"+
 			"column per payload, headed by its LABEL (e.g. \"Ollama v0.17.4=ollama-0.17.4.json\").\n\n")
-		printFlags(e.stderr, fs)
+		printFlags(w, fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := parseFlags(e, fs, "conformance matrix", help, args); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(e.stderr, "benchserve conformance matrix: want at least one LABEL=RESULTS.json (benchserve conformance matrix fixture=fixture.json \"Ollama v0.6.5=ollama.json\")")
+		fmt.Fprintln(e.stderr, helpPointer("conformance matrix"))
 		return ExitUsage
 	}
 	var labels []string
@@ -255,19 +260,19 @@ func runConformanceMatrix(e *env, args []string) int {
 	for _, a := range fs.Args() {
 		label, path, ok := strings.Cut(a, "=")
 		if !ok || label == "" || path == "" {
-			fmt.Fprintf(e.stderr, "benchserve conformance matrix: %q: want LABEL=RESULTS.json\n", a)
+			fmt.Fprintf(e.stderr, "benchserve conformance matrix: \"%s\": want LABEL=RESULTS.json\n", present.Message(a))
 			return ExitUsage
 		}
 		p, err := readConformancePayload(path)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "benchserve conformance matrix: %v\n", err)
+			fmt.Fprintf(e.stderr, "benchserve conformance matrix: %s\n", explain(err))
 			return ExitUsage
 		}
 		labels, ps = append(labels, label), append(ps, p)
 	}
 	table, err := results.ContractMatrix(labels, ps)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve conformance matrix: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve conformance matrix: %s\n", explain(err))
 		return ExitUsage
 	}
 	if *output == "" {
@@ -275,7 +280,7 @@ func runConformanceMatrix(e *env, args []string) int {
 		return ExitOK
 	}
 	if err := resultio.WriteFileAtomic(*output, []byte(table), 0o644); err != nil {
-		fmt.Fprintf(e.stderr, "benchserve conformance matrix: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve conformance matrix: %s\n", explain(err))
 		return ExitFailed
 	}
 	fmt.Fprintf(e.stderr, "Compatibility matrix written to %s\n", *output)

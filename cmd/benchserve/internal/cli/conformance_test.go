@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
-	"github.com/benchserve/benchserve/internal/conformance"
+	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -48,32 +48,45 @@ func TestConformancePassesOnTheFixture(t *testing.T) {
 func TestConformanceFailsOnEachMustFault(t *testing.T) {
 	w, err := workloads.Conformance()
 	require.NoError(t, err)
-	levels := map[string]conformance.Level{}
+	levels := map[string]contract.Level{}
 	rules := map[string]string{}
 	for _, c := range w.Cases {
-		levels[c.ID], rules[c.ID] = c.Protocol.Level, c.Protocol.Rule().Text
+		levels[c.ID] = contract.Level(c.Protocol.Level)
+		rules[c.ID], _ = c.Protocol.Rule()
 	}
 	for _, f := range fixtures.Faults() {
 		name := f.Contract()
 		group, _, _ := strings.Cut(name, ".")
-		if levels[name] != conformance.Must || (group != "stream" && group != "usage" && group != "errors") {
+		if levels[name] != contract.Must || (group != "stream" && group != "usage" && group != "errors") {
 			continue
 		}
 		t.Run(string(f), func(t *testing.T) {
 			srv := conformanceFixture(t, f)
 			res := invoke(t, "conformance", "--url", srv.URL, "--api-key", conformanceKey, "--case-tag", group)
 			assert.Equal(t, ExitFailed, res.code, "fault %s breaks the MUST %s", f, name)
-			var line string
-			for _, l := range strings.Split(res.stdout, "\n") {
-				if strings.Contains(l, " "+name+" ") {
-					line = l
-				}
-			}
+			line := contractBlock(res.stdout, name)
 			assert.True(t, strings.HasPrefix(strings.TrimSpace(line), "FAIL  MUST"), "the line of %s says FAIL: %q", name, line)
 			assert.Contains(t, line, "breaks: "+rules[name], "the line names the rule")
 			assert.Equal(t, 1, strings.Count(res.stdout, "FAIL  MUST"), "only %s fails:\n%s", name, res.stdout)
 		})
 	}
+}
+
+// contractBlock is the line of contract name in conformance's output with
+// the lines its evidence is folded onto joined back to it.
+func contractBlock(stdout, name string) string {
+	var block []string
+	for _, l := range strings.Split(stdout, "\n") {
+		switch {
+		case strings.Contains(l, " "+name+" "):
+			block = []string{l}
+		case len(block) > 0 && strings.HasPrefix(l, evidenceIndent):
+			block = append(block, strings.TrimPrefix(l, evidenceIndent))
+		case len(block) > 0:
+			return strings.Join(block, " ")
+		}
+	}
+	return strings.Join(block, " ")
 }
 
 func TestConformanceShouldWarnsUnlessStrict(t *testing.T) {
@@ -106,7 +119,7 @@ func TestConformanceUsageErrors(t *testing.T) {
 		{"bad workload", []string{"conformance", "--url", "http://127.0.0.1:1", "--workload", bad}, `suite.json: case "mine": protocol.check: unknown check kind "stream_framin" (did you mean "stream_framing"?)`},
 		{"unknown tag", []string{"conformance", "--url", "http://127.0.0.1:1", "--case-tag", "nope"}, "--case-tag nope: no contract"},
 		{"stray argument", []string{"conformance", "--url", "http://127.0.0.1:1", "extra"}, "unexpected arguments"},
-		{"unreachable", []string{"conformance", "--url", "http://127.0.0.1:1"}, "benchserve conformance: runner:"},
+		{"unreachable", []string{"conformance", "--url", "http://127.0.0.1:1"}, "benchserve conformance: cannot list the models at http://127.0.0.1:1: connection refused; is the server running? pass --url"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,8 +132,15 @@ func TestConformanceUsageErrors(t *testing.T) {
 
 func TestFixtureRefusesAnUnknownFault(t *testing.T) {
 	res := invoke(t, "fixture", "--fault", "no-such-fault")
-	assert.Equal(t, ExitUsage, res.code)
-	assert.Contains(t, res.stderr, `unknown fault "no-such-fault" (known: `)
+	assert.Equal(t, ExitUsage, res.code, "an unknown fault is a usage error")
+	assert.Contains(t, res.stderr, `benchserve fixture: --fault "no-such-fault": no such fault`+"\n", "names the fault given")
+	assert.Contains(t, res.stderr, "Run 'benchserve fixture --help' for the", "says how to list the faults")
+	for _, l := range strings.Split(res.stderr, "\n") {
+		assert.LessOrEqual(t, len(l), maxHelpCols, "no line is wider than %d columns: %q", maxHelpCols, l)
+	}
+	res = invoke(t, "fixture", "--fault", "no-dne")
+	assert.Equal(t, ExitUsage, res.code, "a misspelt fault is a usage error")
+	assert.Contains(t, res.stderr, "did you mean --fault no-done?", "suggests the closest fault")
 }
 
 func TestConformanceMatrix(t *testing.T) {

@@ -20,7 +20,6 @@ import (
 	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/runner"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -136,7 +135,7 @@ func assertVerdicts(t *testing.T, door string, recs []results.Record) {
 // run's records, without the timings (which differ between runs).
 func summaryDefinitions(p *results.Payload) [5]int {
 	st := loadgen.PayloadStats(p)
-	return [5]int{p.Summary.CaseCount, p.Summary.FailureCount, p.Summary.QualityFailureCount, st.Failed, st.Errors[stats.KindQuality]}
+	return [5]int{p.Summary.CaseCount, p.Summary.FailureCount, p.Summary.QualityFailureCount, st.Failed, st.Errors[results.KindQuality]}
 }
 
 // TestEveryDoorJudgesAlike runs one workload (a tool call, a
@@ -281,11 +280,11 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 	})
 
 	t.Run("SearchCapacity", func(t *testing.T) {
-		res := benchtest.SearchCapacity(t, wpath, benchtest.Capacity{SLOs: []string{"error_rate <= 1"}, MaxErrorRate: 1,
-			ByConcurrency: true, Start: 1, Max: 1, ProbeRequests: 2 * len(doorsOrder)}, 0, benchtest.WithURL(srv.URL))
+		res := benchtest.SearchCapacity(t, wpath, results.CapacitySearch{MaxErrorRate: 1,
+			By: "concurrency", Start: 1, Max: 1, ProbeRequests: 2 * len(doorsOrder)}, 0, benchtest.WithSLO("error_rate <= 1"), benchtest.WithURL(srv.URL))
 		require.NotEmpty(t, res.Probes)
 		p := res.Probes[0]
-		assert.Equal(t, failedOfCycle(p.Requests), p.FailedRequests, "the failed verdicts of %d requests cycling the cases", p.Requests)
+		assert.Equal(t, failedOfCycle(p.Summary.Requests), p.Summary.Failed, "the failed verdicts of %d requests cycling the cases", p.Summary.Requests)
 	})
 
 	t.Run("CLI capacity", func(t *testing.T) {
@@ -294,7 +293,7 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 			"--by", "concurrency", "--start", "1", "--max-rate", "1", "--probe-requests", strconv.Itoa(2*len(doorsOrder)), "--output", out)
 		data, err := os.ReadFile(out)
 		require.NoError(t, err, "capacity.json written: %s", res.stderr)
-		var got capacity.Result
+		var got results.Capacity
 		require.NoError(t, json.Unmarshal(data, &got))
 		require.NotEmpty(t, got.Probes)
 		s := got.Probes[0].Summary

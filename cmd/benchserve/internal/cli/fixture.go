@@ -2,65 +2,83 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"strconv"
+	"strings"
 
+	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/present"
 )
 
 // runFixture serves the fixture server on --addr until ctx is done
 // (SIGINT/SIGTERM from Main).
 func runFixture(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("benchserve fixture", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	addr := fs.String("addr", defaultAddr, "host:port to listen on")
 	model := fs.String("model", fixtures.DefaultModel, "model id the fixture reports")
 	apiKey := fs.String("api-key", "", "require this Bearer token on /v1/ requests (default: none)")
 	slots := fs.Int("slots", 0, "generation slots: serve at most N completions at once, the rest wait in a FIFO line before their first token (0: unlimited)")
+	closeKeptAlive := fs.Bool("close-kept-alive", false, "close each kept-alive connection after its answer without \"Connection: close\", when the next request arrives on it (the race a client meets with servers that close connections after answers or when idle)")
 	var faultNames listValue
 	fs.Var(&faultNames, "fault", "break one protocol rule on purpose, for benchserve conformance to find (repeatable; the faults are listed below)")
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: benchserve fixture [--addr %s] [--model NAME] [--api-key KEY] [--slots N] [--fault NAME]...\n\n"+
+	help := func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: benchserve fixture [--addr %s] [--model NAME] [--api-key KEY]\n"+
+			"                          [--slots N] [--close-kept-alive] [--fault NAME]...\n\n"+
 			"Serves the embedded deterministic OpenAI-compatible fixture server until\n"+
 			"interrupted (Ctrl-C). Point benchserve at it with --url. With --slots N it\n"+
-			"behaves like a server of limited capacity: TTFT grows with the load.\n\n", defaultAddr)
-		fs.PrintDefaults()
-		fmt.Fprint(e.stderr, "\nFaults (--fault NAME: the contract of benchserve conformance it breaks):\n")
+			"behaves like a server of limited capacity: TTFT grows with the load.\n\n"+
+			"Flags:\n", defaultAddr)
+		printFlags(w, fs)
+		fmt.Fprint(w, "\nFaults (--fault NAME: the contract of benchserve conformance it breaks):\n")
 		for _, f := range fixtures.Faults() {
-			fmt.Fprintf(e.stderr, "  %-30s %s\n", f, f.Contract())
+			fmt.Fprintf(w, "  %-30s %s\n", f, f.Contract())
 		}
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := parseFlags(e, fs, "fixture", help, args); !ok {
+		return code
 	}
 	if *slots < 0 {
-		fmt.Fprintf(e.stderr, "benchserve fixture: --slots %d: want 0 (unlimited) or more\n", *slots)
+		fmt.Fprintf(e.stderr, "benchserve fixture: --slots %d: want 0 (unlimited) or more\n%s\n", *slots, helpPointer("fixture"))
 		return ExitUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "benchserve fixture: unexpected arguments: %v\n", fs.Args())
+		fmt.Fprintf(e.stderr, "benchserve fixture: %s\n%s\n", unexpectedArgs(fs.Args()), helpPointer("fixture"))
 		return ExitUsage
 	}
 	var faults []fixtures.Fault
 	for _, name := range faultNames {
 		f, err := fixtures.ParseFault(name)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "benchserve fixture: --fault: %v\n", err)
+			fmt.Fprintf(e.stderr, "benchserve fixture: %s\n", unknownFault(name))
 			return ExitUsage
 		}
 		faults = append(faults, f)
 	}
-	err := fixtures.ListenAndServe(ctx, *addr, fixtures.Options{Model: *model, APIKey: *apiKey, Slots: *slots, Faults: faults}, func(s *fixtures.Server) {
-		fmt.Fprintf(e.stdout, "benchserve fixture: serving model %q on %s (Ctrl-C to stop)\n", *model, s.URL)
+	err := fixtures.ListenAndServe(ctx, *addr, fixtures.Options{Model: *model, APIKey: *apiKey, Slots: *slots, Faults: faults, CloseKeptAlive: *closeKeptAlive}, func(s *fixtures.Server) {
+		fmt.Fprintf(e.stdout, "benchserve fixture: serving model \"%s\" on %s (Ctrl-C to stop)\n", present.Name(*model), s.URL)
 	})
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve fixture: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve fixture: %s\n", explain(err))
 		return ExitUsage
 	}
 	fmt.Fprintln(e.stdout, "benchserve fixture: stopped")
 	return ExitOK
+}
+
+// unknownFault says that --fault name names no fault, the closest one
+// when one is close, and how to list them (the list itself is long: one
+// line per fault in --help).
+func unknownFault(name string) string {
+	known := make([]string, 0, len(fixtures.Faults()))
+	for _, f := range fixtures.Faults() {
+		known = append(known, string(f))
+	}
+	msg := `--fault "` + present.Name(name) + `": no such fault`
+	if s := checks.Suggest(strings.TrimSpace(name), known); s != "" {
+		msg += "; did you mean --fault " + s + "?"
+	}
+	return msg + "\nRun 'benchserve fixture --help' for the " + strconv.Itoa(len(known)) + " faults, one per line, and the contract each breaks."
 }

@@ -20,8 +20,9 @@ func TestFixtureSlotsFlag(t *testing.T) {
 	errb.Reset()
 	code = run(context.Background(), []string{"fixture", "--help"}, &env{stdout: &out, stderr: &errb, getenv: os.Getenv})
 	assert.Equal(t, ExitOK, code, "help")
-	assert.Contains(t, errb.String(), "-slots int", "help lists --slots")
-	assert.Contains(t, errb.String(), "FIFO line", "and what it does")
+	assert.Contains(t, out.String(), "--slots int", "help lists --slots")
+	assert.Contains(t, out.String(), "FIFO line", "and what it does")
+	assert.Empty(t, errb.String(), "help goes to stdout")
 }
 
 // fixture --help names every fault and the contract it breaks: a CLI user
@@ -31,8 +32,8 @@ func TestFixtureHelpListsTheFaults(t *testing.T) {
 	code := run(context.Background(), []string{"fixture", "--help"}, &env{stdout: &out, stderr: &errb, getenv: os.Getenv})
 	assert.Equal(t, ExitOK, code, "help")
 	for _, f := range fixtures.Faults() {
-		assert.Contains(t, errb.String(), "  "+string(f)+" ", "help lists %s", f)
-		assert.Contains(t, errb.String(), f.Contract(), "with the contract %s breaks", f)
+		assert.Contains(t, out.String(), "  "+string(f)+" ", "help lists %s", f)
+		assert.Contains(t, out.String(), f.Contract(), "with the contract %s breaks", f)
 	}
-	assert.NotContains(t, errb.String(), "fixtures.Faults", "no Go identifier for a CLI user to look up")
+	assert.NotContains(t, out.String(), "fixtures.Faults", "no Go identifier for a CLI user to look up")
 }

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 )
@@ -89,21 +87,4 @@ func expandNargs(args []string, names ...string) []string {
 		}
 	}
 	return out
-}
-
-// printFlags lists fs's flags with "--" names, like argparse's help.
-func printFlags(w io.Writer, fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		typ, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if typ != "" {
-			line += " " + typ
-		}
-		fmt.Fprintln(w, line)
-		usage = strings.ReplaceAll(usage, "\n", "\n        ")
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" && !strings.Contains(usage, "(default") {
-			usage += fmt.Sprintf(" (default: %s)", f.DefValue)
-		}
-		fmt.Fprintf(w, "        %s\n", usage)
-	})
 }

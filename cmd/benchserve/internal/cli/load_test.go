@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestWorkloadAtARate(t *testing.T) {
 	res := invoke(t, "--url", srv.URL, "--workload", smoke, "--request-rate", "40", "--num-prompts", "12",
 		"--seed", "3", "--goodput", "ttft:60000", "e2el:60000", "--output", out)
 	require.Equal(t, ExitOK, res.code, "the smoke cases pass under load")
-	assert.Regexp(t, `Load: target 40 req/s \(burstiness 1, seed 3\), achieved [\d.]+ req/s over [\d.]+ s of sending; at most 256 in flight \(the default bound; --max-concurrency sets it\); lag p50 [\d.]+ ms p99 [\d.]+ ms; \d+ late, 0 dropped, 0 unsent; goodput [\d.]+ req/s`, res.stderr, "the schedule line")
+	assert.Regexp(t, `Load: target 40 req/s \(burstiness 1, seed 3\), achieved [\d.]+ req/s over [\d.]+ s of sending; at most 256 in flight \(the default bound; --max-concurrency sets it\); lag p50 [\d.]+ ms p99 [\d.]+ ms; \d+ late, 0 dropped, 0 unsent, 0 connection retries; goodput [\d.]+ req/s`, res.stderr, "the schedule line")
 	p := readPayload(t, out)
 	assert.Len(t, p.Results, 12, "--num-prompts requests, each recorded")
 	require.NotNil(t, p.Schedule, "the payload records the schedule")
@@ -36,6 +37,22 @@ func TestWorkloadAtARate(t *testing.T) {
 
 	res = invoke(t, "--url", srv.URL, "--prompts", "short", "--max-concurrency", "2")
 	assert.Equal(t, ExitUsage, res.code, "workload-only load flags are refused in sweep mode, not ignored")
+}
+
+// TestLoadLineCountsConnectionRetries: against a server that closes
+// kept-alive connections without saying so, a load run passes and its
+// line says how often a request was sent again on a fresh connection,
+// the payload's figure.
+func TestLoadLineCountsConnectionRetries(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{CloseKeptAlive: true})
+	out := filepath.Join(t.TempDir(), "rate.json")
+	res := invoke(t, "--url", srv.URL, "--workload", smoke, "--request-rate", "40", "--num-prompts", "24", "--seed", "3", "--output", out)
+	require.Equal(t, ExitOK, res.code, "no request fails because the server closed a kept-alive connection:\n%s", res.stderr)
+	p := readPayload(t, out)
+	require.NotNil(t, p.Schedule, "the payload records the schedule")
+	assert.Positive(t, p.Schedule.ConnectionRetries, "requests were sent again on fresh connections")
+	assert.Equal(t, p.Summary.ConnectionRetries, p.Schedule.ConnectionRetries, "the summary and the schedule agree")
+	assert.Contains(t, res.stderr, fmt.Sprintf(", 0 unsent, %d connection retries", p.Schedule.ConnectionRetries), "the load line carries the count")
 }
 
 // TestSweepAtRates: in a prompt sweep --request-rate is a dimension after

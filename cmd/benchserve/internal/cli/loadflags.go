@@ -135,7 +135,7 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 // scheduleLine summarizes a load run's schedule for stderr, saying when
 // the client could not keep up:
 //
-//	Load: target 8 req/s (burstiness 1, seed 0), achieved 7.93 req/s over 9.87 s of sending; lag p50 0.1 ms p99 1.2 ms; 0 late, 0 dropped, 0 unsent; goodput 7.50 req/s
+//	Load: target 8 req/s (burstiness 1, seed 0), achieved 7.93 req/s over 9.87 s of sending; lag p50 0.1 ms p99 1.2 ms; 0 late, 0 dropped, 0 unsent, 0 connection retries; goodput 7.50 req/s
 func scheduleLine(sc *results.Schedule) string {
 	if sc == nil {
 		return ""
@@ -175,7 +175,7 @@ func scheduleLine(sc *results.Schedule) string {
 	if sc.UnsentEstimated {
 		unsent = "about " + unsent
 	}
-	fmt.Fprintf(&b, "; %d late, %d dropped, %s unsent", sc.Late, sc.Dropped, unsent)
+	fmt.Fprintf(&b, "; %d late, %d dropped, %s unsent, %d connection retries", sc.Late, sc.Dropped, unsent, sc.ConnectionRetries)
 	if sc.StartAt != "" && sc.StartLateMS != nil {
 		fmt.Fprintf(&b, "; started %.1f ms after --start-at %s", *sc.StartLateMS, sc.StartAt)
 	}

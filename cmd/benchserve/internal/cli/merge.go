@@ -3,13 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
@@ -22,11 +23,10 @@ import (
 // one of those thresholds fails, ExitUsage for bad arguments or inputs.
 func runMerge(_ context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("benchserve merge", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	var slos listValue
 	fs.Var(&slos, "slo", "run-level threshold to evaluate on the merged run, e.g. 'ttft_p95_ms <= 500' (repeatable; added to the inputs' own)")
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, "Usage: benchserve merge [--slo EXPR]... OUT IN...\n\n"+
+	help := func(w io.Writer) {
+		fmt.Fprint(w, "Usage: benchserve merge [--slo EXPR]... OUT IN...\n\n"+
 			"Joins the results payloads (JSON) of one run's shards (--shard I/N, the same\n"+
 			"--run-id) into OUT: every record once, statistics recomputed exactly from all\n"+
 			"records, and the load figures too (achieved rate over the window in which\n"+
@@ -36,16 +36,14 @@ func runMerge(_ context.Context, e *env, args []string) int {
 			"and damaged records, naming the files. OUT's extension picks\n"+
 			"the format (.json, .csv, .sql, .txt, .db/.sqlite, .html). Inputs must be JSON\n"+
 			"payloads: SQLite rows and sweep rows keep no shard and no per-request ITL.\n\n")
-		fs.PrintDefaults()
+		printFlags(w, fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := parseFlags(e, fs, "merge", help, args); !ok {
+		return code
 	}
 	if fs.NArg() < 2 {
 		fmt.Fprintln(e.stderr, "benchserve merge: want OUT and at least one IN (benchserve merge merged.json shard-0.json shard-1.json ...)")
+		fmt.Fprintln(e.stderr, helpPointer("merge"))
 		return ExitUsage
 	}
 	out, ins := fs.Arg(0), fs.Args()[1:]
@@ -56,34 +54,34 @@ func runMerge(_ context.Context, e *env, args []string) int {
 		}
 	}
 	if err := resultio.CheckOutput(out, ""); err != nil {
-		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve merge: %s\n", explain(err))
 		return ExitUsage
 	}
 	ps := make([]*results.Payload, len(ins))
 	for i, in := range ins {
 		p, err := readShardPayload(in)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
+			fmt.Fprintf(e.stderr, "benchserve merge: %s\n", explain(err))
 			return ExitUsage
 		}
 		ps[i] = p
 	}
 	merged, err := resultio.MergeNamed(ins, ps)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve merge: %s\n", explain(err))
 		return ExitUsage
 	}
 	thresholds := append(resultio.SLOThresholds(ps...), slos...)
 	outcomes, err := loadgen.CheckPayload(merged, thresholds)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve merge: %s\n", explain(err))
 		return ExitUsage
 	}
 	if len(thresholds) == 0 {
 		merged.SLO = nil
 	}
 	if err := resultio.WriteFile(merged, out); err != nil {
-		fmt.Fprintf(e.stderr, "benchserve merge: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve merge: %s\n", explain(err))
 		return ExitUsage
 	}
 	shards := map[int]bool{}
@@ -92,19 +90,19 @@ func runMerge(_ context.Context, e *env, args []string) int {
 			shards[*r.Shard] = true
 		}
 	}
-	fmt.Fprintf(e.stdout, "benchserve merge: run %s, workload %q: %d records from %d payloads (%d shards) → %s\n",
-		merged.RunID, merged.Workload.Name, len(merged.Results), len(ins), len(shards), out)
+	fmt.Fprintf(e.stdout, "benchserve merge: run %s, workload \"%s\": %d records from %d payloads (%d shards) → %s\n",
+		present.Name(merged.RunID), present.Name(merged.Workload.Name), len(merged.Results), len(ins), len(shards), out)
 	if sc := merged.Schedule; sc != nil {
 		fmt.Fprint(e.stdout, scheduleLine(sc))
 		if sc.StartSkewS != nil {
 			fmt.Fprintf(e.stdout, "Start skew: the shards' schedules started %.3g s apart\n", *sc.StartSkewS)
 		}
 		for _, n := range sc.Notes {
-			fmt.Fprintf(e.stderr, "benchserve merge: warning: %s\n", n)
+			fmt.Fprintf(e.stderr, "benchserve merge: warning: %s\n", present.Message(n))
 		}
 	}
 	if merged.Incomplete != nil {
-		fmt.Fprintf(e.stderr, "benchserve merge: warning: %s (summary.passed false)\n", merged.Incomplete.Reason)
+		fmt.Fprintf(e.stderr, "benchserve merge: warning: %s (summary.passed false)\n", present.Message(merged.Incomplete.Reason))
 	}
 	code := ExitOK
 	for _, o := range outcomes {
@@ -112,7 +110,7 @@ func runMerge(_ context.Context, e *env, args []string) int {
 		if !o.Pass {
 			verdict, code = "FAIL", ExitFailed
 		}
-		fmt.Fprintf(e.stdout, "  %s %s\n", verdict, o)
+		fmt.Fprintf(e.stdout, "  %s %s\n", verdict, present.Message(o.String()))
 	}
 	return code
 }

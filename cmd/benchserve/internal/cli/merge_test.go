@@ -30,7 +30,7 @@ func writeShard(t *testing.T, dir, runID string, i int) string {
 	}
 	p := resultio.BuildPayload(resultio.PayloadInput{RunID: runID, Timestamp: "2025-01-02T03:04:05+00:00",
 		Workload: results.WorkloadInfo{Name: "smoke", Path: "/w/smoke.json"}, Records: recs})
-	p.SLO = []results.SLOResult{{Threshold: "ttft_p95_ms <= 1000", Pass: true}}
+	p.SLO = []results.SLOResult{{Threshold: results.Threshold{Expr: "ttft_p95_ms <= 1000"}, Pass: true}}
 	path := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
 	require.NoError(t, resultio.WriteFile(p, path), "write shard")
 	return path

@@ -68,22 +68,22 @@ func writeOutput(e *env, format, output string, msg outputMessages, sqlite func(
 		return ExitOK
 	}
 	fmt.Fprint(e.stderr, msg.beforeStdout)
-	fmt.Fprintf(e.stdout, "%s\n", data)
+	e.printData(format, data)
 	return ExitOK
 }
 
 // keepResults reports writeErr, then writes asJSON's rendering of the
 // measured results to fallbackPath and says where; it returns ExitFailed.
 func keepResults(e *env, output string, writeErr error, asJSON func() ([]byte, error)) int {
-	fmt.Fprintf(e.stderr, "benchserve: writing the results failed: %v\n", writeErr)
+	fmt.Fprintf(e.stderr, "benchserve: writing the results failed: %s\n", explain(writeErr))
 	data, err := asJSON()
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: the measured results are lost: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve: the measured results are lost: %s\n", explain(err))
 		return ExitFailed
 	}
 	path, err := writeFallback(output, data)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: the measured results are lost: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve: the measured results are lost: %s\n", explain(err))
 		return ExitFailed
 	}
 	fmt.Fprintf(e.stderr, "benchserve: the measured results were kept as JSON in %s\n", path)

@@ -7,11 +7,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/sweep"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -32,14 +33,18 @@ func (p *problems) addInput(format string, args ...any) {
 
 func (p *problems) empty() bool { return len(p.usage) == 0 && len(p.input) == 0 }
 
-// report prints every problem and returns ExitUsage; the pointer to
-// --help only when a flag was misused.
-func (p *problems) report(e *env) int {
+// report prints every problem of the command cmd ("" for bench-serve;
+// each line escaped and cut, a problem of several lines line by line) and
+// returns ExitUsage; the pointer to cmd's --help only when a flag was
+// misused.
+func (p *problems) report(e *env, cmd string) int {
 	for _, s := range append(append([]string{}, p.usage...), p.input...) {
-		fmt.Fprintf(e.stderr, "benchserve: %s\n", s)
+		for _, line := range strings.Split(userText(s), "\n") {
+			fmt.Fprintf(e.stderr, "%s: %s\n", commandPrefix(cmd), present.Message(line))
+		}
 	}
 	if len(p.usage) > 0 {
-		fmt.Fprintln(e.stderr, "Run 'benchserve --help' for usage.")
+		fmt.Fprintln(e.stderr, helpPointer(cmd))
 	}
 	return ExitUsage
 }
@@ -61,7 +66,7 @@ func commonChecks(f *benchFlags, pr *problems, w *workloads.Workload) {
 		f.url = u
 	}
 	var err error
-	if f.thresholds, err = stats.ParseThresholds(f.slo...); err != nil {
+	if f.thresholds, err = results.ParseThresholds(f.slo...); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			pr.addUsage("--slo: %s", strings.TrimPrefix(line, "load: "))
 		}
@@ -150,7 +155,7 @@ func connect(ctx context.Context, e *env, cfg runner.Config, urlGiven bool) (*ru
 	if err == nil {
 		return r, ExitOK
 	}
-	fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
+	fmt.Fprintf(e.stderr, "benchserve: %s\n", connectError(cfg.URL, err))
 	if errors.Is(err, runner.ErrUnreachable) && !urlGiven {
 		fmt.Fprintf(e.stderr, "No --url was given and nothing answers at the default %s.\n"+
 			"To try benchserve without a model server, start the embedded fixture in another terminal:\n"+

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 )
 
-const recoverUsage = `usage: benchserve recover JOURNAL [--output FILE] [--strict]
+const recoverUsage = `Usage: benchserve recover JOURNAL [--output FILE] [--strict]
 
 Rebuilds the results of a run that was stopped before it wrote its output
 (Ctrl-C, SIGKILL, go test -timeout, a full disk) from its journal,
@@ -27,7 +29,7 @@ The format follows --output's extension as for bench-serve (.json, .csv,
 .sql, .txt/.table, .db/.sqlite/.sqlite3 appends to a SQLite history,
 .html writes the report); without --output the payload JSON goes to stdout.
 
-flags:
+Flags:
 `
 
 // runRecover is `benchserve recover JOURNAL [--output FILE]`: exit 0 when
@@ -35,22 +37,18 @@ flags:
 // errors and a missing or unreadable journal.
 func runRecover(_ context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("benchserve recover", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	output := fs.String("output", "", "write the recovered results to this `file` (format from its extension; default: JSON on stdout)")
 	fs.StringVar(output, "o", "", "shorthand for --output")
 	strict := fs.Bool("strict", false, "refuse a journal with a corrupt line instead of skipping the line")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), recoverUsage)
-		fs.PrintDefaults()
+	help := func(w io.Writer) {
+		fmt.Fprint(w, recoverUsage)
+		printFlags(w, fs)
 	}
 	var files []string
 	rest := args
 	for { // flags may follow the journal
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return ExitOK
-			}
-			return ExitUsage
+		if code, ok := parseFlags(e, fs, "recover", help, rest); !ok {
+			return code
 		}
 		if fs.NArg() == 0 {
 			break
@@ -60,7 +58,7 @@ func runRecover(_ context.Context, e *env, args []string) int {
 	}
 	if len(files) != 1 {
 		fmt.Fprintf(e.stderr, "benchserve recover: want exactly one journal, got %d\n", len(files))
-		fs.Usage()
+		fmt.Fprintln(e.stderr, helpPointer("recover"))
 		return ExitUsage
 	}
 	journal := files[0]
@@ -71,19 +69,19 @@ func runRecover(_ context.Context, e *env, args []string) int {
 	}
 	format := resultio.FormatForPath(*output)
 	if err := checkOutput(*output, format); err != nil {
-		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve recover: %s\n", explain(err))
 		return ExitUsage
 	}
 	h, recs, err := resultio.ReadJournalWith(journal, resultio.JournalReadOptions{SkipCorrupt: !*strict})
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve recover: %s\n", explain(err))
 		if errors.Is(err, resultio.ErrBadJournal) && *strict {
 			fmt.Fprintln(e.stderr, "benchserve recover: without --strict the corrupt line is skipped and the rest recovered")
 		}
 		return ExitUsage
 	}
 	for _, s := range h.Skipped {
-		fmt.Fprintf(e.stderr, "benchserve recover: warning: %s: skipped a corrupt %s (--strict refuses the journal)\n", journal, s)
+		fmt.Fprintf(e.stderr, "benchserve recover: warning: %s: skipped a corrupt %s (--strict refuses the journal)\n", journal, present.Message(s))
 	}
 	if h.Sweep {
 		return recoverSweep(e, journal, *output, h, len(recs))
@@ -100,22 +98,22 @@ func runRecover(_ context.Context, e *env, args []string) int {
 	case h.Schedule != nil:
 		of = " of a load run bounded by its duration"
 	}
-	fmt.Fprintf(e.stderr, "Recovered %d records%s, run %s (workload %q), from %s; cases that had not finished are absent, and the payload is marked incomplete (summary.passed false)\n",
-		len(recs), of, h.RunID, h.Workload.Name, journal)
+	fmt.Fprintf(e.stderr, "Recovered %d records%s, run %s (workload \"%s\"), from %s; cases that had not finished are absent, and the payload is marked incomplete (summary.passed false)\n",
+		len(recs), of, present.Name(h.RunID), present.Name(h.Workload.Name), journal)
 	if h.TornBytes > 0 {
 		fmt.Fprintf(e.stderr, "Dropped an incomplete last line of %d bytes (the write the interruption cut)\n", h.TornBytes)
 	}
 	if *output == "" {
 		data, err := resultio.FormatJSON(p)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
+			fmt.Fprintf(e.stderr, "benchserve recover: %s\n", explain(err))
 			return ExitFailed
 		}
-		fmt.Fprintf(e.stdout, "%s\n", data)
+		e.printData("json", data)
 		return ExitOK
 	}
 	if err := resultio.WriteFile(p, *output); err != nil {
-		fmt.Fprintf(e.stderr, "benchserve recover: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve recover: %s\n", explain(err))
 		return ExitFailed
 	}
 	fmt.Fprintf(e.stderr, "Workload results written to %s\n", *output)
@@ -128,7 +126,7 @@ func runRecover(_ context.Context, e *env, args []string) int {
 // without --output, as the sweep itself does.
 func recoverSweep(e *env, journal, output string, h resultio.JournalHeader, records int) int {
 	fmt.Fprintf(e.stderr, "Recovered %d sweep rows (%d measured requests), run %s, from %s; sweep points that had not finished are absent\n",
-		len(h.SweepRows), records, h.RunID, journal)
+		len(h.SweepRows), records, present.Name(h.RunID), journal)
 	if h.TornBytes > 0 {
 		fmt.Fprintf(e.stderr, "Dropped an incomplete last line of %d bytes (the write the interruption cut)\n", h.TornBytes)
 	}

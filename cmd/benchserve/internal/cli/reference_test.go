@@ -98,6 +98,6 @@ func TestPromptsDir(t *testing.T) {
 	assert.Contains(t, res.stderr, "Warning: --workload mode ignores sweep-only args: --prompts-dir="+dir+"\n", "ignored in workload mode, with the other sweep-only flags")
 
 	help := invoke(t, "--help")
-	assert.Contains(t, help.stderr, "--prompts-dir Directory", "--prompts-dir documented")
-	assert.Contains(t, help.stderr, "$BENCHSERVE_PROMPTS_DIR", "its environment default documented")
+	assert.Contains(t, help.stdout, "--prompts-dir Directory", "--prompts-dir documented")
+	assert.Contains(t, help.stdout, "$BENCHSERVE_PROMPTS_DIR", "its environment default documented")
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,16 +9,17 @@ import (
 	"github.com/benchserve/benchserve/report"
 )
 
-const reportUsage = `usage: benchserve report [--output report.html] [--title TITLE] RESULTS...
+const reportUsage = `Usage: benchserve report [--output report.html] [--title TITLE] RESULTS...
 
 Writes one self-contained HTML report (opens from disk, no network) for
 RESULTS: workload payload JSON files, sweep JSON files (arrays of sweep
-rows), capacity search results (capacity.json), SQLite files written by benchserve or the reference
-(tables bench_serve_workload and bench_serve) and the journals
-(OUTPUT.journal.jsonl) interrupted runs leave. Two or more runs of the same
-workload are compared case by case with the first one given.
+rows), capacity search results (capacity.json), SQLite files written by
+benchserve or the reference (tables bench_serve_workload and bench_serve)
+and the journals (OUTPUT.journal.jsonl) interrupted runs leave. Two or more
+runs of the same workload are compared case by case with the first one
+given.
 
-flags:
+Flags:
 `
 
 // reportMain runs `benchserve report RESULTS... --output report.html` with args
@@ -27,27 +27,24 @@ flags:
 // files) and returns the exit code: 0 when the report was written, 1 when
 // writing it failed, 2 for usage errors and bad inputs (the message names
 // the file). It prints "wrote PATH (N runs)" to stdout and errors to
-// stderr. -h/--help prints usage and returns 0.
-func reportMain(args []string, stdout, stderr io.Writer) int {
+// stderr. -h/--help prints usage to stdout and returns 0.
+func reportMain(e *env, args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	fs := flag.NewFlagSet("benchserve report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	output := fs.String("output", "report.html", "write the report to this `file` (replaced atomically)")
 	fs.StringVar(output, "o", "report.html", "shorthand for --output")
 	title := fs.String("title", "", "page `title` (default \"benchserve report\")")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), reportUsage)
-		fs.PrintDefaults()
+	help := func(w io.Writer) {
+		fmt.Fprint(w, reportUsage)
+		printFlags(w, fs)
 	}
 	// The standard flag package stops at the first file name; keep
 	// parsing after each one so `report a.json --output r.html` works.
 	var files []string
 	rest := args
 	for {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
+		if code, ok := parseFlags(e, fs, "report", help, rest); !ok {
+			return code
 		}
 		if fs.NArg() == 0 {
 			break
@@ -57,7 +54,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(files) == 0 {
 		fmt.Fprintln(stderr, "benchserve report: no results files given")
-		fs.Usage()
+		fmt.Fprintln(stderr, helpPointer("report"))
 		return 2
 	}
 	expandHome(output)
@@ -74,13 +71,13 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 	for _, f := range files {
 		rs, err := report.Load(f)
 		if err != nil {
-			fmt.Fprintf(stderr, "benchserve: %v\n", err)
+			fmt.Fprintf(stderr, "benchserve report: %s\n", explain(err))
 			return 2
 		}
 		runs = append(runs, rs...)
 	}
 	if err := report.WriteFileWith(*output, report.Options{Title: *title}, runs...); err != nil {
-		fmt.Fprintf(stderr, "benchserve report: %v\n", err)
+		fmt.Fprintf(stderr, "benchserve report: %s\n", explain(err))
 		return 1
 	}
 	fmt.Fprintf(stdout, "wrote %s (%s)\n", *output, runsWord(len(runs)))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/sweep"
@@ -163,7 +164,7 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 		pr.addInput("%v", err)
 	}
 	if !pr.empty() {
-		return pr.report(e)
+		return pr.report(e, "")
 	}
 	conns := 1
 	for _, n := range cfg.Concurrencies {
@@ -172,7 +173,7 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	r, code := connect(ctx, e, runner.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
 		NoScrape: cfg.NoScrape, Conns: conns,
-		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", msg) },
+		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", present.Message(msg)) },
 	}, f.given("url"))
 	if r == nil {
 		return code
@@ -181,7 +182,7 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	cfg.Journal = resultio.JournalFor(f.output)
 	sw, err := sweep.Start(ctx, r, cfg)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve: %s\n", explain(err))
 		return ExitUsage
 	}
 	sess := sw.Session()
@@ -191,9 +192,9 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	outcomes, runErr := sw.Run(ctx)
 	journal, _ := sess.Journal()
 	if runErr != nil && len(outcomes) == 0 {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
+		fmt.Fprintf(e.stderr, "benchserve: %s\n", explain(runErr))
 		if jerr := sess.FinishJournal(false); jerr != nil {
-			fmt.Fprintf(e.stderr, "benchserve: journal: %v\n", jerr)
+			fmt.Fprintf(e.stderr, "benchserve: journal: %s\n", explain(jerr))
 		}
 		if ctx.Err() != nil {
 			fmt.Fprintf(e.stderr, "benchserve: every measured request is in %s (benchserve recover %s --output FILE)\n", journal, journal)
@@ -211,14 +212,14 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	}
 	code = writeSweep(e, rows, format, f.output)
 	if jerr := sess.FinishJournal(code == ExitOK); jerr != nil {
-		fmt.Fprintf(e.stderr, "benchserve: journal: %v\n", jerr)
+		fmt.Fprintf(e.stderr, "benchserve: journal: %s\n", explain(jerr))
 	}
 	if code != ExitOK {
 		fmt.Fprintf(e.stderr, "benchserve: every finished row is also in %s (benchserve recover %s --output FILE)\n", journal, journal)
 		return code
 	}
 	if runErr != nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
+		fmt.Fprintf(e.stderr, "benchserve: %s\n", explain(runErr))
 		return ExitFailed
 	}
 	if failed > 0 {

@@ -12,10 +12,10 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/progress"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -55,15 +55,15 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		}
 	}
 	if !pr.empty() {
-		return pr.report(e)
+		return pr.report(e, "")
 	}
 	for _, warning := range w.Warnings {
-		fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", warning)
+		fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", present.Message(warning))
 	}
 	r, code := connect(ctx, e, runner.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
 		NoScrape: f.scrapeMetrics.val == "false", IncludeContent: f.includeContent, RunID: f.load.runID,
-		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", msg) },
+		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", present.Message(msg)) },
 	}, f.given("url"))
 	if r == nil {
 		return code
@@ -74,7 +74,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	// The total counts the selected cases only (after --case-tag).
 	var live *progress.Reporter
 	if stderrIsTerminal(e.stderr) {
-		live = progress.New(e.stderr, len(selected)*f.repetitions, progress.WithTerminal(true))
+		live = progress.New(e.control(), len(selected)*f.repetitions, progress.WithTerminal(true))
 	}
 	var failed []results.Record // Progress calls are serialized
 	sess, err := r.Start(ctx, w, runner.RunOptions{
@@ -101,24 +101,24 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 			if f.loadMode() {
 				// Load mode: requests, not repetitions; the total is
 				// unknown when --duration bounds the run.
-				fmt.Fprintf(&b, "  [%d] %s ... %.0fms %s\n", done, rec.CaseID, rec.Metrics.E2ELms, status)
+				fmt.Fprintf(&b, "  [%d] %s ... %.0fms %s\n", done, present.Name(rec.CaseID), rec.Metrics.E2ELms, status)
 			} else {
 				fmt.Fprintf(&b, "  [%d/%d] %s ... %.0fms %s (%d/%d)\n",
-					rec.Repetition+1, f.repetitions, rec.CaseID, rec.Metrics.E2ELms, status, done, total)
+					rec.Repetition+1, f.repetitions, present.Name(rec.CaseID), rec.Metrics.E2ELms, status, done, total)
 			}
 			if s := answerLine(rec); s != "" {
 				fmt.Fprintf(&b, "      %s\n", s)
 			}
 			if !rec.OK {
 				for _, is := range recordIssues(rec) {
-					fmt.Fprintf(&b, "      %s\n", is)
+					fmt.Fprintln(&b, detailLine("      ", is))
 				}
 			}
 			fmt.Fprint(e.stderr, b.String())
 		},
 	})
 	if err != nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", err)
+		fmt.Fprintf(e.stderr, "benchserve: %s\n", explain(err))
 		return ExitUsage
 	}
 	if _, moved := sess.Journal(); moved != "" {
@@ -143,7 +143,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	code = writeWorkload(e, p, format, f.output)
 	journal, _ := sess.Journal()
 	if jerr := sess.FinishJournal(code == ExitOK); jerr != nil {
-		fmt.Fprintf(e.stderr, "benchserve: journal: %v\n", jerr)
+		fmt.Fprintf(e.stderr, "benchserve: journal: %s\n", explain(jerr))
 	}
 	if code != ExitOK {
 		if journal != "" {
@@ -152,7 +152,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		return code
 	}
 	if runErr != nil {
-		fmt.Fprintf(e.stderr, "benchserve: %v\n", runErr)
+		fmt.Fprintf(e.stderr, "benchserve: %s\n", explain(runErr))
 		return ExitFailed
 	}
 	if !p.Summary.Passed || sloFailed {
@@ -164,6 +164,14 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 // stderrIsTerminal decides the live progress mode (a variable so tests
 // can force it).
 var stderrIsTerminal = isTerminal
+
+// detailLine is one issue of a record under its case's line: lead, then
+// the issue in the user's words (userText), escaped, cut
+// (present.Message) and folded to maxHelpCols under lead's indent.
+func detailLine(lead, issue string) string {
+	indent := strings.Repeat(" ", present.Width(lead)+2)
+	return present.Wrap(lead+present.Message(userText(issue)), maxHelpCols, indent)
+}
 
 // recordIssues are the reasons a record failed, in the record's order
 // (the request error, when there was one, is the first issue); a failed
@@ -202,14 +210,14 @@ func failureReport(failed []results.Record, reps int) string {
 	var b strings.Builder
 	b.WriteString("Failed cases:\n")
 	for _, id := range order {
-		fmt.Fprintf(&b, "  %s\n", id)
+		fmt.Fprintf(&b, "  %s\n", present.Name(id))
 		for _, rec := range byCase[id] {
 			issues := recordIssues(rec)
 			if len(issues) == 0 {
 				issues = []string{"failed (no issue recorded)"}
 			}
 			for _, is := range issues {
-				fmt.Fprintf(&b, "    [%d/%d] %s\n", rec.Repetition+1, reps, is)
+				fmt.Fprintln(&b, detailLine(fmt.Sprintf("    [%d/%d] ", rec.Repetition+1, reps), is))
 			}
 		}
 	}
@@ -224,10 +232,10 @@ func failureReport(failed []results.Record, reps int) string {
 //	SLO error_rate <= 0: PASS (measured 0)
 //
 // A percentile threshold carries its confidence interval
-// (stats.Outcome.CI), and says so when the interval reaches across the
+// (results.SLOResult.CI), and says so when the interval reaches across the
 // limit (the verdict then rests on the point estimate alone).
 // and reports whether any failed.
-func printSLOs(e *env, outcomes []stats.Outcome) bool {
+func printSLOs(e *env, outcomes []results.SLOResult) bool {
 	failed := false
 	for _, o := range outcomes {
 		expr := o.Expr

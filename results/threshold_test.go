@@ -1,4 +1,4 @@
-package stats_test
+package results_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/results"
 )
 
 func TestParseThreshold(t *testing.T) {
@@ -25,9 +25,9 @@ func TestParseThreshold(t *testing.T) {
 		{"lag_count != 0", "lag", "count", "", "!=", 0, "lag_count!=0"},
 		{"goodput > 1.5", "goodput", "", "", ">", 1.5, "goodput>1.5"},
 	} {
-		th, err := stats.ParseThreshold(tc.expr)
+		th, err := results.ParseThreshold(tc.expr)
 		require.NoError(t, err, "parse %q", tc.expr)
-		assert.Equal(t, stats.Threshold{Expr: tc.expr, Metric: tc.metric, Stat: tc.stat, Unit: tc.unit, Op: tc.op, Value: tc.value}, th, "parse %q", tc.expr)
+		assert.Equal(t, results.Threshold{Expr: tc.expr, Metric: tc.metric, Stat: tc.stat, Unit: tc.unit, Op: tc.op, Value: tc.value}, th, "parse %q", tc.expr)
 		assert.Equal(t, tc.name, th.Name(), "name of %q", tc.expr)
 	}
 }
@@ -44,11 +44,11 @@ func TestParseThresholdErrors(t *testing.T) {
 		"ttft_p101_ms < 1":     `load: threshold "ttft_p101_ms < 1": percentile 101 is above 100: bad threshold`,
 		"tpot <= 3":            `load: threshold "tpot <= 3": tpot needs a statistic (mean, median, stddev, min, max, count or pN): bad threshold`,
 	} {
-		_, err := stats.ParseThreshold(expr)
-		assert.ErrorIs(t, err, stats.ErrThreshold, "%q wraps ErrThreshold", expr)
+		_, err := results.ParseThreshold(expr)
+		assert.ErrorIs(t, err, results.ErrThreshold, "%q wraps ErrThreshold", expr)
 		assert.EqualError(t, err, want, "message for %q", expr)
 	}
-	_, err := stats.ParseThresholds("ttft_p95_ms <= 1", "bad", "tpot <= 3")
+	_, err := results.ParseThresholds("ttft_p95_ms <= 1", "bad", "tpot <= 3")
 	assert.ErrorContains(t, err, `"bad"`, "all problems are reported")
 	assert.ErrorContains(t, err, `"tpot <= 3"`, "all problems are reported")
 }
@@ -56,23 +56,23 @@ func TestParseThresholdErrors(t *testing.T) {
 // An error rate over no request is not measured: "no samples", failing,
 // as a latency threshold over no request does (not 0, which would pass).
 func TestErrorRateOfNoRequestsIsNotMeasured(t *testing.T) {
-	th, err := stats.ParseThreshold("error_rate <= 0.01")
+	th, err := results.ParseThreshold("error_rate <= 0.01")
 	require.NoError(t, err)
-	o := th.Evaluate(stats.Stats{})
+	o := th.Evaluate(results.LoadStats{})
 	assert.False(t, o.Pass, "nothing was measured")
 	assert.Equal(t, "error_rate: no samples, want <= 0.01", o.String())
 
-	o = th.Evaluate(stats.Stats{Requests: 4, Failed: 1, ErrorRate: 0.25})
+	o = th.Evaluate(results.LoadStats{Requests: 4, Failed: 1, ErrorRate: 0.25})
 	assert.False(t, o.Pass, "1 of 4 failed")
 	assert.Equal(t, "error_rate = 0.25, want <= 0.01", o.String())
-	o = th.Evaluate(stats.Stats{Dropped: 2, ErrorRate: 1})
+	o = th.Evaluate(results.LoadStats{Dropped: 2, ErrorRate: 1})
 	assert.Equal(t, 1.0, o.Measured, "dropped requests count: none was sent, all failed")
 }
 
 // Scale converts a threshold's unit to its samples' milliseconds.
 func TestThresholdScale(t *testing.T) {
 	for expr, want := range map[string]float64{"ttft_p95_s <= 0.2": 1000, "ttft_p95_ms <= 200": 1, "tpot_p50_us <= 900": 0.001, "error_rate <= 0.01": 1} {
-		th, err := stats.ParseThreshold(expr)
+		th, err := results.ParseThreshold(expr)
 		require.NoError(t, err, expr)
 		assert.Equal(t, want, th.Scale(), expr)
 	}

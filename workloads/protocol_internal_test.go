@@ -1,4 +1,4 @@
-package conformance_test
+package workloads
 
 import (
 	"errors"
@@ -8,22 +8,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/checks"
-	"github.com/benchserve/benchserve/internal/conformance"
+	"github.com/benchserve/benchserve/internal/contract"
 )
 
-func TestParseSpecAcceptsEveryKindWithItsShape(t *testing.T) {
-	spec, err := conformance.ParseSpec(map[string]any{"level": "should", "check": "stream_agrees", "compare": "non_stream"})
+func TestParseProtocolAcceptsEveryKindWithItsShape(t *testing.T) {
+	spec, err := parseProtocol(map[string]any{"level": "should", "check": "stream_agrees", "compare": "non_stream"})
 	require.NoError(t, err)
-	assert.Equal(t, conformance.Should, spec.Level, "levels are case-insensitive")
+	assert.Equal(t, string(contract.Should), spec.Level, "levels are case-insensitive")
 	assert.True(t, spec.Stream, "streamed by default")
-	assert.Equal(t, conformance.EndpointChat, spec.Endpoint)
-	for _, k := range conformance.Kinds() {
-		assert.NotEmpty(t, conformance.Rules[k].Text, "%s has a rule", k)
-		assert.Contains(t, conformance.Rules[k].Ref, "https://", "%s cites its reference", k)
+	assert.Equal(t, contract.EndpointChat, spec.Endpoint)
+	for _, k := range contract.Kinds() {
+		assert.NotEmpty(t, contract.Rules[k].Text, "%s has a rule", k)
+		assert.Contains(t, contract.Rules[k].Ref, "https://", "%s cites its reference", k)
 	}
 }
 
-func TestParseSpecErrorsNameTheField(t *testing.T) {
+func TestParseProtocolErrorsNameTheField(t *testing.T) {
 	tests := []struct {
 		name  string
 		raw   map[string]any
@@ -44,7 +44,7 @@ func TestParseSpecErrorsNameTheField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := conformance.ParseSpec(tt.raw)
+			_, err := parseProtocol(tt.raw)
 			require.Error(t, err)
 			var se *checks.SpecError
 			require.True(t, errors.As(err, &se), "a *checks.SpecError: %v", err)
@@ -52,18 +52,4 @@ func TestParseSpecErrorsNameTheField(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.msg)
 		})
 	}
-}
-
-func TestFailingByLevel(t *testing.T) {
-	assert.True(t, conformance.Failing(conformance.Must, conformance.Fail, false), "a MUST that fails fails the run")
-	assert.False(t, conformance.Failing(conformance.Should, conformance.Fail, false), "a SHOULD is a warning")
-	assert.True(t, conformance.Failing(conformance.Should, conformance.Fail, true), "a SHOULD fails a strict run")
-	assert.False(t, conformance.Failing(conformance.May, conformance.Fail, true), "a MAY never fails")
-	assert.False(t, conformance.Failing(conformance.Must, conformance.Skip, true), "a skip never fails")
-}
-
-func TestCutIsRuneSafe(t *testing.T) {
-	assert.Equal(t, "héé…", conformance.Cut("hééllo", 3))
-	assert.Equal(t, "日本…", conformance.Cut("日本語", 2), "never splits a character")
-	assert.Equal(t, "short", conformance.Cut("short", 10))
 }

@@ -1,4 +1,4 @@
-package stats
+package py
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// ratMeanStdev is meanStdev's definition written directly in big.Rat
+// ratMeanStdev is MeanStdev's definition written directly in big.Rat
 // (Python's statistics module: the exact mean and variance, each rounded
 // once), the reference the integer arithmetic must agree with bit for bit.
 func ratMeanStdev(values []float64) (mean, stddev float64) {
@@ -52,7 +52,7 @@ func TestMeanStdevIsExact(t *testing.T) {
 	for name, vs := range sets {
 		t.Run(name, func(t *testing.T) {
 			wantMean, wantSD := ratMeanStdev(vs)
-			gotMean, gotSD := meanStdev(vs)
+			gotMean, gotSD := MeanStdev(vs)
 			assert.Equal(t, math.Float64bits(wantMean), math.Float64bits(gotMean), "mean %v, want %v", gotMean, wantMean)
 			assert.Equal(t, math.Float64bits(wantSD), math.Float64bits(gotSD), "stddev %v, want %v", gotSD, wantSD)
 		})
@@ -69,6 +69,6 @@ func TestMeanStdevAllocatesPerInputNotPerValue(t *testing.T) {
 	for i := range vs {
 		vs[i] = rng.ExpFloat64() * 2
 	}
-	allocs := testing.AllocsPerRun(3, func() { meanStdev(vs) })
+	allocs := testing.AllocsPerRun(3, func() { MeanStdev(vs) })
 	assert.LessOrEqual(t, allocs, 200.0, "allocations for 10,000 values")
 }

@@ -1,4 +1,4 @@
-package stats
+package results
 
 import (
 	"errors"
@@ -12,30 +12,30 @@ import (
 // Expected values were computed with the reference compute_summary_stats
 // on CPython 3.11 and are compared exactly: the port must agree to the bit.
 
-func TestComputeEmptyIsErrNoSamples(t *testing.T) {
-	_, err := Compute(nil)
-	assert.True(t, errors.Is(err, ErrNoSamples), "empty input must return ErrNoSamples, got %v", err)
-	_, err = Compute([]float64{})
-	assert.ErrorIs(t, err, ErrNoSamples, "empty non-nil input must return ErrNoSamples")
+func TestComputeEmptyIserrNoSamples(t *testing.T) {
+	_, err := computeStats(nil)
+	assert.True(t, errors.Is(err, errNoSamples), "empty input must return errNoSamples, got %v", err)
+	_, err = computeStats([]float64{})
+	assert.ErrorIs(t, err, errNoSamples, "empty non-nil input must return errNoSamples")
 }
 
 func TestComputeOneValue(t *testing.T) {
-	s, err := Compute([]float64{42.5})
+	s, err := computeStats([]float64{42.5})
 	require.NoError(t, err, "one value is enough")
-	assert.Equal(t, Summary{Mean: 42.5, Stddev: 0, Min: 42.5, Max: 42.5, P50: 42.5, P95: 42.5, P99: 42.5}, s,
+	assert.Equal(t, Stats{Mean: 42.5, Stddev: 0, Min: 42.5, Max: 42.5, P50: 42.5, P95: 42.5, P99: 42.5}, s,
 		"a single value is every statistic and stddev is 0")
 }
 
 func TestComputeTwoValues(t *testing.T) {
-	s, err := Compute([]float64{200, 100})
+	s, err := computeStats([]float64{200, 100})
 	require.NoError(t, err, "two values")
-	assert.Equal(t, Summary{Mean: 150, Stddev: 70.71067811865476, Min: 100, Max: 200, P50: 150, P95: 195, P99: 199}, s,
+	assert.Equal(t, Stats{Mean: 150, Stddev: 70.71067811865476, Min: 100, Max: 200, P50: 150, P95: 195, P99: 199}, s,
 		"sample stddev (n-1) and interpolated percentiles of two values")
 }
 
 func TestComputeTenValuesInterpolates(t *testing.T) {
 	in := []float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}
-	s, err := Compute(in)
+	s, err := computeStats(in)
 	require.NoError(t, err, "ten values")
 	assert.Equal(t, 5.5, s.Mean, "mean")
 	assert.Equal(t, 3.0276503540974917, s.Stddev, "sample stddev")
@@ -52,7 +52,7 @@ func TestComputeHundredOneValuesHitsRanks(t *testing.T) {
 	for i := range in {
 		in[100-i] = float64(i)
 	}
-	s, err := Compute(in)
+	s, err := computeStats(in)
 	require.NoError(t, err, "101 values")
 	assert.Equal(t, 50.0, s.P50, "p50 of 0..100 is exactly rank 50")
 	assert.Equal(t, 95.0, s.P95, "p95 of 0..100 is exactly rank 95")
@@ -61,7 +61,7 @@ func TestComputeHundredOneValuesHitsRanks(t *testing.T) {
 }
 
 func TestComputeMatchesPythonRounding(t *testing.T) {
-	s, err := Compute([]float64{12.5, 40.25, 7.125})
+	s, err := computeStats([]float64{12.5, 40.25, 7.125})
 	require.NoError(t, err, "three values")
 	assert.Equal(t, 19.958333333333332, s.Mean, "statistics.mean is the correctly rounded mean")
 	assert.Equal(t, 17.77741427579763, s.Stddev, "statistics.stdev")
@@ -70,19 +70,7 @@ func TestComputeMatchesPythonRounding(t *testing.T) {
 }
 
 func TestComputeNaNPropagates(t *testing.T) {
-	s, err := Compute([]float64{1, math.NaN()})
+	s, err := computeStats([]float64{1, math.NaN()})
 	require.NoError(t, err, "NaN is a sample, not an error")
 	assert.True(t, math.IsNaN(s.Mean), "NaN mean")
-}
-
-func TestPercentile(t *testing.T) {
-	sorted := []float64{1, 2, 3, 4}
-	assert.Equal(t, 1.0, Percentile(sorted, 0), "p0 is the minimum")
-	assert.Equal(t, 4.0, Percentile(sorted, 100), "p100 is the maximum")
-	assert.Equal(t, 1.75, Percentile(sorted, 25), "p25 idx 0.75")
-	assert.Equal(t, 3.7, Percentile(sorted, 90), "p90 idx 2.7")
-	assert.Equal(t, 4.0, Percentile(sorted, 150), "p above 100 clamps to the maximum")
-	assert.Equal(t, 1.0, Percentile(sorted, -5), "negative p clamps to the minimum")
-	assert.Equal(t, 7.0, Percentile([]float64{7}, 50), "one value")
-	assert.True(t, math.IsNaN(Percentile(nil, 50)), "no values gives NaN")
 }

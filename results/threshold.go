@@ -1,4 +1,4 @@
-package stats
+package results
 
 import (
 	"errors"
@@ -45,19 +45,19 @@ var (
 
 var timeMetrics = map[string]bool{"ttft": true, "ttfo": true, "tpot": true, "itl": true, "e2el": true, "lag": true}
 
-var scalarMetrics = map[string]func(Stats) float64{
-	"error_rate":         func(s Stats) float64 { return s.ErrorRate },
-	"goodput":            func(s Stats) float64 { return s.Goodput },
-	"request_throughput": func(s Stats) float64 { return s.RequestThroughput },
-	"output_throughput":  func(s Stats) float64 { return s.OutputThroughput },
-	"output_tokens":      func(s Stats) float64 { return float64(s.OutputTokens) },
-	"requests":           func(s Stats) float64 { return float64(s.Requests) },
-	"succeeded":          func(s Stats) float64 { return float64(s.Succeeded) },
-	"failed":             func(s Stats) float64 { return float64(s.Failed) },
-	"dropped":            func(s Stats) float64 { return float64(s.Dropped) },
-	"unsent":             func(s Stats) float64 { return float64(s.Unsent) },
-	"late":               func(s Stats) float64 { return float64(s.Late) },
-	"peak_in_flight":     func(s Stats) float64 { return float64(s.PeakInFlight) },
+var scalarMetrics = map[string]func(LoadStats) float64{
+	"error_rate":         func(s LoadStats) float64 { return s.ErrorRate },
+	"goodput":            func(s LoadStats) float64 { return s.Goodput },
+	"request_throughput": func(s LoadStats) float64 { return s.RequestThroughput },
+	"output_throughput":  func(s LoadStats) float64 { return s.OutputThroughput },
+	"output_tokens":      func(s LoadStats) float64 { return float64(s.OutputTokens) },
+	"requests":           func(s LoadStats) float64 { return float64(s.Requests) },
+	"succeeded":          func(s LoadStats) float64 { return float64(s.Succeeded) },
+	"failed":             func(s LoadStats) float64 { return float64(s.Failed) },
+	"dropped":            func(s LoadStats) float64 { return float64(s.Dropped) },
+	"unsent":             func(s LoadStats) float64 { return float64(s.Unsent) },
+	"late":               func(s LoadStats) float64 { return float64(s.Late) },
+	"peak_in_flight":     func(s LoadStats) float64 { return float64(s.PeakInFlight) },
 }
 
 // ErrThreshold is wrapped by every ParseThreshold error.
@@ -193,7 +193,7 @@ func (t Threshold) Name() string {
 // Measure returns the threshold's metric in its unit; NaN when the
 // distribution has no samples, and for error_rate when no request was
 // sent or dropped (a rate of nothing is not 0).
-func (t Threshold) Measure(s Stats) float64 {
+func (t Threshold) Measure(s LoadStats) float64 {
 	if t.Metric == "error_rate" && s.Requests+s.Dropped == 0 {
 		return math.NaN()
 	}
@@ -205,6 +205,11 @@ func (t Threshold) Measure(s Stats) float64 {
 	switch t.Stat {
 	case "count":
 		return float64(d.Count)
+	}
+	if d.Count == 0 {
+		return math.NaN() // a zero Dist's fields are 0, not a measurement
+	}
+	switch t.Stat {
 	case "mean":
 		v = d.Mean
 	case "median":
@@ -227,7 +232,7 @@ func (t Threshold) Measure(s Stats) float64 {
 
 // dist is the distribution the threshold's metric reads; false for a
 // scalar metric.
-func (t Threshold) dist(s Stats) (Dist, bool) {
+func (t Threshold) dist(s LoadStats) (Dist, bool) {
 	switch t.Metric {
 	case "ttft":
 		return s.TTFT, true
@@ -247,62 +252,10 @@ func (t Threshold) dist(s Stats) (Dist, bool) {
 	return Dist{}, false
 }
 
-// Outcome is a threshold evaluated against a run.
-type Outcome struct {
-	Threshold
-	// Measured is the metric's value in the threshold's unit (NaN when
-	// there were no samples, which fails the threshold).
-	Measured float64
-	// Pass reports whether Measured satisfies the threshold.
-	Pass bool
-	// Skipped counts the requests left out of a tpot, itl or gen_tps
-	// measurement because their decode span was not observable
-	// (Stats.DecodeSkipped); 0 for other metrics.
-	Skipped int
-	// CI is the confidence interval (DefaultConfidence) of a percentile
-	// threshold's statistic, in its unit (Threshold.Interval); nil for
-	// other thresholds and when there were no samples. Pass is decided on
-	// Measured; Conclusive and ConfidentPass say whether CI agrees.
-	CI *Interval
-}
-
-// String is "ttft_p95_ms = 612.4, want <= 500" (or "…: no samples").
-func (o Outcome) String() string {
-	name := strings.TrimSuffix(o.Name(), o.Op+strconv.FormatFloat(o.Value, 'g', -1, 64))
-	want := fmt.Sprintf("want %s %s", o.Op, strconv.FormatFloat(o.Value, 'g', -1, 64))
-	skipped := ""
-	if o.Skipped > 0 {
-		skipped = fmt.Sprintf(" (%d requests left out: decode span not observable)", o.Skipped)
-	}
-	if math.IsNaN(o.Measured) {
-		return fmt.Sprintf("%s: no samples, %s%s", name, want, skipped)
-	}
-	return fmt.Sprintf("%s = %s, %s%s", name, o.MeasuredString(), want, skipped)
-}
-
-// MeasuredString formats Measured as String does: integers exactly,
-// values >= 100 with one decimal, >= 1 with three, smaller ones with four
-// significant digits; "NaN" when there were no samples.
-func (o Outcome) MeasuredString() string { return formatMeasured(o.Measured) }
-
-func formatMeasured(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	a := math.Abs(v)
-	switch {
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
-}
-
 // Evaluate measures the threshold on s.
-func (t Threshold) Evaluate(s Stats) Outcome {
+func (t Threshold) Evaluate(s LoadStats) SLOResult {
 	v := t.Measure(s)
-	o := Outcome{Threshold: t, Measured: v}
+	o := SLOResult{Threshold: t, Measured: v}
 	switch t.Metric {
 	case "tpot", "itl", "gen_tps":
 		o.Skipped = s.DecodeSkipped
@@ -330,11 +283,32 @@ func (t Threshold) Evaluate(s Stats) Outcome {
 	return o
 }
 
-// Evaluate measures every threshold on s, in order.
-func Evaluate(s Stats, ts []Threshold) []Outcome {
-	out := make([]Outcome, len(ts))
-	for i, t := range ts {
-		out[i] = t.Evaluate(s)
+// Interval is the confidence interval of the threshold's statistic on s,
+// in the threshold's unit, at confidence, its autocorrelation taken over
+// the samples rounded to a hundredth of the limit (timer jitter far below
+// the limit is no run of slow requests);
+// ok is false for a threshold
+// that is not a percentile (pN or median) of a distribution metric, and
+// for == and != (an interval decides neither).
+func (t Threshold) Interval(s LoadStats, confidence float64) (iv Interval, ok bool) {
+	if t.Op == "==" || t.Op == "!=" {
+		return Interval{}, false
 	}
-	return out
+	p := 50.0
+	switch {
+	case t.Stat == "median" || t.Stat == "p50":
+	case percentileRE.MatchString(t.Stat):
+		p, _ = strconv.ParseFloat(t.Stat[1:], 64)
+	default:
+		return Interval{}, false
+	}
+	d, ok := t.dist(s)
+	if !ok {
+		return Interval{}, false
+	}
+	// Resolution: a hundredth of the limit (2 ms for 200 ms).
+	iv = orderInterval(d.ordered, p, confidence, math.Abs(t.Value)/100*t.Scale())
+	iv.Low /= t.Scale()
+	iv.High /= t.Scale()
+	return iv, true
 }
