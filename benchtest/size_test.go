@@ -33,14 +33,22 @@ func TestTestBinarySize(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "root.test")
 	cmd := exec.CommandContext(t.Context(), goTool, "test", "-c", "-o", bin, ".")
 	cmd.Dir = ".."
+	// Of the caller's GOFLAGS only those about modules and VCS stamping
+	// stay (CI's -modcacherw, -mod=…): -race, -cover or -ldflags would
+	// change the binary.
+	flags := []string{"-buildvcs=false"}
+	for _, f := range strings.Fields(os.Getenv("GOFLAGS")) {
+		if strings.HasPrefix(f, "-mod") {
+			flags = append(flags, f)
+		}
+	}
 	var env []string
 	for _, kv := range os.Environ() {
-		// The developer's GOFLAGS (-race, -cover) would change the build.
 		if !strings.HasPrefix(kv, "GOFLAGS=") {
 			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(env, "GOFLAGS=-buildvcs=false")
+	cmd.Env = append(env, "GOFLAGS="+strings.Join(flags, " "))
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "go test -c . in the module root: %s", out)
 	st, err := os.Stat(bin)

@@ -12,8 +12,9 @@ import (
 
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/conformance"
-	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // slowScrapes streams through a real client and answers /metrics itself:
@@ -64,13 +65,15 @@ func (s *slowScrapes) Do(ctx context.Context, method, path string, body []byte, 
 // and came back late: a server whose gauge fell passes however slow the
 // machine's scrapes are.
 func TestCancelStopsScrapesAfterTheGrace(t *testing.T) {
-	spec, err := conformance.ParseSpec(map[string]any{"level": "MAY", "check": "cancel_stops", "cancel_after": 2})
-	require.NoError(t, err, "spec")
+	w, err := workloads.Parse([]byte(`{"cases": [{"id": "cancel.stops", "max_tokens": 512,
+		"messages": [{"role": "user", "content": "Write a very long essay on the history of mathematics."}],
+		"protocol": {"level": "MAY", "check": "cancel_stops", "cancel_after": 2}}]}`), "cancel.json")
+	require.NoError(t, err, "the contract parses")
+	c := w.Cases[0]
 	srv := fixtures.Start(t, fixtures.Options{Timing: &fixtures.Timing{}})
 	sender := &slowScrapes{clientSender: clientSender{&stream.Client{BaseURL: srv.URL}}}
-	in := conformance.Input{Spec: spec, MaxTokens: 512,
-		Messages: []openai.Message{{"role": "user", "content": "Write a very long essay on the history of mathematics."}}}
+	in := conformance.Input{Protocol: c.Protocol, Messages: c.Messages, MaxTokens: c.EffectiveMaxTokens()}
 	out := conformance.Run(context.Background(), conformance.Target{Sender: sender, Model: srv.Model()}, in)
-	assert.Equal(t, conformance.Pass, out.Verdict, "the gauge had fallen by the scrape after the grace: %s; got %s", out.Evidence, out.Received)
+	assert.Equal(t, contract.Pass, out.Verdict, "the gauge had fallen by the scrape after the grace: %s; got %s", out.Evidence, out.Received)
 	assert.Equal(t, 2, sender.scrapes, "one late scrape, then one after the grace")
 }
