@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchserve/benchserve/benchtest"
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/longtest"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -17,9 +18,7 @@ import (
 // stream waits a whole request for its first token) finds 4 streams, at
 // the floor of 4 given.
 func TestSearchCapacityByConcurrency(t *testing.T) {
-	if testing.Short() {
-		t.Skip("probes of 120 ms requests (-short skips it)")
-	}
+	longtest.Skip(t, "about 30 s: a capacity search of concurrency probes of 120 ms requests")
 	res := benchtest.SearchCapacity(t, "testdata/one.json", results.CapacitySearch{
 		By: "concurrency", Start: 2, Max: 8, MaxTime: 4 * time.Minute,
 	}, 4, benchtest.WithSLO("ttft_p95_ms <= 170"), benchtest.WithURL(""), benchtest.WithFixture(fixtures.Options{Slots: 4, Responder: func(fixtures.Request) fixtures.Script {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/longtest"
 )
 
 // TestNoStaleVerdicts proves that go test never answers a run against a
@@ -20,12 +21,11 @@ import (
 // BENCHSERVE_URL pointing at a fixture in this process. The first
 // `go test` passes; the server is stopped; the second `go test`, with the
 // same flags and environment, must run again and fail — not print
-// "ok … (cached)". It builds and runs go test twice (a few seconds), so
-// -short skips it.
+// "ok … (cached)". It builds a test binary and runs go test twice (about
+// 10 s when this run's build cache serves the packages, minutes when it
+// does not), so it runs only with BENCHSERVE_LONG=1.
 func TestNoStaleVerdicts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module and runs go test twice; skipped with -short")
-	}
+	longtest.Skip(t, "10 s to minutes: builds a scratch module's test binary with the go command, offline, and runs go test twice")
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		goBin = filepath.Join(runtime.GOROOT(), "bin", "go") //nolint:staticcheck // the toolchain that built this test
@@ -62,7 +62,14 @@ func TestNoStaleVerdicts(t *testing.T) {
 	srv := fixtures.New(fixtures.Options{})
 	defer srv.Close()
 	goTest := func() (string, bool) {
-		cmd := exec.Command(goBin, "test", ".")
+		args := []string{"test"}
+		if raceEnabled {
+			// Built as this test binary was, the user's test links the
+			// packages this run already compiled instead of compiling
+			// them all again.
+			args = append(args, "-race")
+		}
+		cmd := exec.Command(goBin, append(args, ".")...)
 		cmd.Dir = dir
 		var env []string
 		for _, kv := range os.Environ() {

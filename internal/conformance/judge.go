@@ -910,11 +910,14 @@ func (r *runner) cancel(ctx context.Context) Outcome {
 	closed := time.Now()
 	v := base
 	for {
+		// Read before the scrape: the last scrape starts after the grace,
+		// however long a scrape takes on a busy machine.
+		over := time.Since(closed) > CancelGrace
 		v, _, ok = r.running(ctx)
 		if ok && v <= base {
 			return st.with(pass("%s fell back to %g within %d ms of the close", gauge, v, time.Since(closed).Milliseconds()))
 		}
-		if time.Since(closed) > CancelGrace || ctx.Err() != nil {
+		if over || ctx.Err() != nil {
 			break
 		}
 		t := time.NewTimer(50 * time.Millisecond)

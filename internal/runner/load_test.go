@@ -71,8 +71,12 @@ func TestRunLoadOpenLoop(t *testing.T) {
 	fromRecords, err := resultio.ScheduleFromRecords(sc, p.Results)
 	require.NoError(t, err)
 	require.NotNil(t, fromRecords.LagMS, "the records alone give the lag")
-	assert.InDelta(t, sc.LagMS.P50, fromRecords.LagMS.P50, 0.5, "the records' lag matches the run's (ms, read at the send vs at the stream's start)")
 	require.NotNil(t, sc.LagMS, "lag percentiles of the sent requests")
+	// A record's lag is read at its stream's start, after the send the
+	// run's lag is read at: never less (started_at has µs resolution),
+	// more by however long a busy machine took between the two reads.
+	assert.GreaterOrEqual(t, fromRecords.LagMS.P50, sc.LagMS.P50-0.01, "the records' lag is read after the run's (ms)")
+	assert.Less(t, fromRecords.LagMS.P50, sc.LagMS.P50+100, "and matches it up to the scheduling delay (ms): no unit or origin error")
 	assert.GreaterOrEqual(t, sc.LagMS.Max, sc.LagMS.P50, "lag max >= median")
 	require.NotNil(t, sc.Goodput, "goodput with a per-request SLO")
 	assert.Greater(t, *sc.Goodput, 0.0, "the passing requests met the 60 s E2EL limit")
@@ -136,9 +140,15 @@ func TestRunLoadUnlimitedRateWithDurationEnds(t *testing.T) {
 			require.NoError(t, err)
 			run, err := s.RunLoad(context.Background(), runner.Load{Duration: 200 * time.Millisecond, Shard: tc.shard, MaxConcurrency: tc.conc})
 			require.NoError(t, err, "the run ends")
+			// A stream passes its duration check and then reads the clock:
+			// on a busy machine it may read it after the duration, once.
+			after := 0
 			for _, smp := range run.Samples {
-				assert.Less(t, smp.Sent, 200*time.Millisecond+100*time.Millisecond, "no request sent well after the duration")
+				if smp.Sent >= 200*time.Millisecond {
+					after++
+				}
 			}
+			assert.LessOrEqual(t, after, tc.want, "no request sent after the duration but one per stream that passed its check before it")
 			sc := s.Payload().Schedule
 			assert.Equal(t, "closed", sc.Mode, "no schedule: a closed loop")
 			assert.Equal(t, tc.want, sc.InFlightCap, "its streams")

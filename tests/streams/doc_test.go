@@ -12,6 +12,12 @@
 // check that cut streams free their connections and that a server
 // streaming forever cannot grow the client's memory without bound.
 //
+// Files by topic: sse_framing (cases 1–5: usage after the finish, data:
+// without a space, comments and fields, line endings, large events and
+// UTF-8), chunk_payloads (6–8: errors in a stream, tool-call deltas,
+// finish reasons), timing_and_http_failures (9–10 and the released
+// connections), modern_shapes (11–15), memory.
+//
 // docs/streams.md describes each case: what the server sends, which
 // servers do it, and what benchserve records.
 //

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/longtest"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -20,9 +21,7 @@ import (
 // streams and fails beyond: the search answers 4, prints every probe and
 // writes capacity.json; --floor gates on it.
 func TestCapacityByConcurrencyFindsTheSlots(t *testing.T) {
-	if testing.Short() {
-		t.Skip("probes of 120 ms requests (-short skips it)")
-	}
+	longtest.Skip(t, "about 45 s: three capacity searches of concurrency probes of 120 ms requests")
 	srv := fixtures.Start(t, fixtures.Options{Slots: 4, Responder: func(fixtures.Request) fixtures.Script {
 		return fixtures.Script{Content: []string{"a ", "b"}, TTFT: 100 * time.Millisecond, TokenDelay: 20 * time.Millisecond}
 	}})

@@ -44,3 +44,21 @@ func writeWorkloadFile(t *testing.T, dir, name, body string) string {
 }
 
 const helpHint = "Run 'benchserve --help' for usage."
+
+// smokeWithoutSLO writes the smoke example workload without its SLO into
+// dir: for tests of what several processes under load do, where the
+// machine, not the server, decides whether a TTFT p95 of 2 s holds.
+func smokeWithoutSLO(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(smoke)
+	require.NoError(t, err, "read %s", smoke)
+	var w map[string]any
+	require.NoError(t, json.Unmarshal(data, &w), "%s is a JSON object", smoke)
+	defaults, ok := w["defaults"].(map[string]any)
+	require.True(t, ok, "%s has defaults", smoke)
+	require.Contains(t, defaults, "slo", "%s has an SLO to leave out", smoke)
+	delete(defaults, "slo")
+	out, err := json.Marshal(w)
+	require.NoError(t, err)
+	return writeWorkloadFile(t, dir, "smoke-no-slo.json", string(out))
+}

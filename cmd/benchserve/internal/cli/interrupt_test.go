@@ -63,20 +63,13 @@ func TestCtrlCKeepsFinishedCasesAndMarksTheOneInFlight(t *testing.T) {
 // can run) leaves every finished case in the output's journal, which
 // benchserve recover turns into a results file.
 func TestSIGKILLLeavesTheJournal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the CLI binary")
-	}
-	bin := buildCLI(t)
 	srv := fixtures.Start(t, fixtures.Options{})
 	dir := t.TempDir()
 	w := writeWorkloadFile(t, dir, "w.json", slowWorkload)
 	out := filepath.Join(dir, "out.json")
-	cmd := exec.Command(bin, "--url", srv.URL, "--workload", w, "--repetitions", "1", "--output", out)
+	cmd := cliProcess(t, "--url", srv.URL, "--workload", w, "--repetitions", "1", "--output", out)
 	require.NoError(t, cmd.Start(), "start the CLI")
-	deadline := time.Now().Add(20 * time.Second)
-	for len(srv.ChatRequests()) < 3 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	awaitChatRequests(t, srv, 3)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL), "kill -9 mid-run")
 	_ = cmd.Wait()
 	assert.NoFileExists(t, out, "no output was written")
@@ -94,15 +87,22 @@ func TestSIGKILLLeavesTheJournal(t *testing.T) {
 	assert.NoError(t, err, "recover leaves the journal where it was")
 }
 
-// buildCLI builds the benchserve binary into a temporary directory of t.
-func buildCLI(t *testing.T) string {
+// cliProcess is a benchserve process: this test binary run as the CLI
+// (cliChildEnv), so no test waits for a go build of the binary.
+func cliProcess(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "benchserve")
-	build := exec.Command("go", "build", "-o", bin, "github.com/benchserve/benchserve/cmd/benchserve")
-	if outb, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the CLI: %v\n%s", err, outb)
-	}
-	return bin
+	cmd := exec.CommandContext(t.Context(), os.Args[0], args...)
+	cmd.Env = append(os.Environ(), cliChildEnv+"=1")
+	return cmd
+}
+
+// awaitChatRequests waits until srv has had n chat requests, up to a bound
+// far above what a busy machine needs (the process starts and sends in
+// well under a second when idle).
+func awaitChatRequests(t *testing.T, srv *fixtures.Server, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool { return len(srv.ChatRequests()) >= n }, 2*time.Minute, 10*time.Millisecond,
+		"the benchserve process sends %d chat requests", n)
 }
 
 // TestSIGKILLedSweepLeavesRowsInItsJournal: a prompt sweep killed while a
@@ -110,22 +110,15 @@ func buildCLI(t *testing.T) string {
 // into the rows of the points that finished (the point in flight is
 // absent).
 func TestSIGKILLedSweepLeavesRowsInItsJournal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the CLI binary")
-	}
-	bin := buildCLI(t)
 	srv := fixtures.Start(t, fixtures.Options{})
 	dir := t.TempDir()
 	quick := writeWorkloadFile(t, dir, "quick.json", `[{"role": "user", "content": "Say hello."}]`)
 	hang := writeWorkloadFile(t, dir, "hang.json", `[{"role": "user", "content": "[fixture:hang]"}]`)
 	out := filepath.Join(dir, "rows.csv")
-	cmd := exec.Command(bin, "--url", srv.URL, "--prompts", quick+","+hang, "--concurrency", "1", "--repetitions", "2",
+	cmd := cliProcess(t, "--url", srv.URL, "--prompts", quick+","+hang, "--concurrency", "1", "--repetitions", "2",
 		"--warmup", "0", "--skip-preflight-token-count", "--output", out)
 	require.NoError(t, cmd.Start(), "start the CLI")
-	deadline := time.Now().Add(20 * time.Second)
-	for len(srv.ChatRequests()) < 3 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	awaitChatRequests(t, srv, 3)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL), "kill -9 mid-sweep")
 	_ = cmd.Wait()
 	assert.NoFileExists(t, out, "no output was written")

@@ -47,13 +47,10 @@ func TestKilledShardRecoversIntoAMergeablePayload(t *testing.T) {
 	cmd.Env = append(os.Environ(), cliChildEnv+"=1")
 	require.NoError(t, cmd.Start(), "start shard 0")
 	journal := resultio.JournalPath(s0out)
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, recs, err := resultio.ReadJournal(journal); err == nil && len(recs) == 2 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	require.Eventually(t, func() bool {
+		_, recs, err := resultio.ReadJournal(journal)
+		return err == nil && len(recs) == 2
+	}, 2*time.Minute, 10*time.Millisecond, "shard 0 journals its two finished requests")
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL), "kill -9 shard 0 while its hanging request is in flight")
 	_ = cmd.Wait()
 	require.NoFileExists(t, s0out, "shard 0 wrote no output")

@@ -14,9 +14,9 @@ import (
 	"github.com/benchserve/benchserve/results"
 )
 
-// Regression tests for what the stream suite (tests/streams) found:
-// bounded content, redirects with a caller's client, and the
-// headers an HTTP error carries.
+// Bounded content, redirects with a caller's client, the headers an HTTP
+// error carries, vLLM's error object inside a stream and tool calls that
+// reuse an index with a new id.
 
 func TestContentIsBoundedByMaxContentBytes(t *testing.T) {
 	// 10 chunks of "ab€" (5 bytes each) and 3 reasoning chunks, limit 12

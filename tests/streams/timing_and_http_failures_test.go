@@ -65,6 +65,7 @@ func TestCase09Timing(t *testing.T) {
 			assert.LessOrEqual(t, res.TTFTms, 350.0+msOf(tol), "TTFT within tolerance")
 			assert.GreaterOrEqual(t, res.TTFOms, 2000.0, "TTFO at the first content delta (2000 ms)")
 			assert.LessOrEqual(t, res.TTFOms, 2000.0+msOf(tol), "TTFO within tolerance")
+			assert.Less(t, res.TTFTms, res.TTFOms-1000, "TTFT well before TTFO")
 			out := record(t, raw(t, parts...), simpleCase("think", ""))
 			require.NoError(t, out.Err, "the case succeeds")
 			require.NotNil(t, out.Record.Metrics.TTFOms, "record TTFO")

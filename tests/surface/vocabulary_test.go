@@ -1,4 +1,4 @@
-package benchserve_test
+package surface_test
 
 import (
 	"go/ast"
@@ -121,6 +121,7 @@ func (w *signatureWalker) named(where string, t *types.Named) {
 // exported fields of exported types), type aliases, constants' and
 // variables' types; none lives under internal/.
 func TestPublicSignaturesNameNoInternalType(t *testing.T) {
+	t.Chdir(moduleRoot)
 	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes}, publicImportPaths(t)...)
 	require.NoError(t, err, "load the public packages")
 	w := &signatureWalker{seen: map[types.Type]bool{}, found: map[string]bool{}}
@@ -177,6 +178,7 @@ func goListDeps(t *testing.T, patterns ...string) []string {
 // TestVocabularyLinksNoEngine: importing workloads or results links none
 // of the engine's request machinery.
 func TestVocabularyLinksNoEngine(t *testing.T) {
+	t.Chdir(moduleRoot)
 	deps := goListDeps(t, "./workloads", "./results")
 	for _, bad := range engineDeps {
 		assert.Falsef(t, slices.Contains(deps, bad), "workloads and results link %s (go list -deps ./workloads ./results)", bad)
@@ -193,6 +195,7 @@ var engineIdent = regexp.MustCompile(`\b(stream|runner|loadgen|capacity|conforma
 // exported declarations, exported fields) say what happens in the user's
 // words or name public identifiers, never an engine one.
 func TestPublicDocsNameNoEngine(t *testing.T) {
+	t.Chdir(moduleRoot)
 	for _, pkg := range publicPackages(t) {
 		check := func(where string, groups ...*ast.CommentGroup) {
 			for _, g := range groups {

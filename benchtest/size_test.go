@@ -1,0 +1,60 @@
+package benchtest_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// maxTestBinaryBytes is the size budget of the module root's test binary
+// (`go test -c .`, default flags, DWARF included): the root's tests import
+// only benchtest, so it links what a user's test links. The fixture's
+// Prometheus collector (client_golang and protobuf, about 1.2 MB) and the
+// conformance suite's JSON Schema validator (about 1 MB) are most of what
+// sits above a plain net/http test binary.
+const maxTestBinaryBytes = 17<<20 + 1<<18 // 17.25 MiB
+
+// TestTestBinarySize keeps a user's test binary from growing: the size is
+// a build fact of this checkout and toolchain, not a measurement. The race
+// detector inflates it, so -race skips the test (CI runs it without).
+func TestTestBinarySize(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race inflates the binary; the budget is for the default build (CI's fresh-machine step runs it)")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "root.test")
+	cmd := exec.CommandContext(t.Context(), goTool, "test", "-c", "-o", bin, ".")
+	cmd.Dir = ".."
+	// Of the caller's GOFLAGS only those about modules and VCS stamping
+	// stay (CI's -modcacherw, -mod=…): -race, -cover or -ldflags would
+	// change the binary.
+	flags := []string{"-buildvcs=false"}
+	for _, f := range strings.Fields(os.Getenv("GOFLAGS")) {
+		if strings.HasPrefix(f, "-mod") {
+			flags = append(flags, f)
+		}
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOFLAGS=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "GOFLAGS="+strings.Join(flags, " "))
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go test -c . in the module root: %s", out)
+	st, err := os.Stat(bin)
+	require.NoError(t, err, "the test binary")
+	t.Logf("the root's test binary: %d bytes (%.2f MiB), budget %.2f MiB", st.Size(), float64(st.Size())/(1<<20), float64(maxTestBinaryBytes)/(1<<20))
+	assert.LessOrEqualf(t, st.Size(), int64(maxTestBinaryBytes),
+		"the root's test binary is %.2f MiB, over its budget of %.2f MiB: see what grew with go tool nm -size -sort size",
+		float64(st.Size())/(1<<20), float64(maxTestBinaryBytes)/(1<<20))
+}
