@@ -57,9 +57,9 @@ var errPolicyCause = errors.New("stream: policy timeout fired")
 // defaultHTTP is used when Client.HTTP is nil: no overall timeout, and
 // redirects are not followed (a redirected POST would silently become a
 // GET or lose its body), so a 3xx surfaces as an *HTTPError. Its transport
-// is NewTransport(0): http.DefaultTransport's settings with small
-// per-connection buffers.
-var defaultHTTP = &http.Client{CheckRedirect: noRedirect, Transport: defaultTransport}
+// is NewTransport(0), http.DefaultTransport's settings with small
+// per-connection buffers, behind RetryReused.
+var defaultHTTP = &http.Client{CheckRedirect: noRedirect, Transport: RetryReused(defaultTransport)}
 
 var defaultTransport = NewTransport(0)
 
@@ -263,7 +263,8 @@ func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
 	}
 	reqCtx, cancelReq := context.WithCancel(policyCtx)
 	defer cancelReq()
-	hreq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, c.url("/v1/chat/completions"), bytes.NewReader(body))
+	sendCtx := withReusedObserver(reqCtx, func(error) { st.res.ConnectionRetries++ })
+	hreq, err := http.NewRequestWithContext(sendCtx, http.MethodPost, c.url("/v1/chat/completions"), bytes.NewReader(body))
 	if err != nil {
 		st.res.StartedAt = time.Now()
 		return st.res, fmt.Errorf("stream: chat: build request: %w", err)

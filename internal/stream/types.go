@@ -16,7 +16,10 @@ type Client struct {
 	// APIKey, when set, is sent as "Authorization: Bearer <key>".
 	APIKey string
 	// HTTP is the client used for requests; nil means a client with no
-	// overall timeout (policy timeouts are per request, see Request.Timeout).
+	// overall timeout (policy timeouts are per request, see Request.Timeout)
+	// whose transport retries a request the server closed a reused
+	// connection on (RetryReused); a client of the caller's retries only
+	// when its transport is wrapped so.
 	// Redirects are never followed unless HTTP sets its own CheckRedirect:
 	// a 3xx answer to the POST is returned as an *HTTPError naming the
 	// Location.
@@ -103,6 +106,13 @@ type Result struct {
 	StartedAt time.Time
 	// StatusCode is the HTTP status, 0 when no response arrived.
 	StatusCode int
+	// ConnectionRetries counts the times the request was sent again on a
+	// fresh connection because the pooled connection it was sent on had
+	// been closed by the server before any byte of an answer (see
+	// RetryReused: 0 or 1, and always 0 through a client whose transport
+	// does not retry). The retry's time is part of TTFTms and E2ELms,
+	// which run from the first send.
+	ConnectionRetries int
 	// RequestID is the chunk "id" the server assigned, "" if none seen.
 	RequestID string
 
