@@ -2,6 +2,7 @@ package stream
 
 import (
 	"encoding/json"
+	"net/http"
 	"testing"
 	"time"
 
@@ -231,5 +232,13 @@ func TestNewTransport(t *testing.T) {
 	tr = NewTransport(500)
 	assert.Equal(t, 500, tr.MaxIdleConnsPerHost, "conns > 0: that many idle connections per host")
 	assert.Equal(t, 500, tr.MaxIdleConns, "conns > 0: and in all")
-	assert.Same(t, defaultTransport, defaultHTTP.Transport, "the default client uses the small-buffer transport")
+	rr, ok := defaultHTTP.Transport.(*retryReused)
+	if assert.True(t, ok, "the default client retries on reused connections: %T", defaultHTTP.Transport) {
+		assert.Same(t, defaultTransport, rr.rt, "the default client uses the small-buffer transport")
+		fresh, _ := rr.fresh.(*http.Transport)
+		if assert.NotNil(t, fresh, "the retries' transport is a clone") {
+			assert.True(t, fresh.DisableKeepAlives, "the retries' transport dials a connection of its own")
+			assert.Equal(t, 1<<10, fresh.ReadBufferSize, "the clone keeps the small buffers")
+		}
+	}
 }
