@@ -183,13 +183,16 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 // (stream.NewTransport; 0 means net/http's 2), retries a request whose
 // connection could not be made for stream.DefaultRetryWindow (a server
 // that restarts or answers a moment late does not fail the rest of a run
-// in milliseconds; nothing is retried once bytes were sent), has timeout
+// in milliseconds), sends a request once more on a fresh connection when
+// the reused connection it went out on was closed by the server before
+// any byte of an answer (stream.RetryReused: llama-server closes the
+// connection after every streamed answer without saying so), has timeout
 // as the whole request's limit (0: none), and follows no redirects (a
 // POST must not be silently turned into a GET).
 func NewHTTPClient(timeout time.Duration, conns int) *http.Client {
 	return &http.Client{
 		Timeout:       timeout,
-		Transport:     stream.RetryConnect(stream.NewTransport(conns), stream.DefaultRetryWindow),
+		Transport:     stream.RetryConnect(stream.RetryReused(stream.NewTransport(conns)), stream.DefaultRetryWindow),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
