@@ -38,6 +38,9 @@
 #   LLAMASERVER_DIR       work dir for model, template, log, pid (default ${TMPDIR:-/tmp}/benchserve-llamaserver)
 #   LLAMASERVER_MODEL     the model name the server answers to (default tiny)
 #   LLAMASERVER_PARALLEL  server slots (default 4, as Ollama's OLLAMA_NUM_PARALLEL)
+#   LLAMASERVER_API_KEY   an API key the server requires (passed in llama-server's LLAMA_API_KEY
+#                         environment, never on its command line or in a file; default: none).
+#                         Clients then send it as BENCHSERVE_API_KEY; /health and /v1/models stay public
 #   LLAMASERVER_READY_TIMEOUT  seconds to wait for the server (default 60)
 #
 # Every subcommand is idempotent: install skips a build already made from
@@ -225,11 +228,13 @@ cmd_start() {
 	# One thread: two spinning threads on a busy 2-core machine make
 	# generation slower and latencies erratic (as with Ollama). Embeddings
 	# (mean pooling) are served by the same instance beside generation.
-	setsid "${bin}" --host 127.0.0.1 --port "${PORT}" \
+	local keyenv=()
+	[[ -z ${LLAMASERVER_API_KEY:-} ]] || keyenv=(LLAMA_API_KEY="${LLAMASERVER_API_KEY}")
+	env -u LLAMA_API_KEY "${keyenv[@]}" setsid "${bin}" --host 127.0.0.1 --port "${PORT}" \
 		--model "${DIR}/tiny.gguf" --alias "${MODEL}" \
 		--jinja --chat-template-file "${DIR}/template.jinja" \
 		--ctx-size $((8192 * PARALLEL)) --parallel "${PARALLEL}" --threads 1 --threads-batch 1 \
-		--metrics --embeddings --pooling mean --no-ui \
+		--temp 1 --top-p 1 --metrics --embeddings --pooling mean --no-ui \
 		</dev/null >"${LOGFILE}" 2>&1 &
 	echo $! >"${PIDFILE}"
 	local deadline=$((SECONDS + READY_TIMEOUT))
