@@ -7,14 +7,18 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/benchserve/benchserve/internal/stream"
 )
 
 // plainTransport serves the tests' raw HTTP requests (plainHTTP), so that
 // TestMain can close its connections before looking for leaks. plainHTTP
-// sends $BENCHSERVE_API_KEY, when set, as the runner and benchtest do.
+// sends $BENCHSERVE_API_KEY, when set, as the runner and benchtest do, and
+// like them sends a request again when the server closed the reused
+// connection unanswered (llama-server does after every streamed answer).
 var (
 	plainTransport = &http.Transport{}
-	plainHTTP      = &http.Client{Transport: keyed{plainTransport}, Timeout: 2 * time.Minute}
+	plainHTTP      = &http.Client{Transport: keyed{stream.RetryReused(plainTransport)}, Timeout: 2 * time.Minute}
 )
 
 // envAPIKey names the key of a server that requires one (llama-server in

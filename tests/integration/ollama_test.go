@@ -51,12 +51,14 @@ func server(t *testing.T) (url, model string) {
 }
 
 // client is a stream.Client for the server with its own transport, closed
-// when the test ends.
+// when the test ends. Like the runner's, the transport sends a request
+// again when the server closed the reused connection unanswered
+// (llama-server does after every streamed answer).
 func client(t *testing.T, url string) *stream.Client {
 	t.Helper()
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
-	return &stream.Client{BaseURL: url, APIKey: os.Getenv(envAPIKey), HTTP: &http.Client{Transport: tr, Timeout: 2 * time.Minute}}
+	return &stream.Client{BaseURL: url, APIKey: os.Getenv(envAPIKey), HTTP: &http.Client{Transport: stream.RetryReused(tr), Timeout: 2 * time.Minute}}
 }
 
 func userMsg(text string) []openai.Message {
