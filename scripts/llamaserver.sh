@@ -15,6 +15,7 @@
 #   scripts/llamaserver.sh status    # exit 0 when the server answers
 #   scripts/llamaserver.sh stop      # stop the server started by `start`
 #   scripts/llamaserver.sh bin       # print the path of the binary `install` builds
+#   scripts/llamaserver.sh commit    # print the source's upstream commit (9 digits), as the build reports it
 #
 # `start` prints exactly two lines on stdout (everything else goes to stderr):
 #   BENCHSERVE_URL=http://127.0.0.1:11437
@@ -285,6 +286,10 @@ env) print_env ;;
 bin)
 	need_source
 	server_bin
+	;;
+commit)
+	resolve_source
+	gzip -dc "${SOURCE}" | git get-tar-commit-id | cut -c1-9
 	;;
 status)
 	if running && answers; then
