@@ -28,13 +28,13 @@ import (
 //     vector: with zero blocks the final hidden state is the embedding of
 //     the last token, and output.weight is a table of next-token logits per
 //     class. Prose follows prose exactly as in the Ollama model; JSON pieces
-//     are all but impossible after prose (e^-16 against the common words:
-//     min_p and top_k drop them) yet the likeliest of the tokens a grammar
-//     allows, and after each piece the likeliest allowed one is the piece
-//     that closes the answer soonest;
+//     are all but impossible after prose (e^-12 or less against the common
+//     words: min_p and top_k drop them) yet the likeliest of the tokens a
+//     grammar allows, and after each piece the likeliest allowed one is the
+//     piece that closes the answer soonest;
 //   - block 0's first attention head finds the control token <|tools|>
 //     anywhere in the context (its key is the only non-zero one, with a
-//     score of ~40 against every query, and the rope of that head pair is
+//     score of ~41 against every query, and the rope of that head pair is
 //     turned off by a huge freq_base) and sets a "tools offered" dimension;
 //     that dimension makes "<tool_call>\n" the likeliest first token. The
 //     llama.cpp template (scripts/llamaserver.sh) writes <|tools|> before
