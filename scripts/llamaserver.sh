@@ -86,6 +86,16 @@ source_sum() {
 	sha256sum "${SOURCE}" | cut -c1-64
 }
 
+# source_commit prints the upstream commit the source archive was made
+# from (git archive records it), or dies. git get-tar-commit-id reads the
+# first block only, so gzip may die of SIGPIPE: only the id counts.
+source_commit() {
+	local commit
+	commit=$(gzip -dc "${SOURCE}" 2>/dev/null | git get-tar-commit-id 2>/dev/null || true)
+	[[ ${commit} =~ ^[0-9a-f]{40}$ ]] || die "${SOURCE} carries no commit id (git get-tar-commit-id); it should be a git archive of upstream llama.cpp"
+	echo "${commit}"
+}
+
 # build_dir prints the directory `install` builds the source into.
 build_dir() {
 	echo "${CACHE}/$(source_sum | cut -c1-16)"
@@ -137,8 +147,7 @@ cmd_install() {
 	fi
 	apt_cmake
 	local commit
-	commit=$(gzip -dc "${SOURCE}" | git get-tar-commit-id 2>/dev/null || true)
-	[[ ${commit} =~ ^[0-9a-f]{40}$ ]] || die "${SOURCE} carries no commit id (git get-tar-commit-id); it should be a git archive of upstream llama.cpp"
+	commit=$(source_commit)
 	local t0=${SECONDS}
 	log "unpacking ${SOURCE} (sha256 ${sum}, commit ${commit:0:9}) into ${dir}"
 	rm -rf "${dir}/src" "${dir}/build" "${dir}/built"
@@ -289,7 +298,7 @@ bin)
 	;;
 commit)
 	resolve_source
-	gzip -dc "${SOURCE}" | git get-tar-commit-id | cut -c1-9
+	source_commit | cut -c1-9
 	;;
 status)
 	if running && answers; then
