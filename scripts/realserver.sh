@@ -18,7 +18,8 @@
 # Versions (V, or $OLLAMA_VERSION; default v0.6.5):
 #   v0.6.5    port 11435; needs nlohmann-json3-dev (installed with apt)
 #   v0.17.4   port 11436; its module zip omits four vendored C headers, taken from
-#             ../shared/vendor/ollama-v0.17.4 next to the repository ($OLLAMA_VENDOR_DIR)
+#             ../shared/vendor/ollama-v0.17.4 next to the repository, its main worktree
+#             or the origin it was cloned from (scripts/shared-dir.sh; $OLLAMA_VENDOR_DIR)
 #   other     built the same way as v0.6.5; REALSERVER_PORT is required
 #
 # `start` prints exactly two lines on stdout (everything else goes to stderr):
@@ -113,7 +114,12 @@ stamped() {
 # vendor_dir prints the directory with v0.17.4's missing headers, or dies
 # saying where it looked.
 vendor_dir() {
-	local dir=${OLLAMA_VENDOR_DIR:-${ROOT}/../shared/vendor/ollama-${OLLAMA_VERSION}}
+	local dir=${OLLAMA_VENDOR_DIR:-}
+	if [[ -z ${dir} ]]; then
+		# ../shared next to the repository, or next to the main worktree or
+		# the origin of a clone (scripts/shared-dir.sh).
+		dir=$("${ROOT}/scripts/shared-dir.sh" 2>/dev/null || echo "${ROOT}/../shared")/vendor/ollama-${OLLAMA_VERSION}
+	fi
 	local f missing=()
 	for f in miniaudio/miniaudio.h nlohmann/json.hpp nlohmann/json_fwd.hpp stb/stb_image.h; do
 		[[ -f ${dir}/${f} ]] || missing+=("${f}")

@@ -1,12 +1,19 @@
 // Package integration runs benchserve against a real OpenAI-compatible
 // inference server: Ollama v0.6.5 or v0.17.4 serving the tiny model written
-// by tools/tinymodel, started by scripts/realserver.sh. It has no non-test
-// code; its tests are skipped unless BENCHSERVE_URL names a running server.
+// by tools/tinymodel, started by scripts/realserver.sh, or llama.cpp's
+// llama-server serving the model's llama.cpp variant, started by
+// scripts/llamaserver.sh. It has no non-test code; its tests are skipped
+// unless BENCHSERVE_URL names a running server, and each pins what the
+// server it finds does (Ollama by GET /api/version, llama-server by the
+// build GET /props reports).
 //
 //	env $(scripts/realserver.sh [--version v0.17.4] start) go test ./tests/integration/ -run . -v
 //	scripts/realserver.sh [--version v0.17.4] stop
+//	env $(scripts/llamaserver.sh start) go test ./tests/integration/ -run . -v
+//	scripts/llamaserver.sh stop
 //
-// The tests run the workload workloads/tiny-model.json through
+// The tests run the workload workloads/tiny-model.json (on llama-server
+// workloads/tiny-model-llama.cpp.json, its seeds for that sampler) through
 // benchtest.RunWorkload (sequentially and with four requests in flight),
 // a policy timeout that must fire mid-stream through the runner, and a few
 // stream.Client checks against the raw server answer. README.md lists what

@@ -29,7 +29,8 @@ const (
 
 	skipMessage = "integration: BENCHSERVE_URL is not set, so the real-server tests are skipped; " +
 		"run them with: env $(scripts/realserver.sh start) go test ./tests/integration/ -v " +
-		"(needs scripts/realserver.sh install once; see tests/integration/README.md)"
+		"(Ollama; needs scripts/realserver.sh install once) or env $(scripts/llamaserver.sh start) go test ./tests/integration/ -v " +
+		"(llama-server; needs scripts/llamaserver.sh install once); see tests/integration/README.md"
 
 	// defaultModel is the name scripts/realserver.sh registers.
 	defaultModel = "tiny"
@@ -51,12 +52,14 @@ func server(t *testing.T) (url, model string) {
 }
 
 // client is a stream.Client for the server with its own transport, closed
-// when the test ends.
+// when the test ends. Like the runner's, the transport sends a request
+// again when the server closed the reused connection unanswered
+// (llama-server does after every streamed answer).
 func client(t *testing.T, url string) *stream.Client {
 	t.Helper()
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
-	return &stream.Client{BaseURL: url, HTTP: &http.Client{Transport: tr, Timeout: 2 * time.Minute}}
+	return &stream.Client{BaseURL: url, APIKey: os.Getenv(envAPIKey), HTTP: &http.Client{Transport: stream.RetryReused(tr), Timeout: 2 * time.Minute}}
 }
 
 func userMsg(text string) []results.Message {
@@ -158,7 +161,11 @@ func TestStreamMatchesServer(t *testing.T) {
 	assert.Equal(t, raw.Usage.CompletionTokens, res.CompletionTokens, "completion tokens come from usage")
 	assert.Equal(t, streamedTokens(res), res.TokenChunks, "one token-bearing chunk per streamed token (usage also counts a final </s>)")
 	assert.True(t, res.Done, "[DONE] was read")
-	assert.Regexp(t, `^chatcmpl-\d+$`, res.RequestID, "Ollama ids are chatcmpl-<0..999>")
+	if id := identify(t, url); id.Kind == kindOllama {
+		assert.Regexp(t, `^chatcmpl-\d+$`, res.RequestID, "Ollama ids are chatcmpl-<0..999>")
+	} else {
+		assert.Regexp(t, `^chatcmpl-[A-Za-z0-9]{32}$`, res.RequestID, "llama-server ids are chatcmpl- and 32 random letters and digits")
+	}
 	assert.Len(t, raw.IDs, 1, "every chunk of one stream carries the same id")
 	assert.Empty(t, res.ToolCalls, "no tool calls from a plain chat request")
 	assert.Empty(t, res.Reasoning, "no reasoning from this model")
@@ -211,6 +218,7 @@ func TestFourParallelStreams(t *testing.T) {
 // stops coping with it fails here. See README.md.
 func TestOllamaDifferences(t *testing.T) {
 	url, model := server(t)
+	only(t, url, kindOllama, "TestLlamaCppDifferences pins llama-server's")
 	c := client(t, url)
 
 	t.Run("no health metrics or status endpoints", func(t *testing.T) {
@@ -377,6 +385,7 @@ func postJSON(ctx context.Context, url string, body any) (int, map[string]any, e
 // test might expect), and a message; not one version's wording.
 func TestErrorBodies(t *testing.T) {
 	url, model := server(t)
+	only(t, url, kindOllama, "TestLlamaCppDifferences pins llama-server's error statuses")
 	cases := []struct {
 		name   string
 		body   map[string]any

@@ -71,6 +71,7 @@ func pinsFor(t *testing.T, url string) (string, ollamaPins) {
 // gotestsum) and fails for a version nothing is pinned for.
 func TestOllamaVersion(t *testing.T) {
 	url, _ := server(t)
+	only(t, url, kindOllama, "TestLlamaCppVersion pins llama-server's")
 	v, _ := pinsFor(t, url)
 	t.Attr("ollama_version", v)
 	t.Logf("Ollama %s at %s", v, url)
@@ -80,6 +81,7 @@ func TestOllamaVersion(t *testing.T) {
 // requests a benchserve workload can send (in extra_body).
 func TestOllamaVersionDifferences(t *testing.T) {
 	url, model := server(t)
+	only(t, url, kindOllama, "TestLlamaCppDifferences pins llama-server's")
 	v, pins := pinsFor(t, url)
 	chat := url + "/v1/chat/completions"
 
@@ -171,6 +173,7 @@ func TestOllamaVersionDifferences(t *testing.T) {
 // into one chunk when tools are present.
 func TestOllamaToolsStreaming(t *testing.T) {
 	url, _ := server(t)
+	only(t, url, kindOllama, "TestLlamaCppToolCalls pins llama-server's")
 	v, pins := pinsFor(t, url)
 	c := client(t, url)
 	tools := []any{map[string]any{"type": "function", "function": map[string]any{

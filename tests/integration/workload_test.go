@@ -18,8 +18,18 @@ import (
 	"github.com/benchserve/benchserve/workloads"
 )
 
-// workloadPath is the workload written for the tiny model.
-const workloadPath = "workloads/tiny-model.json"
+// workloadPaths are the workloads written for the tiny model, by server
+// kind: the same cases, with seeds for each server's sampler.
+var workloadPaths = map[string]string{
+	kindOllama:   "workloads/tiny-model.json",
+	kindLlamaCpp: "workloads/tiny-model-llama.cpp.json",
+}
+
+// workloadPath is the tiny-model workload for the server at url.
+func workloadPath(t *testing.T, url string) string {
+	t.Helper()
+	return workloadPaths[identify(t, url).Kind]
+}
 
 // basicCases are the ids of the cases tagged "basic", which must pass.
 var basicCases = []string{"greet", "stop-early", "long", "multi-turn"}
@@ -37,8 +47,9 @@ func output(suffix string) []benchtest.Option {
 }
 
 // checkRecords asserts what must hold for every passing record of the
-// tiny model: no error, usage reported, sane timings, no tool calls.
-func checkRecords(t *testing.T, p *results.Payload, wantRecords int) {
+// tiny model on the server id: no error, usage reported, sane timings, no
+// tool calls.
+func checkRecords(t *testing.T, id serverID, p *results.Payload, wantRecords int) {
 	t.Helper()
 	require.NotNil(t, p, "RunWorkload returns a payload")
 	require.Len(t, p.Results, wantRecords, "one record per case and repetition")
@@ -63,8 +74,8 @@ func checkRecords(t *testing.T, p *results.Payload, wantRecords int) {
 		if assert.NotNil(t, rec.Quality.FinishReason, "case %s: finish_reason present", rec.CaseID) {
 			assert.Equal(t, "stop", *rec.Quality.FinishReason, "case %s: the seeded basic cases end by </s>", rec.CaseID)
 		}
-		assert.Equal(t, "ollama", rec.Runtime.Server, "case %s: runtime detected (the run's /v1/models entry, else /api/version)", rec.CaseID)
-		assert.Nil(t, m.CacheHits, "case %s: no cache counters (Ollama has no /metrics)", rec.CaseID)
+		assert.Equal(t, id.Kind, rec.Runtime.Server, "case %s: runtime detected (the run's /v1/models entry, else /api/version)", rec.CaseID)
+		assert.Nil(t, m.CacheHits, "case %s: no cache counters (Ollama has no /metrics, llama-server's counts no prefix-cache hits)", rec.CaseID)
 	}
 }
 
@@ -76,8 +87,8 @@ func TestWorkload(t *testing.T) {
 		benchtest.WithURL(url), benchtest.WithModel(model), benchtest.WithTags("basic"),
 		benchtest.WithRequestTimeout(2 * time.Minute),
 	}, output("sequential")...)
-	p := benchtest.RunWorkload(t, workloadPath, opts...)
-	checkRecords(t, p, len(basicCases))
+	p := benchtest.RunWorkload(t, workloadPath(t, url), opts...)
+	checkRecords(t, identify(t, url), p, len(basicCases))
 }
 
 // TestWorkloadConcurrency4 runs the basic cases twice each with four
@@ -90,8 +101,8 @@ func TestWorkloadConcurrency4(t *testing.T) {
 		benchtest.WithConcurrency(4), benchtest.WithRepetitions(2),
 		benchtest.WithRequestTimeout(2 * time.Minute),
 	}, output("concurrency4")...)
-	p := benchtest.RunWorkload(t, workloadPath, opts...)
-	checkRecords(t, p, 2*len(basicCases))
+	p := benchtest.RunWorkload(t, workloadPath(t, url), opts...)
+	checkRecords(t, identify(t, url), p, 2*len(basicCases))
 
 	byCase := map[string][]results.Record{}
 	for _, rec := range p.Results {
@@ -136,10 +147,10 @@ func TestPolicyTimeoutFiresMidStream(t *testing.T) {
 	assert.GreaterOrEqual(t, rec.Metrics.E2ELms, limit, "the request ran at least until the limit")
 
 	// The server drops the abandoned generation and keeps serving.
-	client := &stream.Client{BaseURL: r.URL(), HTTP: r.HTTP()}
+	client := &stream.Client{BaseURL: r.URL(), APIKey: os.Getenv(envAPIKey), HTTP: r.HTTP()}
 	after, err := client.ChatStream(t.Context(), stream.Request{
 		Model: model, Messages: userMsg("are you still there?"), MaxTokens: 16,
-		ExtraBody: map[string]any{"seed": 1},
+		ExtraBody: map[string]any{"seed": followUpSeed[identify(t, url).Kind]},
 	})
 	require.NoError(t, err, "a normal request after the timeout succeeds")
 	assert.True(t, after.Done, "the follow-up stream completes with [DONE]")
@@ -147,20 +158,25 @@ func TestPolicyTimeoutFiresMidStream(t *testing.T) {
 	assert.NotEmpty(t, after.Content, "the follow-up stream has content")
 }
 
+// followUpSeed is a seed whose 16-token answer has content, by server kind
+// (on llama-server seed 1 ends by </s> at once).
+var followUpSeed = map[string]int{kindOllama: 1, kindLlamaCpp: 2}
+
 // loadCase loads the tiny-model workload, returns the case with the given
 // id and a runner for the server (the lower-level API benchtest uses).
 func loadCase(t *testing.T, url, model, id string) (*workloads.Workload, workloads.Case, *runner.Runner) {
 	t.Helper()
-	w, err := workloads.Load(workloadPath)
-	require.NoError(t, err, "load %s", workloadPath)
+	path := workloadPath(t, url)
+	w, err := workloads.Load(path)
+	require.NoError(t, err, "load %s", path)
 	idx := -1
 	for i := range w.Cases {
 		if w.Cases[i].ID == id {
 			idx = i
 		}
 	}
-	require.GreaterOrEqual(t, idx, 0, "%s has the case %s", workloadPath, id)
-	r, err := runner.New(t.Context(), runner.Config{URL: url, Model: model, RequestTimeout: 2 * time.Minute, NoScrape: true})
+	require.GreaterOrEqual(t, idx, 0, "%s has the case %s", path, id)
+	r, err := runner.New(t.Context(), runner.Config{URL: url, Model: model, APIKey: os.Getenv(envAPIKey), RequestTimeout: 2 * time.Minute, NoScrape: true})
 	require.NoError(t, err, "runner.New against %s", url)
 	t.Cleanup(r.Close)
 	return w, w.Cases[idx], r

@@ -18,6 +18,12 @@
 // (about 1 in 150 per token at temperature 1), the byte tokens never occur.
 // Its answers are therefore lowercase English-word salad with no digits,
 // capitals or markup, and both finish_reason "stop" and "length" occur.
+//
+// -variant llama.cpp writes the model scripts/llamaserver.sh serves with
+// llama.cpp's llama-server: the same prose, a vocabulary llama.cpp's
+// grammar sampler accepts, JSON pieces that let a grammar-constrained
+// answer close in a dozen tokens, and a tool call whenever the prompt
+// offers tools (see llamacpp.go for why and how).
 package main
 
 import (
@@ -28,8 +34,9 @@ import (
 
 func main() {
 	out := flag.String("o", "tiny.gguf", "output GGUF path")
+	variant := flag.String("variant", VariantOllama, "the model to write: "+VariantOllama+" (served by Ollama) or "+VariantLlamaCpp+" (served by llama-server: grammar-friendly vocabulary, calls a tool when tools are offered)")
 	flag.Parse()
-	if err := WriteFile(*out); err != nil {
+	if err := WriteVariant(*out, *variant); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

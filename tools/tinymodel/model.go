@@ -189,31 +189,7 @@ func Build() (ggml.KV, []ggml.Tensor) {
 	v := NewVocab()
 	n := uint64(len(v.Tokens))
 	const e, ff = uint64(EmbeddingLength), uint64(FeedForwardLength)
-
-	kv := ggml.KV{
-		"general.architecture":                   "llama",
-		"general.name":                           "benchserve-tiny",
-		"general.file_type":                      uint32(0), // all F32
-		"llama.context_length":                   uint32(ContextLength),
-		"llama.embedding_length":                 uint32(EmbeddingLength),
-		"llama.block_count":                      uint32(BlockCount),
-		"llama.feed_forward_length":              uint32(FeedForwardLength),
-		"llama.attention.head_count":             uint32(HeadCount),
-		"llama.attention.head_count_kv":          uint32(HeadCount),
-		"llama.attention.layer_norm_rms_epsilon": float32(1e-5),
-		"llama.rope.dimension_count":             uint32(EmbeddingLength / HeadCount),
-		"llama.rope.freq_base":                   float32(10000),
-		"llama.vocab_size":                       uint32(n),
-		"tokenizer.ggml.model":                   "llama",
-		"tokenizer.ggml.tokens":                  v.Tokens,
-		"tokenizer.ggml.scores":                  v.Scores,
-		"tokenizer.ggml.token_type":              v.Types,
-		"tokenizer.ggml.bos_token_id":            uint32(BOSID),
-		"tokenizer.ggml.eos_token_id":            uint32(EOSID),
-		"tokenizer.ggml.unknown_token_id":        uint32(UnknownID),
-		"tokenizer.ggml.add_bos_token":           true,
-		"tokenizer.ggml.add_eos_token":           false,
-	}
+	kv := metadata(v)
 
 	// output.weight row v holds logit(v)/e in every column: the final
 	// hidden state is all ones, so the row sums to logit(v).
@@ -245,10 +221,65 @@ func Build() (ggml.KV, []ggml.Tensor) {
 	return kv, ts
 }
 
-// WriteFile writes the tiny model as GGUF to path, creating its directory.
-// The file is written to a temporary name and renamed, so a reader never
-// sees a partial model.
+// metadata returns the GGUF metadata of a tiny llama model with
+// vocabulary v.
+func metadata(v Vocab) ggml.KV {
+	n := uint64(len(v.Tokens))
+	kv := ggml.KV{
+		"general.architecture":                   "llama",
+		"general.name":                           "benchserve-tiny",
+		"general.file_type":                      uint32(0), // all F32
+		"llama.context_length":                   uint32(ContextLength),
+		"llama.embedding_length":                 uint32(EmbeddingLength),
+		"llama.block_count":                      uint32(BlockCount),
+		"llama.feed_forward_length":              uint32(FeedForwardLength),
+		"llama.attention.head_count":             uint32(HeadCount),
+		"llama.attention.head_count_kv":          uint32(HeadCount),
+		"llama.attention.layer_norm_rms_epsilon": float32(1e-5),
+		"llama.rope.dimension_count":             uint32(EmbeddingLength / HeadCount),
+		"llama.rope.freq_base":                   float32(10000),
+		"llama.vocab_size":                       uint32(n),
+		"tokenizer.ggml.model":                   "llama",
+		"tokenizer.ggml.tokens":                  v.Tokens,
+		"tokenizer.ggml.scores":                  v.Scores,
+		"tokenizer.ggml.token_type":              v.Types,
+		"tokenizer.ggml.bos_token_id":            uint32(BOSID),
+		"tokenizer.ggml.eos_token_id":            uint32(EOSID),
+		"tokenizer.ggml.unknown_token_id":        uint32(UnknownID),
+		"tokenizer.ggml.add_bos_token":           true,
+		"tokenizer.ggml.add_eos_token":           false,
+	}
+	return kv
+}
+
+// Variants of the tiny model: the one Ollama serves (Build) and the one
+// llama.cpp serves (BuildLlamaCpp).
+const (
+	VariantOllama   = "ollama"
+	VariantLlamaCpp = "llama.cpp"
+)
+
+// builders maps a variant to the function that builds it.
+var builders = map[string]func() (ggml.KV, []ggml.Tensor){
+	VariantOllama:   Build,
+	VariantLlamaCpp: BuildLlamaCpp,
+}
+
+// WriteFile writes the Ollama variant of the tiny model as GGUF to path
+// (WriteVariant with VariantOllama).
 func WriteFile(path string) error {
+	return WriteVariant(path, VariantOllama)
+}
+
+// WriteVariant writes the tiny model's variant (VariantOllama or
+// VariantLlamaCpp) as GGUF to path, creating its directory. The file is
+// written to a temporary name and renamed, so a reader never sees a
+// partial model. An unknown variant is an error naming the known ones.
+func WriteVariant(path, variant string) error {
+	build, ok := builders[variant]
+	if !ok {
+		return fmt.Errorf("tinymodel: write: unknown variant %q (want %q or %q)", variant, VariantOllama, VariantLlamaCpp)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("tinymodel: write: %w", err)
 	}
@@ -257,7 +288,7 @@ func WriteFile(path string) error {
 		return fmt.Errorf("tinymodel: write: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
-	kv, ts := Build()
+	kv, ts := build()
 	if err := ggml.WriteGGUF(tmp, kv, ts); err != nil {
 		tmp.Close()
 		return fmt.Errorf("tinymodel: write gguf: %w", err)
