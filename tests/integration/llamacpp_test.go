@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/internal/stream"
 )
 
@@ -74,7 +74,7 @@ func TestLlamaCppToolCalls(t *testing.T) {
 			name, _ := json.Marshal(choice)
 			t.Run(string(name)+map[bool]string{true: " streamed", false: " not streamed"}[streamed], func(t *testing.T) {
 				body := map[string]any{"tools": weatherTools, "tool_choice": choice, "seed": 3}
-				var calls []openai.ToolCall
+				var calls []results.ToolCall
 				var finish string
 				var completion int
 				if streamed {
@@ -91,11 +91,11 @@ func TestLlamaCppToolCalls(t *testing.T) {
 					var resp struct {
 						Choices []struct {
 							Message struct {
-								ToolCalls []openai.ToolCall `json:"tool_calls"`
+								ToolCalls []results.ToolCall `json:"tool_calls"`
 							} `json:"message"`
 							FinishReason string `json:"finish_reason"`
 						} `json:"choices"`
-						Usage openai.Usage `json:"usage"`
+						Usage results.Usage `json:"usage"`
 					}
 					data, _ := json.Marshal(answer)
 					require.NoError(t, json.Unmarshal(data, &resp), "chat.completion shape")
@@ -155,7 +155,7 @@ func TestLlamaCppStructuredOutput(t *testing.T) {
 				Message      struct{ Content string } `json:"message"`
 				FinishReason string                   `json:"finish_reason"`
 			} `json:"choices"`
-			Usage openai.Usage `json:"usage"`
+			Usage results.Usage `json:"usage"`
 		}
 		data, _ := json.Marshal(answer)
 		require.NoError(t, json.Unmarshal(data, &resp), "chat.completion shape")
