@@ -1,7 +1,6 @@
 package workloads
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -146,69 +145,6 @@ func pyFalsy(v any) bool {
 		return len(x) == 0
 	}
 	return false
-}
-
-// objectMembers returns the members of the JSON object raw in written
-// order, each value as its raw JSON. ok is false when raw is not an object.
-func objectMembers(raw json.RawMessage) (keys []string, vals map[string]json.RawMessage, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, nil, false
-	}
-	vals = map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, nil, false
-		}
-		k, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, nil, false
-		}
-		if _, dup := vals[k]; !dup {
-			keys = append(keys, k)
-		}
-		vals[k] = v
-	}
-	return keys, vals, true
-}
-
-// orderedObject writes keys with their raw values as one JSON object, in
-// the order given.
-func orderedObject(keys []string, vals map[string]json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vals[k])
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
-// rawMember returns the raw JSON of obj[key] when raw is an object that has
-// key, else nil.
-func rawMember(raw json.RawMessage, key string) json.RawMessage {
-	_, vals, ok := objectMembers(raw)
-	if !ok {
-		return nil
-	}
-	return vals[key]
-}
-
-// rawElems returns the raw elements of the JSON array raw, or nil.
-func rawElems(raw json.RawMessage) []json.RawMessage {
-	var out []json.RawMessage
-	if json.Unmarshal(raw, &out) != nil {
-		return nil
-	}
-	return out
 }
 
 // pyPathString returns str(Path(p)) for a POSIX path: repeated separators
