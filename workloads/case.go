@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/py"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -31,7 +32,7 @@ func (p *parser) buildCase(src caseSource, d *caseDefaults) (c Case, ok bool) {
 	before := len(p.problems)
 	c = Case{Index: i, ID: fmt.Sprintf("case_%d", i+1)}
 	if v := obj["id"]; v != nil {
-		if s, ok := pyStr(v); pyFalsy(v) {
+		if s, ok := py.Str(v); !py.Truthy(v) {
 			if _, isStr := v.(string); !isStr {
 				p.warn(where, "id", "%s is falsy; the case is named %q, as in the reference", describe(v), c.ID)
 			}
@@ -104,8 +105,8 @@ func (p *parser) buildCase(src caseSource, d *caseDefaults) (c Case, ok bool) {
 // explicitID is the case's id as the reference reads it (str() of a
 // truthy scalar), or "" when the case has none.
 func explicitID(item any) string {
-	if m, ok := item.(map[string]any); ok && !pyFalsy(m["id"]) {
-		if s, ok := pyStr(m["id"]); ok {
+	if m, ok := item.(map[string]any); ok && py.Truthy(m["id"]) {
+		if s, ok := py.Str(m["id"]); ok {
 			return s
 		}
 	}
@@ -170,7 +171,7 @@ func (p *parser) tags(where at, obj map[string]any) []string {
 	case []any:
 		out := make([]string, 0, len(t))
 		for i, item := range t {
-			s, ok := pyStr(item)
+			s, ok := py.Str(item)
 			if !ok {
 				p.add(where, fmt.Sprintf("tags[%d]", i), "want a string, got %s", describe(item))
 				continue

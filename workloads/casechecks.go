@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/internal/py"
 )
 
 // checksObject validates one checks object on its own (so a bad default is
@@ -17,7 +18,7 @@ func (p *parser) checksObject(where at, prefix string, v any, orderedRK json.Raw
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		if pyFalsy(v) {
+		if !py.Truthy(v) {
 			p.warn(where, prefix+"checks", "%s is not an object; no checks from here (the reference skips a falsy checks value)", describe(v))
 			return nil, true
 		}
@@ -75,7 +76,7 @@ func (p *parser) coerceCheckStrings(where at, prefix string, m map[string]any) m
 			if _, isStr := item.(string); isStr {
 				continue
 			}
-			s, ok := pyStr(item)
+			s, ok := py.Str(item)
 			if !ok {
 				continue // ParseSpec reports it
 			}

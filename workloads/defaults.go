@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/benchserve/benchserve/internal/py"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -35,7 +36,7 @@ func (p *parser) parseDefaults(w *Workload, v any, raw, orderedRK json.RawMessag
 			w.DefaultsJSON = raw
 		}
 	default:
-		if pyFalsy(d) {
+		if !py.Truthy(d) {
 			p.warn(at{}, "defaults", "%s is not an object; treated as {} (as the reference's `defaults or {}`)", describe(d))
 		} else {
 			p.add(at{}, "defaults", "want an object, got %s", describe(d))

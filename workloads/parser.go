@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/internal/py"
 )
 
 // parser collects the problems and warnings of one workload document.
@@ -69,7 +70,7 @@ func (p *parser) optObject(where at, field string, v any) (map[string]any, bool)
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		if pyFalsy(v) {
+		if !py.Truthy(v) {
 			p.warn(where, field, "%s is not an object; treated as empty (the reference skips a falsy %s)", describe(v), field)
 			return nil, true
 		}
@@ -82,13 +83,13 @@ func (p *parser) optObject(where at, field string, v any) (map[string]any, bool)
 // does, str(value or ""): strings as they are, a falsy value as "", and
 // numbers and booleans as Python's str() of them, with a warning.
 func (p *parser) pyStrField(where at, field string, v any) string {
-	if pyFalsy(v) {
+	if !py.Truthy(v) {
 		if _, isStr := v.(string); !isStr && v != nil {
 			p.warn(where, field, "%s is falsy; treated as unset, as in the reference", describe(v))
 		}
 		return ""
 	}
-	s, ok := pyStr(v)
+	s, ok := py.Str(v)
 	if !ok {
 		p.add(where, field, "want a string, got %s", describe(v))
 		return ""

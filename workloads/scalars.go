@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/benchserve/benchserve/internal/py"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -23,7 +24,7 @@ func (p *parser) scalars(where at, prefix string, obj map[string]any) scalarSet 
 	if v := obj["max_tokens"]; v != nil {
 		if n, ok := asPositiveInt(v); ok {
 			s.maxTokens = &n
-		} else if pyFalsy(v) {
+		} else if !py.Truthy(v) {
 			zero := 0
 			s.maxTokens = &zero
 			if prefix == "defaults." {
