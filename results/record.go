@@ -2,7 +2,6 @@ package results
 
 import (
 	"encoding/json"
-	"math"
 )
 
 // Runtime describes the server under test (reference: auto_detect_runtime).
@@ -672,28 +671,4 @@ type RunSummary struct {
 	// server had closed a reused connection without answering. Addition;
 	// omitted when 0.
 	ConnectionRetries int `json:"connection_retries,omitempty"`
-}
-
-// UnmarshalJSON reads a record's metrics block; a null tpot_ms or gen_tps
-// (a decode span that was not observable) becomes NaN, as it was before
-// it was written, so a re-read payload summarizes the same way.
-func (m *Metrics) UnmarshalJSON(b []byte) error {
-	type plain Metrics
-	var aux struct {
-		*plain
-		TPOTms *float64 `json:"tpot_ms"`
-		GenTPS *float64 `json:"gen_tps"`
-	}
-	aux.plain = (*plain)(m)
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	m.TPOTms, m.GenTPS = math.NaN(), math.NaN()
-	if aux.TPOTms != nil {
-		m.TPOTms = *aux.TPOTms
-	}
-	if aux.GenTPS != nil {
-		m.GenTPS = *aux.GenTPS
-	}
-	return nil
 }

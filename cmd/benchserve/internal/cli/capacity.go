@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -97,7 +95,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Uint64Var(&f.seed, "seed", 0, "`seed` of the arrival schedules (each probe draws its own from it)")
 	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "at most `C` requests in flight in a rate probe (default: no cap)")
 	fs.Var(&f.goodput, "goodput", "per-request SLO for each probe's goodput, `KEY:MS` pairs (ttft:500 tpot:50 e2el:30000)")
-	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; <= 0 disables")
+	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", defaultRequestTimeoutS, "HTTP transport timeout in `seconds`; <= 0 disables")
 	fs.StringVar(&f.output, "output", "", "write capacity.json to this `path`")
 	fs.Float64Var(&f.floor, "floor", 0, "exit 1 when the lower end of the capacity's 95% interval is below this `load` (a CI gate: capacity >= floor with confidence)")
 	help := func(w io.Writer) { fmt.Fprint(w, capacityUsage); printFlags(w, fs) }
@@ -130,10 +128,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		return pr.report(e, "capacity")
 	}
 
-	timeout := time.Duration(-1)
-	if f.requestTimeoutS > 0 {
-		timeout = time.Duration(f.requestTimeoutS * float64(time.Second))
-	}
+	timeout := secondsTimeout(f.requestTimeoutS)
 	conns := max(f.maxConcurrency, 64)
 	if cfg.By == capacity.ByConcurrency && cfg.Max > 0 {
 		conns = max(conns, int(cfg.Max))
@@ -164,20 +159,14 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stderr, "Capacity: %s (%s); %d probes in %v; stopped because %s\n",
 		res.Headline(), res.Interval.Method, len(res.Probes), res.Elapsed.Round(time.Second), present.Message(res.Reason))
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // "ttft_p95_ms <= 500" reads as written
-	enc.SetIndent("", "  ")
-	jerr := enc.Encode(res)
-	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	data, jerr := resultio.FormatCapacity(res)
 	if jerr != nil {
 		fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(jerr))
 		return ExitFailed
 	}
 	if f.output != "" {
 		if werr := resultio.WriteFileAtomic(f.output, append(data, '\n'), 0o644); werr != nil {
-			fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(werr))
-			return ExitFailed
+			return keepResults(e, f.output, werr, func() ([]byte, error) { return data, nil })
 		}
 		fmt.Fprintf(e.stderr, "Capacity search written to %s\n", f.output)
 	} else {

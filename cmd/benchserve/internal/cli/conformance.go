@@ -6,11 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
 
-	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/present"
 
 	"github.com/benchserve/benchserve/internal/resultio"
@@ -43,7 +40,7 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 	wl := fs.String("workload", "", "a suite file of your own, e.g. a copy of workloads/conformance.json with cases added (default: the builtin suite)")
 	var tags listValue
 	fs.Var(&tags, "case-tag", "check only the contracts with this tag (stream, usage, tools, errors, …; repeatable or comma-separated)")
-	timeoutS := fs.Float64("request-timeout-s", 300, "HTTP transport timeout of one request in `seconds`; 0 disables")
+	timeoutS := fs.Float64("request-timeout-s", defaultRequestTimeoutS, "HTTP transport timeout of one request in `seconds`; 0 disables")
 	help := func(w io.Writer) {
 		fmt.Fprint(w, "Usage:\n  benchserve "+conformanceSynopsis+"\n"+
 			"  benchserve "+matrixSynopsis+"\n\n"+
@@ -160,13 +157,16 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	if *output != "" {
-		werr := resultio.WriteFile(p, *output)
+		kept, werr, keepErr := resultio.WriteFileOrKeep(p, *output)
 		if jerr := sess.FinishJournal(werr == nil); jerr != nil {
 			fmt.Fprintf(e.stderr, "benchserve conformance: journal: %s\n", explain(jerr))
 		}
 		if werr != nil {
 			journal, _ := sess.Journal()
 			fmt.Fprintf(e.stderr, "benchserve conformance: writing the results failed: %s; every finished contract is in %s (benchserve recover)\n", explain(werr), journal)
+			if keepErr == nil {
+				fmt.Fprintf(e.stderr, "benchserve conformance: the results were kept as JSON in %s\n", kept)
+			}
 			return ExitFailed
 		}
 		fmt.Fprintf(e.stderr, "Conformance results written to %s\n", *output)
@@ -180,15 +180,6 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 
 // evidenceIndent starts the lines a contract's evidence is folded onto.
 const evidenceIndent = "        "
-
-// secondsTimeout applies runner's timeout convention to a flag in
-// seconds: 0 disables (negative duration), else the duration.
-func secondsTimeout(s float64) time.Duration {
-	if !(s > 0) {
-		return -1
-	}
-	return time.Duration(s * float64(time.Second))
-}
 
 // verdictWord is a contract's outcome as the line shows it: PASS, FAIL
 // (it fails the run), WARN (a SHOULD that broke), INFO (a MAY that
@@ -263,6 +254,7 @@ func runConformanceMatrix(e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "benchserve conformance matrix: \"%s\": want LABEL=RESULTS.json\n", present.Message(a))
 			return ExitUsage
 		}
+		expandHome(&path)
 		p, err := readConformancePayload(path)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "benchserve conformance matrix: %s\n", explain(err))
@@ -289,7 +281,7 @@ func runConformanceMatrix(e *env, args []string) int {
 
 // readConformancePayload reads a JSON results payload for the matrix.
 func readConformancePayload(path string) (*results.Payload, error) {
-	data, err := os.ReadFile(paths.ExpandHome(path))
+	data, err := resultio.ReadFileLimit(path, resultio.MaxPayloadBytes)
 	if err != nil {
 		return nil, err
 	}
