@@ -137,7 +137,10 @@ func (c Config) withDefaults() (Config, error) {
 		c.Max = math.Max(DefaultMax, c.Start)
 	}
 	if c.By == ByConcurrency {
-		c.Start, c.Max = math.Floor(c.Start), math.Floor(c.Max)
+		if c.Start != math.Floor(c.Start) || c.Max != math.Floor(c.Max) {
+			// Rounding 0.5 down would report "start 0", not what was given.
+			return bad("concurrency start %v, max %v: want whole numbers of streams (>= 1)", c.Start, c.Max)
+		}
 	}
 	switch {
 	case !(c.Start > 0) || math.IsInf(c.Start, 0):
@@ -159,6 +162,9 @@ func (c Config) withDefaults() (Config, error) {
 		if t.Metric == "" || t.Op == "" {
 			return bad("slo %d (%q): not parsed: build it with results.ParseThreshold", i, t.Expr)
 		}
+		if why := searchable(t); why != "" {
+			return bad("slo %q: %s", t.Expr, why)
+		}
 	}
 	if c.ProbeRequests == 0 {
 		c.ProbeRequests = TargetRequests(c.SLOs)
@@ -176,6 +182,30 @@ func (c Config) withDefaults() (Config, error) {
 		c.now = time.Now
 	}
 	return c, nil
+}
+
+// latencyMetrics rise with load: a capacity SLO caps them from above.
+var latencyMetrics = map[string]bool{"ttft": true, "ttfo": true, "tpot": true, "itl": true, "e2el": true, "lag": true}
+
+// searchable says why a search cannot use t ("" when it can): a search
+// looks for the highest load at which t holds, so t must get harder to
+// hold as load rises (an upper limit on a latency or the error rate, a
+// lower one on gen_tps or a throughput), and a percentile must have a
+// confidence interval a probe can decide on (p100, the maximum, has none
+// with an upper end).
+func searchable(t results.Threshold) string {
+	upper := t.Op == "<" || t.Op == "<="
+	switch {
+	case t.Op == "==" || t.Op == "!=":
+		return "an equality has no direction for the search to follow: want <= or < on a latency, >= or > on a throughput"
+	case (latencyMetrics[t.Metric] || t.Metric == "error_rate") && !upper:
+		return fmt.Sprintf("a lower limit on %s, which rises with load: a capacity search needs an upper limit (<= or <)", t.Metric)
+	case t.Metric == "gen_tps" && upper:
+		return "an upper limit on gen_tps, which falls with load: a capacity search needs a lower limit (>= or >)"
+	case t.Stat == "p100":
+		return "p100 is the maximum: no confidence interval bounds it, so no probe could pass with confidence (use max for its point value, or p99)"
+	}
+	return ""
 }
 
 // MaxProbes is the most probes Search runs with this configuration

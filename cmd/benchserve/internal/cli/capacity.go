@@ -108,7 +108,9 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	e = e.redacting(f.url, f.apiKey) // no URL secret or echoed API key in any output
 	expandHome(&f.output, &f.workload, &f.prompts, &f.promptsDir)
 	var pr problems
-	cfg, l := f.searchConfig(&pr)
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	cfg, l := f.searchConfig(&pr, given)
 	if fs.NArg() > 0 {
 		pr.addUsage("%s", unexpectedArgs(fs.Args()))
 	}
@@ -138,9 +140,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if cfg.By == capacity.ByConcurrency && cfg.Max > 0 {
 		conns = max(conns, int(cfg.Max))
 	}
-	urlGiven := false
-	fs.Visit(func(fl *flag.Flag) { urlGiven = urlGiven || fl.Name == "url" })
-	r, code := connect(ctx, e, runner.Config{URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: timeout, NoScrape: true, Conns: conns}, urlGiven)
+	r, code := connect(ctx, e, runner.Config{URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: timeout, NoScrape: true, Conns: conns}, given["url"])
 	if r == nil {
 		return code
 	}
@@ -202,8 +202,21 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 }
 
 // searchConfig turns the flags into the search's configuration and the
-// load every probe shares, adding every problem to pr.
-func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load) {
+// load every probe shares, adding every problem to pr. given names the
+// flags on the command line: a value given as 0 is refused where 0 would
+// silently mean the default.
+func (f *capacityFlags) searchConfig(pr *problems, given map[string]bool) (capacity.Config, runner.Load) {
+	for _, fl := range []struct {
+		name string
+		v    float64
+	}{{"start", f.start}, {"max-rate", f.maxRate}, {"precision", f.precision}} {
+		if given[fl.name] && !(fl.v > 0) {
+			pr.addUsage("--%s: want a value > 0, got %v (leave it out for the default)", fl.name, fl.v)
+		}
+	}
+	if math.IsNaN(f.floor) || f.floor < 0 || math.IsInf(f.floor, 0) {
+		pr.addUsage("--floor: want a load >= 0 (0: no floor), got %v", f.floor)
+	}
 	by, err := capacity.ParseBy(f.by)
 	if err != nil {
 		pr.addUsage("--by: %v", err)
@@ -219,6 +232,7 @@ func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load
 	}
 	if math.IsNaN(f.maxErrorRate) || f.maxErrorRate < 0 || f.maxErrorRate > 1 {
 		pr.addUsage("--max-error-rate: want a number in [0, 1], got %v", f.maxErrorRate)
+		f.maxErrorRate = 0 // said once: not again by cfg.Validate
 	}
 	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: ths, MaxErrorRate: f.maxErrorRate, By: by,
 		Start: f.start, Max: f.maxRate, ProbeRequests: f.probeRequests, ProbeDuration: time.Duration(f.probeDuration),
