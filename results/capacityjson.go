@@ -117,6 +117,7 @@ type resultJSON struct {
 	Interval      bracketJSON     `json:"interval"`
 	Status        string          `json:"status"`
 	Reason        string          `json:"reason"`
+	StartFrom     string          `json:"start_from,omitempty"`
 	SLOs          []string        `json:"slos"`
 	MaxErrorRate  float64         `json:"max_error_rate"`
 	Start         float64         `json:"start"`
@@ -170,7 +171,7 @@ func (r Capacity) MarshalJSON() ([]byte, error) {
 	for _, t := range r.SLOs {
 		slos = append(slos, t.Expr)
 	}
-	body, err := marshalPlain(resultJSON{By: by, Status: r.Status, Reason: r.Reason, SLOs: slos,
+	body, err := marshalPlain(resultJSON{By: by, Status: r.Status, Reason: r.Reason, StartFrom: r.StartFrom, SLOs: slos,
 		Interval:     bracketJSON{Low: finite(r.Interval.Low), High: finite(r.Interval.High), Confidence: conf, Method: method},
 		MaxErrorRate: r.MaxErrorRate, Start: r.Start, Max: r.Max, Precision: r.Precision,
 		ProbeRequests: r.ProbeRequests, ProbeDuration: r.ProbeDuration.Seconds(), Extensions: r.Extensions,
@@ -211,7 +212,7 @@ func (r *Capacity) UnmarshalJSON(b []byte) error {
 	*r = Capacity{CapacitySearch: CapacitySearch{By: a.By, SLOs: thresholdsOf(a.SLOs), MaxErrorRate: a.MaxErrorRate,
 		Start: a.Start, Max: a.Max, Precision: a.Precision, ProbeRequests: a.ProbeRequests,
 		ProbeDuration: secs(a.ProbeDuration), Extensions: a.Extensions, MaxTime: secs(a.MaxTime)},
-		Status: a.Status, Reason: a.Reason, Elapsed: secs(a.Elapsed), Probes: a.Probes}
+		Status: a.Status, Reason: a.Reason, StartFrom: a.StartFrom, Elapsed: secs(a.Elapsed), Probes: a.Probes}
 	raw, ok := keys["capacity_concurrency"]
 	if !ok {
 		raw, ok = keys["capacity_rps"]

@@ -66,7 +66,7 @@ func slos(t *testing.T, exprs ...string) []results.Threshold {
 // between 32 and 64 to 5% ends within 5% below 45.
 func TestSearchFindsCapacity(t *testing.T) {
 	var printed []string
-	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05}, OnProbe: func(p results.CapacityProbe) { printed = append(printed, p.String()) }}
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), Start: 1, Precision: 0.05}, OnProbe: func(p results.CapacityProbe) { printed = append(printed, p.String()) }}
 	res, err := capacity.Search(context.Background(), server(37), cfg)
 	require.NoError(t, err, "search")
 	assert.Equal(t, capacity.StatusFound, res.Status, "found")
@@ -117,7 +117,7 @@ func TestSearchBoundedEverywhere(t *testing.T) {
 }
 
 func TestSearchFirstProbeFails(t *testing.T) {
-	res, err := capacity.Search(context.Background(), server(0.5), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100")}})
+	res, err := capacity.Search(context.Background(), server(0.5), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100"), Start: 1}})
 	require.NoError(t, err, "a failing server is an answer, not an error")
 	assert.False(t, res.Measured, "no capacity")
 	assert.True(t, math.IsNaN(res.Interval.Low), "no lower end")
@@ -125,7 +125,7 @@ func TestSearchFirstProbeFails(t *testing.T) {
 	assert.Equal(t, capacity.StatusFirstFailed, res.Status, "status")
 	assert.Equal(t, "even the first probe, at 1 req/s, did not pass (fail): ttft_p95_ms = 125, want <= 100, 95% CI 125–125", res.Reason, "reason names the threshold")
 	assert.Len(t, res.Probes, 1, "one probe")
-	assert.Equal(t, "none (no probe passed), 95% CI -inf–1 req/s", res.Headline(), "headline")
+	assert.Equal(t, "none (no probe passed), 95% CI 0–1 req/s", res.Headline(), "headline")
 	b, err := json.Marshal(res)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(b), `{"capacity_rps":null,"by":"rate","interval":{"low":null,"high":1,"confidence":0.95,`), "null, not 0: %s", b[:90])
@@ -192,7 +192,7 @@ func TestProbeLength(t *testing.T) {
 		specs = append(specs, spec)
 		return server(100)(ctx, spec, obs)
 	}
-	_, err := capacity.Search(context.Background(), probe, capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100"), ProbeRequests: 20, ProbeDuration: 10 * time.Second, Max: 8}})
+	_, err := capacity.Search(context.Background(), probe, capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100"), ProbeRequests: 20, ProbeDuration: 10 * time.Second, Start: 1, Max: 8}})
 	require.NoError(t, err)
 	got := map[float64][2]int{}
 	for _, s := range specs {
@@ -215,7 +215,7 @@ func TestSearchProbeErrorAndCancel(t *testing.T) {
 		}
 		return server(100)(ctx, spec, obs)
 	}
-	res, err := capacity.Search(context.Background(), probe, capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100")}})
+	res, err := capacity.Search(context.Background(), probe, capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100"), Start: 1}})
 	require.ErrorIs(t, err, boom, "probe error returned")
 	assert.EqualError(t, err, "capacity: probe at 4 req/s: connection refused", "names the load")
 	assert.Equal(t, capacity.StatusStopped, res.Status, "stopped")
@@ -312,7 +312,7 @@ func TestResultJSONOlder(t *testing.T) {
 }
 
 func TestAtLeast(t *testing.T) {
-	res, err := capacity.Search(context.Background(), server(37), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05}})
+	res, err := capacity.Search(context.Background(), server(37), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), Start: 1, Precision: 0.05}})
 	require.NoError(t, err)
 	require.NoError(t, res.AtLeast(44), "the lower end 44 req/s reaches a floor of 44")
 	err = res.AtLeast(45)

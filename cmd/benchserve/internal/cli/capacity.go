@@ -17,6 +17,7 @@ import (
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
+	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/sweep"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
@@ -85,7 +86,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Var(&f.caseTags, "case-tag", "only the workload cases having any of these `tags`")
 	fs.Var(&f.slo, "slo", "threshold `EXPR` every passing probe meets, e.g. 'ttft_p95_ms <= 500' (repeatable; at least one)")
 	fs.StringVar(&f.by, "by", "rate", "search the request `rate` (req/s, open loop) or the concurrency (streams, closed loop)")
-	fs.Float64Var(&f.start, "start", 0, "first probe's `load` (default: 1 req/s or 1 stream)")
+	fs.Float64Var(&f.start, "start", 0, "first probe's `load` (default: by rate, half the service rate a 64-request closed-loop burst of 16 streams measures; by concurrency, 1 stream)")
 	fs.Float64Var(&f.maxRate, "max-rate", 0, "highest `load` probed (req/s with --by rate, streams with --by concurrency; default: the search's own cap)")
 	fs.Var(&f.probeDuration, "probe-duration", "each probe lasts at least `D` of arrivals (e.g. 30s)")
 	fs.IntVar(&f.probeRequests, "probe-requests", 0, "`N` measured requests (after the warm-up) at which a probe's verdict is first looked at (default: 5 beyond the SLOs' highest percentile, 100 for a p95; at least 50)")
@@ -161,6 +162,9 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(err))
 		}
 		return ExitFailed
+	}
+	if res.StartFrom != "" {
+		fmt.Fprintf(e.stderr, "Started at %s req/s: %s\n", stats.FormatLoad(res.Start), res.StartFrom)
 	}
 	fmt.Fprintf(e.stderr, "Capacity: %s (%s); %d probes in %v; stopped because %s\n",
 		res.Headline(), res.Interval.Method, len(res.Probes), res.Elapsed.Round(time.Second), present.Message(res.Reason))
