@@ -52,9 +52,11 @@ const capacityUsage = `Usage: benchserve capacity --url URL (--workload FILE | -
 
 Finds the highest request rate (--by rate) or concurrency (--by concurrency)
 at which every --slo holds with confidence and the error rate stays within
---max-error-rate: it ramps up (doubling from --start) until a probe does not
-pass, then bisects between the highest passing and the lowest not passing
-load, within --max-time. Each probe leaves out its warm-up (until the requests
+--max-error-rate: it ramps up (doubling from --start; without --start, a rate
+search measures the service rate with a 64-request closed-loop burst, starts at
+half of it and steps by 1.5, down when that probe does not pass) until a probe
+does not pass, then bisects between the highest passing and the lowest not
+passing load, within --max-time. Each probe leaves out its warm-up (until the requests
 in flight have built up, at least 10% of it), measures enough requests for the
 SLOs' percentiles (5 beyond the highest: 100 for a p95) and gives each
 percentile a 95% interval (binomial order statistics over the effective sample
