@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // Additional sentinel errors (see also errors.go).
@@ -100,7 +101,11 @@ func (c *Client) setHeaders(h http.Header) { openai.Authorize(h, c.APIKey) }
 // Safe for concurrent use; each call uses one connection from the HTTP
 // client and releases it before returning.
 func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
-	st := &state{res: &Result{}, maxText: c.maxContentBytes(), keep: req.KeepEvents, stopAfter: req.StopAfterChunks}
+	st := &state{res: &Result{}, maxText: c.maxContentBytes(), keep: req.KeepEvents, stopAfter: req.StopAfterChunks, endpoint: req.Endpoint}
+	if req.Endpoint == workloads.EndpointEmbeddings {
+		st.res.StartedAt = time.Now()
+		return st.res, errors.New("stream: chat: the embeddings endpoint is not streamed: use Client.Embed")
+	}
 	body, err := req.Body, error(nil)
 	if body == nil {
 		body, err = BuildBody(req)
@@ -145,7 +150,7 @@ func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
 	reqCtx, cancelReq := context.WithCancel(policyCtx)
 	defer cancelReq()
 	sendCtx := withReusedObserver(reqCtx, func(error) { st.res.ConnectionRetries++ })
-	hreq, err := http.NewRequestWithContext(sendCtx, http.MethodPost, c.url("/v1/chat/completions"), bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(sendCtx, http.MethodPost, c.url(req.Endpoint.Path()), bytes.NewReader(body))
 	if err != nil {
 		return st.res, fmt.Errorf("stream: chat: build request: %w", err)
 	}

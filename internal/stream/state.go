@@ -13,6 +13,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/r3labs/sse/v2"
+
+	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // state is the per-request accumulation.
@@ -55,6 +58,11 @@ type state struct {
 	// keep is Request.KeepEvents, stopAfter Request.StopAfterChunks;
 	// kept the bytes of event data kept so far.
 	keep, stopAfter, kept int
+	// endpoint is the API the stream answers (Request.Endpoint): it
+	// chooses how an event is read.
+	endpoint workloads.Endpoint
+	// resp is the Responses-API reader's state (endpoint "responses").
+	resp responseState
 }
 
 // keepEvent stores ev in Result.Events while fewer than keep are kept.
@@ -126,6 +134,9 @@ func (st *state) read(body io.Reader, maxEvent int) error {
 			if errors.Is(err, bufio.ErrTooLong) {
 				return fmt.Errorf("stream: chat: read after %d events: %w: larger than %d bytes (Client.MaxEventBytes): %w", st.events, ErrEventTooLarge, maxEvent, err)
 			}
+			if err == io.EOF && st.endpoint == workloads.EndpointResponses {
+				return fmt.Errorf("stream: responses: body ended after %d events without a terminal event (response.completed, .incomplete or .failed): %w", st.events, ErrTruncated)
+			}
 			if err == io.EOF {
 				return fmt.Errorf("stream: chat: body ended after %d events: %w", st.events, ErrTruncated)
 			}
@@ -167,6 +178,15 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	if len(data) == 0 {
 		return false, nil // keep-alive
 	}
+	switch st.endpoint {
+	case workloads.EndpointResponses:
+		return st.handleResponse(ev, data)
+	case workloads.EndpointCompletions:
+		if isDone(data) {
+			return true, nil
+		}
+		return false, st.handleCompletion(data)
+	}
 	if isDone(data) {
 		return true, nil
 	}
@@ -177,11 +197,7 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	if err := st.dec.decode(data, ck); err != nil {
 		return false, fmt.Errorf("stream: chat: event %d: %w: %w: %.200q", st.events, ErrMalformed, err, data)
 	}
-	if len(ck.id) > 0 && string(ck.id) != st.res.RequestID {
-		st.res.RequestID = string(ck.id)
-		id := st.res.RequestID
-		st.liveID.Store(&id) // read by the policy-timeout timer
-	}
+	st.setID(ck.id)
 	if ck.errRaw != nil {
 		return false, serverError(ck.errRaw, ck.errType)
 	}
@@ -196,15 +212,33 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	if !ck.hasChoice {
 		return false, nil
 	}
-	tokens, output := st.addChoice(&ck.decodedChoice)
-	pieces := choicePieces(&ck.decodedChoice)
-	for i := range ck.rest {
-		t, o := st.addChoice(&ck.rest[i])
+	return false, st.addChunk(&ck.decodedChoice, ck.rest, ck.usage)
+}
+
+// setID records the request id the server assigned (a chunk's "id", a
+// response's "id") for the Result and the policy-timeout timer.
+func (st *state) setID(id []byte) {
+	if len(id) > 0 && string(id) != st.res.RequestID {
+		st.res.RequestID = string(id)
+		s := st.res.RequestID
+		st.liveID.Store(&s) // read by the policy-timeout timer
+	}
+}
+
+// addChunk adds one event's choices (first, then rest) and, when they
+// carried a token, times the event as a token-bearing chunk. usage is the
+// usage the event carried (continuous usage stats), nil when none. Every
+// endpoint's reader ends here, so the timing rules are the same for all.
+func (st *state) addChunk(first *decodedChoice, rest []decodedChoice, usage *results.Usage) error {
+	tokens, output := st.addChoice(first)
+	pieces := choicePieces(first)
+	for i := range rest {
+		t, o := st.addChoice(&rest[i])
 		tokens, output = tokens || t, output || o
-		pieces += choicePieces(&ck.rest[i])
+		pieces += choicePieces(&rest[i])
 	}
 	if !tokens {
-		return false, nil
+		return nil
 	}
 	st.sawText = st.sawText || pieces > 0
 	pieces = max(pieces, 1) // a token-bearing chunk carried a token
@@ -222,8 +256,8 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	t := now.Sub(st.start)
 	st.res.TokenChunks++
 	st.lastUsage = -1
-	if ck.usage != nil {
-		st.lastUsage = ck.usage.CompletionTokens
+	if usage != nil {
+		st.lastUsage = usage.CompletionTokens
 	}
 	if st.sawToken {
 		st.res.addGap(ms(t - st.last))
@@ -237,9 +271,9 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 		st.sawOutput, st.firstOut = true, t
 	}
 	if st.stopAfter > 0 && st.res.TokenChunks >= st.stopAfter {
-		return false, fmt.Errorf("stream: chat: after %d token chunks: %w", st.res.TokenChunks, ErrStopped)
+		return fmt.Errorf("stream: chat: after %d token chunks: %w", st.res.TokenChunks, ErrStopped)
 	}
-	return false, nil
+	return nil
 }
 
 // addChoice adds one choice's delta to its accumulator and reports
