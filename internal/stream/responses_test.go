@@ -86,7 +86,8 @@ func TestResponsesStreamGrammarAndTimings(t *testing.T) {
 	assert.Less(t, res.TTFTms, ms(textAt), "TTFT is the reasoning delta's, before the first text at 120 ms")
 	assert.GreaterOrEqual(t, res.TTFOms, ms(textAt), "TTFO is the first output_text delta at the scripted 120 ms")
 	assert.Len(t, res.ITLms, 3, "3 gaps between 4 token-bearing events")
-	assert.GreaterOrEqual(t, res.ITLms[2], ms(gap)/2, "the last gap reflects the scripted 30 ms (a stalled reader can only shorten it)")
+	assert.GreaterOrEqual(t, res.TTFTms+sum(res.ITLms), ms(textAt+2*gap), "the last delta arrives no earlier than its scripted 180 ms")
+	assert.LessOrEqual(t, res.TTFTms+sum(res.ITLms), res.E2ELms, "the last delta arrives before the stream ends")
 	require.Len(t, *bodies, 1, "one request")
 	b := (*bodies)[0]
 	assert.Equal(t, 16.0, b["max_output_tokens"], "max_tokens is sent as max_output_tokens")
