@@ -185,37 +185,6 @@ func stripDigitUnderscores(s string) (string, bool) {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// truthy ports Python truthiness for stats values: nil, false, numeric
-// zero, "" and empty maps/slices are false; everything else (including
-// NaN) is true.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		return err != nil || f != 0
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return rv.Int() != 0
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return rv.Uint() != 0
-	case reflect.Float32, reflect.Float64:
-		return rv.Float() != 0
-	case reflect.Map, reflect.Slice, reflect.Array, reflect.String:
-		return rv.Len() != 0
-	case reflect.Pointer, reflect.Interface:
-		return !rv.IsNil()
-	}
-	return true
-}
-
 // asMap reports whether v is a map with string keys (the reference's
 // isinstance(cache_stats, dict)) and returns it as map[string]any.
 func asMap(v any) (map[string]any, bool) {

@@ -25,7 +25,7 @@ type Workload struct {
 	DefaultsJSON json.RawMessage
 	// CachePolicy is defaults.cache_policy normalized (see
 	// NormalizeCachePolicy), or "" when the workload does not set one.
-	CachePolicy string
+	CachePolicy CachePolicy
 	// SLO are the run-level thresholds of defaults.slo (a benchserve
 	// addition the reference ignores), e.g. "ttft_p95_ms <= 500", parsed
 	// at load (results.ParseThreshold; Expr is the text as written).

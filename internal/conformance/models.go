@@ -1,0 +1,57 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/benchserve/benchserve/internal/contract"
+)
+
+// models judges models.list: GET /v1/models is a list of model objects
+// with ids, the model in use among them.
+func (r *contractRun) models(ctx context.Context) Outcome {
+	ex := r.do(ctx, http.MethodGet, contract.EndpointModels, nil, nil)
+	bad := func(format string, args ...any) Outcome {
+		o := failed(ex.sentText(), ex.gotText(), format, args...)
+		o.Status = ex.status
+		return o
+	}
+	if ex.status != http.StatusOK {
+		return bad("HTTP %d, not 200", ex.status)
+	}
+	var l struct {
+		Object string `json:"object"`
+		Data   *[]struct {
+			ID     *string `json:"id"`
+			Object string  `json:"object"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(ex.body, &l); err != nil {
+		return bad("the body is not a JSON object: %v", err)
+	}
+	if l.Object != "list" {
+		return bad("object %q, not \"list\"", l.Object)
+	}
+	if l.Data == nil {
+		return bad("no data list")
+	}
+	found := ""
+	for i, m := range *l.Data {
+		if m.ID == nil || *m.ID == "" {
+			return bad("data[%d] has no id", i)
+		}
+		if m.Object != "model" {
+			return bad("data[%d] has object %q, not \"model\"", i, m.Object)
+		}
+		// Ollama lists "name:latest" for the model a client calls "name".
+		if *m.ID == r.t.Model || *m.ID == r.t.Model+":latest" {
+			found = *m.ID
+		}
+	}
+	if found == "" {
+		return bad("the model in use, %q, is not listed", r.t.Model)
+	}
+	return Outcome{Verdict: contract.Pass, Evidence: fmt.Sprintf("%d model(s), %q among them", len(*l.Data), found), Status: ex.status}
+}
