@@ -52,3 +52,21 @@ func (e Endpoint) Path() string {
 	}
 	return "/v1/chat/completions"
 }
+
+// endpoint reads an "endpoint" value (field names it in problems): ""
+// when absent or null, else a name ParseEndpoint accepts.
+func (p *parser) endpoint(where at, field string, v any) Endpoint {
+	if v == nil {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		p.add(where, field, "want a string (chat, responses, completions, embeddings), got %s", describe(v))
+		return ""
+	}
+	e, err := ParseEndpoint(s)
+	if err != nil {
+		p.add(where, field, "%v", err)
+	}
+	return e
+}
