@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -93,4 +94,15 @@ func recordEndpoint(e workloads.Endpoint) string {
 		return ""
 	}
 	return string(e)
+}
+
+// caseIssues judges case c's answer by its checks (evaluateChoices),
+// whatever the streamed endpoint. An embeddings answer holds vectors, no
+// text: the text checks do not apply, and a failed request is its issue
+// (the request error).
+func caseIssues(c workloads.Case, status int, res *stream.Result) []checks.Issue {
+	if c.Endpoint == workloads.EndpointEmbeddings {
+		return nil
+	}
+	return evaluateChoices(c.Checks, status, res)
 }

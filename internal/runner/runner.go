@@ -327,7 +327,7 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 	}
 
 	statusCode := responseStatus(res, err)
-	issues := evaluateChoices(c.Checks, statusCode, res)
+	issues := caseIssues(c, statusCode, res)
 	thinkingNote := ""
 	if c.EnableThinking != nil && !*c.EnableThinking && hasReasoning(res) {
 		thinkingNote = ThinkingIgnored(r.runtime.Server, utf8.RuneCountInString(res.Reasoning))

@@ -216,7 +216,8 @@ type Result struct {
 	// HasOutput reports whether any content, refusal or tool-call token
 	// arrived.
 	HasOutput bool
-	// Done reports whether the [DONE] sentinel was read.
+	// Done reports whether the [DONE] sentinel (for the Responses API its
+	// terminal event) was read.
 	Done bool
 	// Events are the first Request.KeepEvents events of the stream, in
 	// order (keep-alives included); EventsSeen counts every event read.
