@@ -76,6 +76,13 @@ type RequestInfo struct {
 	ExtraBodyJSON json.RawMessage `json:"-"`
 	// MessageCount is the number of messages sent.
 	MessageCount int `json:"message_count"`
+	// Endpoint is the API the request went to ("responses",
+	// "completions", "embeddings"; workloads.Endpoint), omitted for chat
+	// completions so chat records stay the reference's. Addition.
+	Endpoint string `json:"endpoint,omitempty"`
+	// Inputs is an embeddings request's batch size (the inputs embedded
+	// in one request), omitted for other endpoints. Addition.
+	Inputs int `json:"inputs,omitempty"`
 }
 
 // Policy is the case's policy timeout and its outcome. WithinTimeout is nil

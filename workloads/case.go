@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -88,6 +89,7 @@ func (p *parser) buildCase(src caseSource, d *caseDefaults) (c Case, ok bool) {
 	}
 	c.EnableThinking = firstNonNil(cs.enableThinking, r.enableThinking, d.scalars.enableThinking)
 	c.PolicyTimeoutMS = firstNonNil(cs.timeoutMS, r.timeoutMS, d.scalars.timeoutMS)
+	c.Endpoint = cmp.Or(p.endpoint(where, "endpoint", obj["endpoint"]), d.endpoint, EndpointChat)
 	c.ExtraBody, c.ExtraBodyJSON = p.caseExtraBody(where, obj, src.raw, request, requestRaw, d)
 
 	// Protocol: a contract is judged by its check kind, not by checks.

@@ -19,6 +19,8 @@ type caseDefaults struct {
 	// invalid (reported once), and then no case gets checks.
 	checks   map[string]any
 	checksOK bool
+	// endpoint is defaults.endpoint, "" when unset.
+	endpoint Endpoint
 }
 
 // parseDefaults reads the "defaults" object v (raw: its JSON text;
@@ -50,6 +52,7 @@ func (p *parser) parseDefaults(w *Workload, v any, raw, orderedRK json.RawMessag
 		w.CachePolicy = p.cachePolicy(v)
 	}
 	w.SLO = p.slo(defaults["slo"])
+	d.endpoint = p.endpoint(at{}, "defaults.endpoint", defaults["endpoint"])
 	d.extra, _ = p.optObject(at{}, "defaults.extra_body", defaults["extra_body"])
 	p.checkExtraBody(at{}, "defaults.extra_body", d.extra)
 	d.extraRaw = rawMember(raw, "extra_body")

@@ -9,8 +9,8 @@ import (
 // Known keys of each object level; anything else is an error.
 var (
 	topKeys      = []string{"cases", "defaults", "description", "name"}
-	defaultsKeys = []string{"cache_policy", "checks", "enable_thinking", "extra_body", "max_tokens", "policy_timeout_ms", "slo"}
-	caseKeys     = []string{"checks", "enable_thinking", "extra_body", "id", "max_tokens", "messages", "policy_timeout_ms", "protocol", "request_path", "tags"}
+	defaultsKeys = []string{"cache_policy", "checks", "enable_thinking", "endpoint", "extra_body", "max_tokens", "policy_timeout_ms", "slo"}
+	caseKeys     = []string{"checks", "enable_thinking", "endpoint", "extra_body", "id", "max_tokens", "messages", "policy_timeout_ms", "protocol", "request_path", "tags"}
 )
 
 // Load reads and parses the workload file at path (reference:
@@ -36,9 +36,9 @@ func Load(path string) (*Workload, error) {
 //
 // Format: an object with "name" (string), "description" (string),
 // "defaults" (object: max_tokens, enable_thinking, policy_timeout_ms,
-// checks, extra_body, cache_policy, slo) and "cases" (non-empty list of objects:
-// id, messages, request_path, max_tokens, enable_thinking, extra_body,
-// policy_timeout_ms, checks, tags). JSON null means "not set" everywhere
+// checks, extra_body, cache_policy, slo, endpoint) and "cases" (non-empty
+// list of objects: id, messages, request_path, max_tokens,
+// enable_thinking, extra_body, policy_timeout_ms, checks, tags, endpoint). JSON null means "not set" everywhere
 // except in messages (content may be null) and tags (null is an error, as
 // in the reference). Resolution per case:
 //   - id: the "id" string, or "case_N" with N the 1-based position; a
@@ -60,6 +60,9 @@ func Load(path string) (*Workload, error) {
 //     else with defaults.extra_body; nil when empty. Note that a request
 //     file's policy_timeout_ms is both a scalar source and extra body, as
 //     in the reference.
+//   - endpoint (a benchserve addition): "chat", "responses",
+//     "completions" or "embeddings" (ParseEndpoint), the case's else the
+//     defaults', else chat; any other value is an error.
 //   - checks: checks.MergeRaw(defaults.checks, case.checks), then
 //     checks.ParseSpec; tool_call_args_required_keys keeps its written
 //     order (it is passed to ParseSpec as json.RawMessage).

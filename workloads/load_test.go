@@ -241,7 +241,7 @@ func TestParseErrors(t *testing.T) {
 		{"cases empty", `{"cases": []}`, []string{`workloads/examples/chat.json: cases: want a non-empty list of case objects, got []`}},
 		{"unknown top key", `{"case": [], "cases": [{"messages": ` + userMsg + `}]}`, []string{`workloads/examples/chat.json: case: unknown key (did you mean "cases"?)`}},
 		{"unknown defaults key", `{"defaults": {"max_token": 5, "colour": 1}, "cases": [{"messages": ` + userMsg + `}]}`, []string{
-			`workloads/examples/chat.json: defaults.colour: unknown key (known keys: cache_policy, checks, enable_thinking, extra_body, max_tokens, policy_timeout_ms, slo)`,
+			`workloads/examples/chat.json: defaults.colour: unknown key (known keys: cache_policy, checks, enable_thinking, endpoint, extra_body, max_tokens, policy_timeout_ms, slo)`,
 			`workloads/examples/chat.json: defaults.max_token: unknown key (did you mean "max_tokens"?)`,
 		}},
 		{"unknown case keys", `{"cases": [{"id": "greet", "messages": ` + userMsg + `, "tag": "x", "cache_policy": "preserve", "name": "n"}]}`, []string{

@@ -72,6 +72,9 @@ type Case struct {
 	Checks *checks.Spec
 	// Tags are the case tags, in file order.
 	Tags []string
+	// Endpoint is the API the case's request goes to: the case's
+	// "endpoint", else the defaults', else EndpointChat.
+	Endpoint Endpoint
 	// Protocol is the case's "protocol" object: a contract of the
 	// OpenAI protocol, judged by its check kind instead of Checks (which
 	// is then nil); nil for an ordinary case.

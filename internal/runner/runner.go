@@ -317,7 +317,7 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 	if sideRequests {
 		before = r.scrapeWithin(ctx, side)
 	}
-	res, err := r.client.ChatStream(ctx, req)
+	res, inputs, err := r.send(ctx, c, req)
 	if res == nil {
 		res = &stream.Result{StartedAt: time.Now()}
 	}
@@ -327,7 +327,7 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 	}
 
 	statusCode := responseStatus(res, err)
-	issues := evaluateChoices(c.Checks, statusCode, res)
+	issues := caseIssues(c, statusCode, res)
 	thinkingNote := ""
 	if c.EnableThinking != nil && !*c.EnableThinking && hasReasoning(res) {
 		thinkingNote = ThinkingIgnored(r.runtime.Server, utf8.RuneCountInString(res.Reasoning))
@@ -372,6 +372,8 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 			ExtraBody:      c.ExtraBody,
 			ExtraBodyJSON:  c.ExtraBodyJSON,
 			MessageCount:   len(c.Messages),
+			Endpoint:       recordEndpoint(c.Endpoint),
+			Inputs:         inputs,
 		},
 		Policy:     policy(c.PolicyTimeoutMS, err != nil, res.E2ELms),
 		CacheReset: results.CacheReset{Attempted: false},
@@ -582,6 +584,7 @@ func CaseRequest(model string, c workloads.Case) stream.Request {
 		MaxTokens:      c.EffectiveMaxTokens(),
 		EnableThinking: c.EnableThinking,
 		ExtraBody:      c.ExtraBody,
+		Endpoint:       c.Endpoint,
 	}
 	if c.PolicyTimeoutMS != nil && *c.PolicyTimeoutMS > 0 {
 		req.Timeout = time.Duration(*c.PolicyTimeoutMS * float64(time.Millisecond))

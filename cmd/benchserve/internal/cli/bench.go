@@ -58,6 +58,7 @@ type benchFlags struct {
 	caseTags                listValue
 	envTags                 string
 	load                    loadFlags
+	endpoint                *choiceValue
 }
 
 func (f *benchFlags) given(name string) bool {
@@ -72,6 +73,7 @@ func newBenchFlags(e *env) *benchFlags {
 		validate:      newChoice("true", "true", "false"),
 		scrapeMetrics: newChoice("true", "true", "false"),
 		cachePolicy:   newChoice("", "preserve", "before-run", "before-case"),
+		endpoint:      newChoice("", "chat", "responses", "completions", "embeddings"),
 	}
 	fs := flag.NewFlagSet("benchserve", flag.ContinueOnError)
 	f.fs = fs
@@ -101,6 +103,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.Var(&f.overrides, "override-field", "Override sweep result fields as `key=value` pairs (e.g. chip=M4Pro);\nrepeatable, and like the reference several pairs may follow one flag")
 	fs.Var(&f.slo, "slo", "Run-level threshold `EXPR` checked after a workload run, e.g. 'ttft_p95_ms <= 500'\n(repeatable; added to the workload's defaults.slo; one PASS/FAIL line each on\nstderr, a failed one exits 1). benchserve addition")
 	fs.Var(&f.caseTags, "case-tag", "Run only the workload cases having any of these `tags` (repeatable or\ncomma-separated; default: $BENCHSERVE_TAGS, as the go test plugin). Not --tag,\nwhich labels sweep rows. benchserve addition")
+	fs.Var(f.endpoint, "endpoint", "API every workload case is sent to: `chat`, responses, completions or embeddings\n(default: each case's \"endpoint\", else the workload's defaults.endpoint, else chat;\nprotocol contracts keep theirs). Workload runs and their load runs only. benchserve addition")
 	addLoadFlags(fs, &f.load, e.getenv)
 	f.envTags = e.getenv("BENCHSERVE_TAGS")
 	return f
