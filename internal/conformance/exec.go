@@ -19,8 +19,13 @@ import (
 const DefaultTimeout = 120 * time.Second
 
 // KeptEvents is how many SSE events of a streamed answer a check reads
-// (stream.Request.KeepEvents); the suite's answers are far shorter.
-const KeptEvents = 2048
+// (stream.Request.KeepEvents): 65,536, far above any answer of the suite
+// (a 256-token answer is about 260 events). Each kept event holds up to
+// stream.MaxKeptEventBytes (1 MiB) and all of them stream.MaxKeptBytes
+// (16 MiB), so a contract's memory is bounded on an endless stream. A
+// stream past either cap is not judged on its events: the contracts that
+// read them are a skip saying which cap it passed (streamed.incomplete).
+const KeptEvents = 1 << 16
 
 // maxBody bounds the non-streamed answer a check reads: 1 MiB.
 const maxBody = 1 << 20

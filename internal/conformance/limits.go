@@ -24,7 +24,7 @@ func (r *contractRun) maxCompletionTokens(st *streamed) Outcome {
 
 // stopSequence judges limits.stop: the content holds no stop string and
 // the answer ends with finish_reason "stop"; an answer cut at max_tokens
-// first is a skip.
+// first is a skip, but "length" short of max_tokens is a failure.
 func (r *contractRun) stopSequence(st *streamed) Outcome {
 	res := st.res
 	stops := contract.StopStrings(r.in.ExtraBody["stop"])
@@ -37,7 +37,11 @@ func (r *contractRun) stopSequence(st *streamed) Outcome {
 		}
 	}
 	if res.FinishReason == "length" {
-		return skip("the answer reached max_tokens before any stop sequence came (content: %s)", contract.Cut(res.Content, 80))
+		limit := r.limit("max_tokens")
+		if n := generated(res); n < limit {
+			return failed(st.sentText(), st.finishText(), `finish_reason "length" after %d of max_tokens %d tokens: the answer was not cut at max_tokens (a stop sequence ends it with "stop")`, n, limit)
+		}
+		return skip("the answer reached max_tokens %d before any stop sequence came (content: %s)", limit, contract.Cut(res.Content, 80))
 	}
 	if res.FinishReason != "stop" {
 		return failed(st.sentText(), st.finishText(), "finish_reason is %q", res.FinishReason)

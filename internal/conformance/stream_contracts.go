@@ -1,9 +1,11 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/benchserve/benchserve/internal/contract"
@@ -21,6 +23,10 @@ func (r *contractRun) framing(st *streamed) Outcome {
 		n := i + 1
 		if ev.Error != "" || ev.Type == "error" {
 			return failed(st.sentText(), st.eventText(n), "event %d is an error event", n)
+		}
+		if ev.Cut {
+			why, _ := st.incomplete()
+			return skip("%s", why)
 		}
 		data := strings.TrimSpace(ev.Data)
 		if data == "" || data == "[DONE]" {
@@ -49,7 +55,58 @@ func (r *contractRun) framing(st *streamed) Outcome {
 	if st.err != nil {
 		return failed(st.sentText(), st.errText(), "the stream failed: %v", st.err)
 	}
+	if why, cut := st.incomplete(); cut {
+		return skip("%s", why)
+	}
 	return pass("%d events, %d chunks, then data: [DONE]", res.EventsSeen, len(st.chunks))
+}
+
+// rawFraming judges what the stream client does not keep: the stream's
+// Content-Type is text/event-stream, and nothing but blank lines and SSE
+// comments follows data: [DONE]. It sends the streamed request once more
+// and reads its raw body (up to maxBody; a longer one is not judged
+// after [DONE]). passed is stream.framing's verdict on the first stream.
+func (r *contractRun) rawFraming(ctx context.Context, passed Outcome) Outcome {
+	body, err := r.body(true)
+	if err != nil {
+		return failed("", "", "%v", err)
+	}
+	ex := r.do(ctx, http.MethodPost, contract.EndpointChat, body, nil)
+	if ex.status != http.StatusOK {
+		// The first stream came; a second failing is no framing rule's.
+		return passed
+	}
+	if mt, _, _ := strings.Cut(ex.contentType, ";"); !strings.EqualFold(strings.TrimSpace(mt), "text/event-stream") {
+		return failed(ex.sentText(), fmt.Sprintf("HTTP %d Content-Type %s", ex.status, orNone(ex.contentType)), "the stream's Content-Type is %s, not text/event-stream", orNone(ex.contentType))
+	}
+	if len(ex.body) >= maxBody {
+		return passed
+	}
+	if after, ok := afterDone(ex.body); ok && after != "" {
+		return failed(ex.sentText(), "after data: [DONE]: "+contract.Cut(after, EvidenceRunes), "the stream goes on after data: [DONE]")
+	}
+	return passed
+}
+
+// afterDone is what the raw SSE body holds after its data: [DONE] event,
+// blank lines and comment lines (": …") left out; ok is false when the
+// body has no data: [DONE].
+func afterDone(body []byte) (string, bool) {
+	lines := strings.Split(strings.ReplaceAll(strings.ReplaceAll(string(body), "\r\n", "\n"), "\r", "\n"), "\n")
+	for i, l := range lines {
+		field, value, _ := strings.Cut(l, ":")
+		if field != "data" || strings.TrimSpace(value) != "[DONE]" {
+			continue
+		}
+		var rest []string
+		for _, m := range lines[i+1:] {
+			if m = strings.TrimSpace(m); m != "" && !strings.HasPrefix(m, ":") {
+				rest = append(rest, m)
+			}
+		}
+		return strings.Join(rest, "\n"), true
+	}
+	return "", false
 }
 
 // sameID judges stream.same_id: every chunk has the first chunk's id
