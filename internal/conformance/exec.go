@@ -62,6 +62,10 @@ type Target struct {
 	Sender Sender
 	// Model is the model sent in every request.
 	Model string
+	// Health, when non-nil, is shared by the contracts of one run: once
+	// the server went away, the rest are a skip saying so (GoneEvidence)
+	// instead of one failure each. Nil judges every contract alone.
+	Health *Health
 }
 
 // Input is one contract to check: its spec and the case's request.
@@ -86,6 +90,20 @@ type contractRun struct {
 	s     *workloads.Protocol
 	kind  contract.Kind
 	start time.Time
+	// answered is whether any request got an HTTP answer; noAnswer is
+	// the error of the last one that got none (Health).
+	answered bool
+	noAnswer error
+}
+
+// heard notes one request's fate for Health: status 0 with err is no
+// answer.
+func (r *contractRun) heard(status int, err error) {
+	if status != 0 {
+		r.answered = true
+	} else if err != nil {
+		r.noAnswer = err
+	}
 }
 
 // Run checks one contract on the target: it sends the request(s) the
@@ -94,8 +112,15 @@ type contractRun struct {
 // on a contract that needs an answer fails it). Safe for concurrent use.
 func Run(ctx context.Context, t Target, in Input) Outcome {
 	r := &contractRun{t: t, in: in, s: in.Protocol, kind: contract.Kind(in.Protocol.Check), start: time.Now()}
+	if out, gone := r.notChecked(ctx); gone {
+		out.Elapsed = time.Since(r.start)
+		return out
+	}
 	out := r.run(ctx)
 	out.Elapsed = time.Since(r.start)
+	if t.Health != nil && ctx.Err() == nil {
+		t.Health.record(r.kind, r.answered, r.noAnswer)
+	}
 	return out
 }
 
@@ -146,6 +171,7 @@ func (r *contractRun) do(ctx context.Context, method, path string, body []byte, 
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	got, err := r.t.Sender.Do(ctx, method, path, body, key, maxBody)
+	r.heard(got.Status, err)
 	ex.status, ex.contentType, ex.body = got.Status, got.ContentType, got.Body
 	if err != nil {
 		ex.err = fmt.Errorf("conformance: %w", err)

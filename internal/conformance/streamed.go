@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/internal/stream"
@@ -42,6 +43,11 @@ func (r *contractRun) stream(ctx context.Context, stopAfter int) (*streamed, err
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	res, serr := r.t.Sender.Stream(ctx, stream.Request{Body: body, KeepEvents: KeptEvents, StopAfterChunks: stopAfter})
+	status := res.StatusCode
+	if status == http.StatusOK && res.EventsSeen == 0 && serr != nil {
+		status = 0 // headers, then nothing: no answer
+	}
+	r.heard(status, serr)
 	st := &streamed{sent: body, res: res, err: serr}
 	st.chunks = parseChunks(res.Events)
 	return st, nil
