@@ -212,3 +212,15 @@ func TestNonStreamedToolCallsAreChecked(t *testing.T) {
 	o = judge(t, "tools.stream_agrees", script{events: evs, answer: stop})
 	assert.Equal(t, contract.Fail, o.Verdict, "a non-streamed call with finish_reason stop: %s", o.Evidence)
 }
+
+func TestServerChosenNamesAreCut(t *testing.T) {
+	long := strings.Repeat("m", 10<<10)
+	evs := answer(3, "stop", 3)
+	for i := range evs {
+		evs[i] = strings.Replace(evs[i], `"model":"m"`, `"model":"`+long+`"`, 1)
+	}
+	o := judge(t, "stream.same_id", script{events: evs})
+	require.Equal(t, contract.Pass, o.Verdict, "one id and model throughout: %s", o.Evidence)
+	assert.Less(t, len(o.Evidence), 300, "a 10 KB model name is cut in the evidence: %d bytes", len(o.Evidence))
+	assert.Contains(t, o.Evidence, "bytes)", "the evidence marks the cut")
+}

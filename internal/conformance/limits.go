@@ -19,7 +19,7 @@ func (r *contractRun) maxCompletionTokens(st *streamed) Outcome {
 	if n > limit {
 		return failed(st.sentText(), st.usageText(), "%s %d > max_completion_tokens %d", what, n, limit)
 	}
-	return pass("%s %d <= max_completion_tokens %d (finish_reason %q)", what, n, limit, res.FinishReason)
+	return pass("%s %d <= max_completion_tokens %d (finish_reason %q)", what, n, limit, nm(res.FinishReason))
 }
 
 // stopSequence judges limits.stop: the content holds no stop string and
@@ -44,7 +44,7 @@ func (r *contractRun) stopSequence(st *streamed) Outcome {
 		return skip("the answer reached max_tokens %d before any stop sequence came (content: %s)", limit, contract.Cut(res.Content, 80))
 	}
 	if res.FinishReason != "stop" {
-		return failed(st.sentText(), st.finishText(), "finish_reason is %q", res.FinishReason)
+		return failed(st.sentText(), st.finishText(), "finish_reason is %q", nm(res.FinishReason))
 	}
 	return pass(`content stops before %q, finish_reason "stop"`, stops[0])
 }

@@ -32,7 +32,7 @@ func (r *contractRun) models(ctx context.Context) Outcome {
 		return bad("the body is not a JSON object: %v", err)
 	}
 	if l.Object != "list" {
-		return bad("object %q, not \"list\"", l.Object)
+		return bad("object %q, not \"list\"", nm(l.Object))
 	}
 	if l.Data == nil {
 		return bad("no data list")
@@ -43,7 +43,7 @@ func (r *contractRun) models(ctx context.Context) Outcome {
 			return bad("data[%d] has no id", i)
 		}
 		if m.Object != "model" {
-			return bad("data[%d] has object %q, not \"model\"", i, m.Object)
+			return bad("data[%d] has object %q, not \"model\"", i, nm(m.Object))
 		}
 		// Ollama lists "name:latest" for the model a client calls "name".
 		if *m.ID == r.t.Model || *m.ID == r.t.Model+":latest" {
@@ -51,7 +51,7 @@ func (r *contractRun) models(ctx context.Context) Outcome {
 		}
 	}
 	if found == "" {
-		return bad("the model in use, %q, is not listed", r.t.Model)
+		return bad("the model in use, %q, is not listed", nm(r.t.Model))
 	}
-	return Outcome{Verdict: contract.Pass, Evidence: fmt.Sprintf("%d model(s), %q among them", len(*l.Data), found), Status: ex.status}
+	return Outcome{Verdict: contract.Pass, Evidence: fmt.Sprintf("%d model(s), %q among them", len(*l.Data), nm(found)), Status: ex.status}
 }

@@ -39,7 +39,7 @@ func (r *contractRun) framing(st *streamed) Outcome {
 			return failed(st.sentText(), st.eventText(n), "event %d is not JSON: %v", n, err)
 		}
 		if c.Object != "chat.completion.chunk" {
-			return failed(st.sentText(), st.eventText(n), "event %d has object %q, not \"chat.completion.chunk\"", n, c.Object)
+			return failed(st.sentText(), st.eventText(n), "event %d has object %q, not \"chat.completion.chunk\"", n, nm(c.Object))
 		}
 	}
 	if !res.Done {
@@ -128,20 +128,20 @@ func sameID(st *streamed) Outcome {
 			continue
 		}
 		if *v.c.ID != *id {
-			return failed("", v.text(), "event %d has id %q, the first chunk %q", v.event, *v.c.ID, *id)
+			return failed("", v.text(), "event %d has id %q, the first chunk %q", v.event, nm(*v.c.ID), nm(*id))
 		}
 		if v.c.Model == nil || *v.c.Model != *model {
 			got := "none"
 			if v.c.Model != nil {
-				got = fmt.Sprintf("%q", *v.c.Model)
+				got = fmt.Sprintf("%q", nm(*v.c.Model))
 			}
-			return failed("", v.text(), "event %d has model %s, the first chunk %q", v.event, got, *model)
+			return failed("", v.text(), "event %d has model %s, the first chunk %q", v.event, got, nm(*model))
 		}
 	}
 	if id == nil {
 		return failed("", st.errText(), "no chunk came")
 	}
-	return pass("%d chunks with id %q and model %q", len(st.chunks), *id, *model)
+	return pass("%d chunks with id %q and model %q", len(st.chunks), nm(*id), nm(*model))
 }
 
 // firstRole judges stream.first_role: the first delta of every choice
@@ -159,7 +159,7 @@ func firstRole(st *streamed) Outcome {
 			}
 			seen[i] = true
 			if ch.Delta.Role != "assistant" {
-				return failed("", v.text(), "the first delta of choice %d has role %q", i, ch.Delta.Role)
+				return failed("", v.text(), "the first delta of choice %d has role %q", i, nm(ch.Delta.Role))
 			}
 		}
 	}
@@ -190,7 +190,7 @@ func finishOnce(st *streamed) Outcome {
 			if ch.FinishReason != nil && *ch.FinishReason != "" {
 				count[i]++
 				if count[i] > 1 {
-					return failed("", v.text(), "choice %d has a second non-null finish_reason (%q)", i, *ch.FinishReason)
+					return failed("", v.text(), "choice %d has a second non-null finish_reason (%q)", i, nm(*ch.FinishReason))
 				}
 			}
 		}

@@ -50,7 +50,7 @@ func (r *contractRun) usageLengthFinish(st *streamed) Outcome {
 	}
 	for _, f := range finishes(res) {
 		if f != "length" {
-			return failed(st.sentText(), st.finishText(), "the answer reached max_tokens %d but finish_reason is %q", limit, f)
+			return failed(st.sentText(), st.finishText(), "the answer reached max_tokens %d but finish_reason is %q", limit, nm(f))
 		}
 	}
 	return pass(`cut at max_tokens %d with finish_reason "length"`, limit)
