@@ -224,3 +224,20 @@ func TestServerChosenNamesAreCut(t *testing.T) {
 	assert.Less(t, len(o.Evidence), 300, "a 10 KB model name is cut in the evidence: %d bytes", len(o.Evidence))
 	assert.Contains(t, o.Evidence, "bytes)", "the evidence marks the cut")
 }
+
+// azureFirst is Azure OpenAI's first chunk: the prompt's content-filter
+// results, no choice, an empty id, model and object.
+const azureFirst = `{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}}}]}`
+
+func TestAzurePromptFilterChunkIsNotJudged(t *testing.T) {
+	evs := append([]string{azureFirst}, answer(3, "stop", 3)...)
+	for _, id := range []string{"stream.framing", "stream.same_id", "stream.first_role", "stream.finish_once", "stream.usage_chunk"} {
+		o := judge(t, id, script{events: evs})
+		assert.Equal(t, contract.Pass, o.Verdict, "%s with Azure's prompt_filter_results first: %s; got %s", id, o.Evidence, o.Received)
+	}
+	o := judge(t, "stream.framing", script{events: evs})
+	assert.Contains(t, o.Evidence, "prompt_filter_results", "framing says it left Azure's chunk out")
+	bad := append([]string{strings.Replace(azureFirst, `"prompt_filter_results"`, `"other"`, 1)}, answer(3, "stop", 3)...)
+	o = judge(t, "stream.same_id", script{events: bad})
+	assert.Equal(t, contract.Fail, o.Verdict, "a chunk without an id that is not Azure's preamble still fails: %s", o.Evidence)
+}

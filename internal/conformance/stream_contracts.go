@@ -13,12 +13,14 @@ import (
 )
 
 // framing judges stream.framing: every event is a chat.completion.chunk
-// in JSON, none an error, and the stream ends with data: [DONE].
+// in JSON (Azure's prompt_filter_results chunk aside), none an error, and
+// the stream ends with data: [DONE].
 func (r *contractRun) framing(st *streamed) Outcome {
 	res := st.res
 	if s := st.httpStatus(); s != 0 {
 		return failed(st.sentText(), st.errText(), "the server answered HTTP %d, not a stream", s)
 	}
+	preamble := 0 // the event of Azure's prompt_filter_results chunk
 	for i, ev := range res.Events {
 		n := i + 1
 		if ev.Error != "" || ev.Type == "error" {
@@ -32,11 +34,13 @@ func (r *contractRun) framing(st *streamed) Outcome {
 		if data == "" || data == "[DONE]" {
 			continue
 		}
-		var c struct {
-			Object string `json:"object"`
-		}
+		var c wireChunk
 		if err := json.Unmarshal([]byte(data), &c); err != nil {
 			return failed(st.sentText(), st.eventText(n), "event %d is not JSON: %v", n, err)
+		}
+		if c.azurePreamble() {
+			preamble = n
+			continue
 		}
 		if c.Object != "chat.completion.chunk" {
 			return failed(st.sentText(), st.eventText(n), "event %d has object %q, not \"chat.completion.chunk\"", n, nm(c.Object))
@@ -57,6 +61,9 @@ func (r *contractRun) framing(st *streamed) Outcome {
 	}
 	if why, cut := st.incomplete(); cut {
 		return skip("%s", why)
+	}
+	if preamble > 0 {
+		return pass("%d events, %d chunks, then data: [DONE] (event %d is Azure's prompt_filter_results chunk, not judged)", res.EventsSeen, len(st.chunks), preamble)
 	}
 	return pass("%d events, %d chunks, then data: [DONE]", res.EventsSeen, len(st.chunks))
 }
