@@ -62,6 +62,10 @@ type Target struct {
 	Sender Sender
 	// Model is the model sent in every request.
 	Model string
+	// ModelFound reports that Model was not given but found from the
+	// server (its /v1/models or status): models.list then also asks that
+	// the model be served.
+	ModelFound bool
 	// Health, when non-nil, is shared by the contracts of one run: once
 	// the server went away, the rest are a skip saying so (GoneEvidence)
 	// instead of one failure each. Nil judges every contract alone.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/fixtures"
 )
 
 // TestConformanceSaysOnceThatTheServerWentAway: a server that dies
@@ -37,4 +39,14 @@ func TestConformanceSaysOnceThatTheServerWentAway(t *testing.T) {
 	assert.Equal(t, ExitFailed, res.code, "a MUST failed when the server went away:\n%s\n%s", res.stdout, res.stderr)
 	assert.Contains(t, res.stderr, "benchserve conformance: the server went away: ", "one line says so:\n%s", res.stderr)
 	assert.Contains(t, res.stdout, "not checked: the server went away", "the skipped contracts say why")
+}
+
+// TestConformanceModelsListIsNotCircular: without --model, under the
+// models-missing fault, models.list fails, whichever model the run took.
+func TestConformanceModelsListIsNotCircular(t *testing.T) {
+	srv := conformanceFixture(t, fixtures.Fault("models-missing"))
+	res := invoke(t, "conformance", "--url", srv.URL, "--api-key", conformanceKey, "--case-tag", "models")
+	block := contractBlock(res.stdout, "models.list")
+	assert.Contains(t, block, "FAIL", "models.list fails on a server whose list is wrong:\n%s", res.stdout)
+	assert.Equal(t, ExitFailed, res.code, "a MUST failed:\n%s", res.stdout)
 }
