@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/scrape"
 	"github.com/benchserve/benchserve/internal/serverinfo"
@@ -114,6 +115,9 @@ type Runner struct {
 	runID    string
 	stamp    string
 	owned    bool
+	// health is shared by the protocol contracts the Runner checks: once
+	// the server went away the rest are a skip saying so.
+	health conformance.Health
 }
 
 // Close releases the idle connections of the HTTP client the Runner

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/present"
 
 	"github.com/benchserve/benchserve/internal/resultio"
@@ -40,7 +41,7 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 	wl := fs.String("workload", "", "a suite file of your own, e.g. a copy of workloads/conformance.json with cases added (default: the builtin suite)")
 	var tags listValue
 	fs.Var(&tags, "case-tag", "check only the contracts with this tag (stream, usage, tools, errors, …; repeatable or comma-separated)")
-	timeoutS := fs.Float64("request-timeout-s", defaultRequestTimeoutS, "HTTP transport timeout of one request in `seconds`; 0 disables")
+	timeoutS := fs.Float64("request-timeout-s", defaultRequestTimeoutS, "HTTP transport timeout of one request in `seconds`; 0 disables (each request of a contract is also cut at 120 s, and after 2 contracts in a row without any answer the rest are not checked)")
 	help := func(w io.Writer) {
 		fmt.Fprint(w, "Usage:\n  benchserve "+conformanceSynopsis+"\n"+
 			"  benchserve "+matrixSynopsis+"\n\n"+
@@ -48,7 +49,9 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 			"usage, limits, tools, structured output, errors, models, reasoning, cancellation\n"+
 			"(docs/streams.md, Conformance). Each contract is MUST (fails the run), SHOULD\n"+
 			"(a warning; fails with --strict) or MAY (recorded). Exit status: 0 when every\n"+
-			"MUST holds, 1 when one fails, 2 for usage errors.\n\n")
+			"MUST holds, 1 when one fails (a server that goes away mid-run fails the contract\n"+
+			"it was on; the rest are skipped, one line says so), 2 for usage errors or a\n"+
+			"server that cannot be reached.\n\n")
 		printFlags(w, fs)
 	}
 	if code, ok := parseFlags(e, fs, "conformance", help, args); !ok {
@@ -150,6 +153,9 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 	runErr := sess.RunAll(ctx, nil)
 	p := sess.Payload()
 	fmt.Fprintln(e.stdout, conformanceSummary(p))
+	if n, why := notChecked(p); n > 0 {
+		fmt.Fprintf(e.stderr, "benchserve conformance: the server went away: %d contract(s) not checked (%s)\n", n, present.Message(why))
+	}
 	code := ExitOK
 	for _, rec := range p.Results {
 		if !rec.OK {
@@ -176,6 +182,20 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 		return ExitFailed
 	}
 	return code
+}
+
+// notChecked counts the contracts of p not checked because the server
+// went away (conformance.GoneEvidence) and gives the first one's reason.
+func notChecked(p *results.Payload) (n int, why string) {
+	for _, rec := range p.Results {
+		if c := rec.Contract; c != nil && strings.HasPrefix(c.Evidence, conformance.GoneEvidence) {
+			if n == 0 {
+				why = strings.TrimPrefix(strings.TrimPrefix(c.Evidence, conformance.GoneEvidence), ": ")
+			}
+			n++
+		}
+	}
+	return n, why
 }
 
 // evidenceIndent starts the lines a contract's evidence is folded onto.
