@@ -253,7 +253,7 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 		gaps += max(run.Sent-1, 0) // the arrivals' own rate, over each run's sending window
 		window += run.LastSent - run.FirstSent
 		for _, rec := range sess.Payload().Results {
-			if !rec.OK && len(failures) < maxLoggedFailures {
+			if rec.Outcome.Failed() && len(failures) < maxLoggedFailures {
 				failures = append(failures, fmt.Sprintf("%s/%d: %s", rec.CaseID, rec.Repetition, strings.Join(rec.Quality.Issues, "; ")))
 			}
 		}

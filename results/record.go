@@ -383,6 +383,16 @@ type Record struct {
 	// "protocol" object, workloads.Protocol); nil (omitted) for an
 	// ordinary case. Addition.
 	Contract *Contract `json:"contract,omitempty"`
+	// Outcome is the request's one verdict (pass, capped, fail, error),
+	// decided by the engine from the error and the case's checks; every
+	// door reports it. Addition; omitted in payloads written before it
+	// existed (then OK and Error say pass, fail or error).
+	Outcome Outcome `json:"outcome,omitempty"`
+	// ErrorKind says why a failed or errored request counts against the
+	// run (KindQuality for a failed check, KindInterrupted for a stopped
+	// run, else the request error's kind); "" (omitted) for pass and
+	// capped. Addition.
+	ErrorKind ErrorKind `json:"error_kind,omitempty"`
 }
 
 // WorkloadInfo is the payload's "workload" block.

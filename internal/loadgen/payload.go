@@ -24,8 +24,11 @@ func Evaluate(st results.LoadStats, ths []results.Threshold) []results.SLOResult
 // PayloadStats summarizes a results payload (what RunWorkload returns) as
 // results.LoadStats, so thresholds (Evaluate; benchtest.WithSLO at the
 // door) can gate a workload run. Every record is one
-// request. A record with Error set is failed: of kind policy_timeout when
-// its policy timeout was exceeded, else of kind "request" (the payload
+// request, judged by its Outcome (the engine's one verdict: fail and
+// error count with their ErrorKind, pass and capped succeed). A record
+// of a payload written before outcomes were recorded is judged by its
+// fields: with Error set it failed, of kind policy_timeout when its
+// policy timeout was exceeded, else of kind "request" (such a payload
 // keeps the error text, not its type); one whose quality checks failed
 // without an error is of kind "quality". The duration runs from the
 // earliest started_at to the latest started_at + e2e latency (records
@@ -47,6 +50,10 @@ func PayloadStats(p *results.Payload) results.LoadStats {
 			s.TTFOms, s.HasOutput = *m.TTFOms, true
 		}
 		switch {
+		case r.Outcome != "":
+			if r.Outcome.Failed() {
+				s.Kind = r.ErrorKind // the engine's one verdict
+			}
 		case r.Error != "" && r.Policy.WithinTimeout != nil && !*r.Policy.WithinTimeout:
 			s.Kind = results.KindPolicyTimeout
 		case r.Error != "":

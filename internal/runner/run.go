@@ -247,7 +247,7 @@ func (s *Session) execute(ctx context.Context, j Job, record, side bool) Outcome
 		w = j.Workload
 	}
 	out := s.r.runCase(ctx, w, j.Case, j.Rep, reset, side)
-	if ctx.Err() != nil && (out.Err != nil || !out.Record.OK) {
+	if ctx.Err() != nil && out.Record.Outcome.Failed() {
 		// The run was stopped (Ctrl-C, the test's end) while this request
 		// was in flight: not a measurement of the server.
 		results.MarkInterrupted(&out.Record)

@@ -267,7 +267,9 @@ func (f *capacityFlags) mix(pr *problems) *workloads.Workload {
 		if f.maxTokens < 1 {
 			pr.addUsage("--max-tokens must be at least 1, got %d", f.maxTokens)
 		}
-		return workloads.FromPrompts(f.prompts, prompts, workloads.PromptOptions{MaxTokens: f.maxTokens, AcceptLength: true})
+		// The sweep's cases: a capped answer is the engine's "capped",
+		// which counts as a success in a probe as in a sweep row.
+		return workloads.FromPrompts(f.prompts, prompts, workloads.PromptOptions{MaxTokens: f.maxTokens})
 	}
 	pr.addUsage("give the request mix: --workload FILE or --prompts SET")
 	return nil
