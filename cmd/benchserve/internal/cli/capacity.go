@@ -148,7 +148,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fmt.Fprintf(e.stderr, "Capacity search by %s on %s (model %s), %d cases in the mix, SLOs: %s, max error rate %g\n",
 		cfg.By, present.Path(serverinfo.RedactURL(r.URL())), present.Name(r.Model()), len(w.Select(f.caseTags)), strings.Join(f.slo, "; "), f.maxErrorRate)
 	cfg.OnProbe = func(p results.CapacityProbe) { fmt.Fprintf(e.stderr, "  %s\n", p) }
-	probe := r.CapacityProbe(w, runner.RunOptions{Tags: f.caseTags}, l, nil)
+	probe := capacity.SessionProbe(r, w, runner.RunOptions{Tags: f.caseTags}, l, nil)
 	res, err := capacity.Search(ctx, probe, cfg)
 	if err != nil && len(res.Probes) == 0 {
 		fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(err))

@@ -20,6 +20,7 @@ import (
 	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -162,7 +163,7 @@ func assertVerdicts(t *testing.T, door string, recs []results.Record) {
 // summary's counts are the reference's (every quality.ok false, a capped
 // answer included), the load statistics count the outcomes that fail.
 func summaryDefinitions(p *results.Payload) [5]int {
-	st := loadgen.PayloadStats(p)
+	st := summary.Payload(p)
 	return [5]int{p.Summary.CaseCount, p.Summary.FailureCount, p.Summary.QualityFailureCount, st.Failed, st.Errors[results.KindQuality]}
 }
 
@@ -294,17 +295,17 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 	})
 
 	// Capacity: each probe is a load run of the cases; per request the
-	// engine's records (CapacityProbe's sessions), per probe the error rate
+	// engine's records (SessionProbe's sessions), per probe the error rate
 	// of the same verdicts.
 	t.Run("CapacityProbe", func(t *testing.T) {
 		var recs []results.Record
-		probe := r.CapacityProbe(w, runner.RunOptions{}, runner.Load{}, func(_ capacity.ProbeSpec, s *runner.Session) {
+		probe := capacity.SessionProbe(r, w, runner.RunOptions{}, runner.Load{}, func(_ capacity.ProbeSpec, s *runner.Session) {
 			recs = append(recs, s.Payload().Results...)
 		})
 		run, err := probe(context.Background(), capacity.ProbeSpec{By: capacity.ByConcurrency, Load: 1, Requests: len(doorsOrder)}, nopObserver{})
 		require.NoError(t, err)
 		assertVerdicts(t, "capacity probe", recs)
-		assert.Equal(t, 2, run.Stats(loadgen.StatsOptions{}).Failed, "the probe's failures are the records' failing outcomes")
+		assert.Equal(t, 2, summary.Run(run, summary.Options{}).Failed, "the probe's failures are the records' failing outcomes")
 	})
 
 	t.Run("SearchCapacity", func(t *testing.T) {

@@ -1,12 +1,13 @@
-package loadgen
+package summary
 
 import (
 	"time"
 
+	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/results"
 )
 
-// KindRequest is the error kind PayloadStats gives a record whose request
+// KindRequest is the error kind Payload gives a record whose request
 // failed for a reason other than its policy timeout (a payload keeps the
 // error's text, not its kind).
 const KindRequest results.ErrorKind = "request"
@@ -21,7 +22,7 @@ func Evaluate(st results.LoadStats, ths []results.Threshold) []results.SLOResult
 	return out
 }
 
-// PayloadStats summarizes a results payload (what RunWorkload returns) as
+// Payload summarizes a results payload (what RunWorkload returns) as
 // results.LoadStats, so thresholds (Evaluate; benchtest.WithSLO at the
 // door) can gate a workload run. Every record is one
 // request, judged by its Outcome (the engine's one verdict: fail and
@@ -34,15 +35,15 @@ func Evaluate(st results.LoadStats, ths []results.Threshold) []results.SLOResult
 // earliest started_at to the latest started_at + e2e latency (records
 // whose started_at does not parse are left out of it), so throughputs are
 // approximate for sequential runs with gaps between cases.
-func PayloadStats(p *results.Payload) results.LoadStats {
-	samples := make([]Sample, 0, len(p.Results))
+func Payload(p *results.Payload) results.LoadStats {
+	samples := make([]loadgen.Sample, 0, len(p.Results))
 	var first, last time.Time
 	for i, r := range p.Results {
 		if r.Interrupted {
 			continue // stopped by the caller mid-request: not a measurement (as the summary)
 		}
 		m := r.Metrics
-		s := Sample{
+		s := loadgen.Sample{
 			Index: i, TTFTms: m.TTFTms, TPOTms: m.TPOTms, E2ELms: m.E2ELms, ITLms: m.ITLms,
 			GenTPS: m.GenTPS, CompletionTokens: m.CompletionTokens,
 		}
@@ -74,14 +75,14 @@ func PayloadStats(p *results.Payload) results.LoadStats {
 			last = end
 		}
 	}
-	return Summarize(samples, last.Sub(first), StatsOptions{})
+	return Requests(samples, last.Sub(first), Options{})
 }
 
 // EvaluatePayload evaluates run-level thresholds (parsed once, at the
-// door) on a workload payload's records (PayloadStats) and records the
+// door) on a workload payload's records (Payload) and records the
 // outcomes in p.SLO, in the order given. It returns them.
 func EvaluatePayload(p *results.Payload, ths []results.Threshold) []results.SLOResult {
-	outcomes := Evaluate(PayloadStats(p), ths)
+	outcomes := Evaluate(Payload(p), ths)
 	p.SLO = append([]results.SLOResult(nil), outcomes...)
 	return outcomes
 }
