@@ -632,6 +632,7 @@ type CaseSummary struct {
 	InterruptedCount int `json:"interrupted_count,omitempty"`
 	// GenTPSSkipped counts the succeeded records left out of GenTPS
 	// because their gen_tps was not measured (null: Metrics.DecodeTiming);
+	// a gen_tps without a tpot_ms is not skipped (the reference's rule);
 	// omitted when 0. Addition.
 	GenTPSSkipped int `json:"gen_tps_skipped,omitempty"`
 }
@@ -669,6 +670,7 @@ type RunSummary struct {
 	GenTPS    *Stats `json:"gen_tps"`
 	// GenTPSSkipped counts the succeeded records left out of GenTPS
 	// because their gen_tps was not measured (null: Metrics.DecodeTiming);
+	// a gen_tps without a tpot_ms is not skipped (the reference's rule);
 	// omitted when 0. Addition.
 	GenTPSSkipped int `json:"gen_tps_skipped,omitempty"`
 	// CaseSummaries maps case id to its summary; never nil.

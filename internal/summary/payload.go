@@ -24,14 +24,11 @@ func Evaluate(st results.LoadStats, ths []results.Threshold) []results.SLOResult
 
 // Payload summarizes a results payload (what RunWorkload returns) as
 // results.LoadStats, so thresholds (Evaluate; benchtest.WithSLO at the
-// door) can gate a workload run. Every record is one
-// request, judged by its Outcome (the engine's one verdict: fail and
-// error count with their ErrorKind, pass and capped succeed). A record
-// of a payload written before outcomes were recorded is judged by its
-// fields: with Error set it failed, of kind policy_timeout when its
-// policy timeout was exceeded, else of kind "request" (such a payload
-// keeps the error text, not its type); one whose quality checks failed
-// without an error is of kind "quality". The duration runs from the
+// door) can gate a workload run. Every record is one request, seen
+// through SampleOf (the engine's one verdict: fail and error count with
+// their ErrorKind, pass and capped succeed; a record written before
+// outcomes existed is judged by its fields); interrupted records are
+// left out, as the payload summary leaves them out. The duration runs from the
 // earliest started_at to the latest started_at + e2e latency (records
 // whose started_at does not parse are left out of it), so throughputs are
 // approximate for sequential runs with gaps between cases.
@@ -42,32 +39,14 @@ func Payload(p *results.Payload) results.LoadStats {
 		if r.Interrupted {
 			continue // stopped by the caller mid-request: not a measurement (as the summary)
 		}
-		m := r.Metrics
-		s := loadgen.Sample{
-			Index: i, TTFTms: m.TTFTms, TPOTms: m.TPOTms, E2ELms: m.E2ELms, ITLms: m.ITLms,
-			GenTPS: m.GenTPS, CompletionTokens: m.CompletionTokens,
-		}
-		if m.TTFOms != nil {
-			s.TTFOms, s.HasOutput = *m.TTFOms, true
-		}
-		switch {
-		case r.Outcome != "":
-			if r.Outcome.Failed() {
-				s.Kind = r.ErrorKind // the engine's one verdict
-			}
-		case r.Error != "" && r.Policy.WithinTimeout != nil && !*r.Policy.WithinTimeout:
-			s.Kind = results.KindPolicyTimeout
-		case r.Error != "":
-			s.Kind = KindRequest
-		case !r.Quality.OK:
-			s.Kind = results.KindQuality
-		}
+		s := SampleOf(r)
+		s.Index = i
 		samples = append(samples, s)
 		start, err := time.Parse("2006-01-02T15:04:05.999999-07:00", r.StartedAt)
 		if err != nil {
 			continue
 		}
-		end := start.Add(time.Duration(m.E2ELms * float64(time.Millisecond)))
+		end := start.Add(time.Duration(r.Metrics.E2ELms * float64(time.Millisecond)))
 		if first.IsZero() || start.Before(first) {
 			first = start
 		}
