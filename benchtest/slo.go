@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -38,7 +38,7 @@ func checkSLOs(t *testing.T, st results.LoadStats, thresholds ...string) ([]resu
 		}
 		ths = append(ths, th)
 	}
-	outcomes := loadgen.Evaluate(st, ths)
+	outcomes := summary.Evaluate(st, ths)
 	ok := len(bad) == 0
 	for _, o := range outcomes {
 		ok = ok && o.Pass
@@ -83,4 +83,4 @@ func formatAttr(v float64) string {
 
 // payloadStats summarizes a workload run's records as load statistics, so
 // checkSLOs can gate a RunWorkload result.
-func payloadStats(p *results.Payload) results.LoadStats { return loadgen.PayloadStats(p) }
+func payloadStats(p *results.Payload) results.LoadStats { return summary.Payload(p) }

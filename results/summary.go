@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"slices"
 
 	"github.com/benchserve/benchserve/internal/py"
@@ -25,8 +26,9 @@ func GroupByCase(records []Record) map[string][]Record {
 // departure from the reference, which feeds the zero-valued metrics of a
 // failed request into the statistics and so drags means and low
 // percentiles down; a failed request has no latency to report. A gen_tps
-// that was not measured (NaN: the decode span was one chunk or a burst,
-// Metrics.DecodeTiming) is left out too and counted in skipped.
+// that was not measured (NaN, null in JSON: the decode span was one chunk
+// or a burst, Metrics.DecodeTiming) is left out too and counted in
+// skipped; a gen_tps without a tpot_ms is summarised, as the reference.
 func timedSamples(records []Record) (latency, ttft, genTPS []float64, skipped int) {
 	for _, r := range records {
 		if r.Error != "" {
@@ -34,7 +36,11 @@ func timedSamples(records []Record) (latency, ttft, genTPS []float64, skipped in
 		}
 		latency = append(latency, r.Metrics.E2ELms)
 		ttft = append(ttft, r.Metrics.TTFTms)
-		if !stats.DecodeTimed(r.Metrics.TPOTms, r.Metrics.GenTPS) {
+		if math.IsNaN(r.Metrics.GenTPS) {
+			// Only a missing gen_tps is skipped, not one without a
+			// tpot_ms beside it: the reference summarises gen_tps 20 and
+			// 10 as mean 15 whatever tpot_ms says (benchserve's own
+			// records have both or neither, stats.DecodeTimed).
 			skipped++
 			continue
 		}

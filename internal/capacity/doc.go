@@ -49,5 +49,5 @@
 //
 // The package imports loadgen and stats, never the runner: the engine
 // that sends the requests (workload cases with their checks, prompt sets)
-// is the caller's, behind the ProbeFunc (runner.Runner.CapacityProbe).
+// is the caller's, behind the ProbeFunc (SessionProbe, on the engine's session).
 package capacity

@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -99,7 +100,7 @@ type ProbeFunc func(ctx context.Context, spec ProbeSpec, obs Observer) (*loadgen
 type Config struct {
 	results.CapacitySearch
 	// Goodput, when set, is the per-request SLO the probes' goodput is
-	// counted against (loadgen.StatsOptions.Goodput), for a "goodput >= N"
+	// counted against (summary.Options.Goodput), for a "goodput >= N"
 	// threshold.
 	Goodput *results.GoodputSLO
 	// OnProbe, when set, is called with every probe as it finishes (to
@@ -368,7 +369,7 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 		spec := cfg.spec(len(res.Probes), load)
 		pctx, stopProbe := context.WithCancelCause(probeCtx)
 		defer stopProbe(nil)
-		mon := &monitor{ths: ths, opts: loadgen.StatsOptions{Goodput: cfg.Goodput}, targets: cfg.targets(spec),
+		mon := &monitor{ths: ths, opts: summary.Options{Goodput: cfg.Goodput}, targets: cfg.targets(spec),
 			openLoop: cfg.By == ByRate, cancel: stopProbe}
 		if cfg.By == ByConcurrency {
 			mon.minWarm = int(load)

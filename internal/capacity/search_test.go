@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -345,7 +346,7 @@ func TestSummarizeUsesTheSLOsInterval(t *testing.T) {
 	require.NotNil(t, plain.TTFTp95CI)
 	require.True(t, math.IsNaN(plain.TTFTp95CI.High), "setup: without an SLO the interval is open above")
 
-	outcomes := loadgen.Evaluate(st, slos(t, "ttft_p95_s <= 0.2"))
+	outcomes := summary.Evaluate(st, slos(t, "ttft_p95_s <= 0.2"))
 	require.True(t, outcomes[0].ConfidentPass(), "setup: the SLO passes with confidence")
 	ps := capacity.Summarize(st, outcomes)
 	require.False(t, math.IsNaN(ps.TTFTp95CI.High), "the SLO's interval, bounded")

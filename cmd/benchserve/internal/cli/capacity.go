@@ -146,7 +146,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fmt.Fprintf(e.stderr, "Capacity search by %s on %s (model %s), %d cases in the mix, SLOs: %s, max error rate %g\n",
 		cfg.By, present.Path(serverinfo.RedactURL(r.URL())), present.Name(r.Model()), len(w.Select(f.caseTags)), strings.Join(f.slo, "; "), f.maxErrorRate)
 	cfg.OnProbe = func(p results.CapacityProbe) { fmt.Fprintf(e.stderr, "  %s\n", p) }
-	probe := r.CapacityProbe(w, runner.RunOptions{Tags: f.caseTags}, l, nil)
+	probe := capacity.SessionProbe(r, w, runner.RunOptions{Tags: f.caseTags}, l, nil)
 	res, err := capacity.Search(ctx, probe, cfg)
 	if err != nil && len(res.Probes) == 0 {
 		fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(err))
@@ -276,7 +276,9 @@ func (f *capacityFlags) mix(pr *problems) *workloads.Workload {
 		if f.maxTokens < 1 {
 			pr.addUsage("--max-tokens must be at least 1, got %d", f.maxTokens)
 		}
-		return workloads.FromPrompts(f.prompts, prompts, workloads.PromptOptions{MaxTokens: f.maxTokens, AcceptLength: true})
+		// The sweep's cases: a capped answer is the engine's "capped",
+		// which counts as a success in a probe as in a sweep row.
+		return workloads.FromPrompts(f.prompts, prompts, workloads.PromptOptions{MaxTokens: f.maxTokens})
 	}
 	pr.addUsage("give the request mix: --workload FILE or --prompts SET")
 	return nil

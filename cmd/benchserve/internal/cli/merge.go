@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -74,7 +74,7 @@ func runMerge(_ context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	thresholds := append(resultio.SLOThresholds(ps...), slos...)
-	outcomes, err := loadgen.CheckPayload(merged, thresholds)
+	outcomes, err := summary.CheckPayload(merged, thresholds)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve merge: %s\n", explain(err))
 		return ExitUsage
