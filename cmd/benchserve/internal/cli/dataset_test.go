@@ -54,3 +54,19 @@ func TestDatasetFlagsAreCheckedBeforeAnythingIsSent(t *testing.T) {
 		assert.Contains(t, res.stderr, tc.want, "%v", tc.args)
 	}
 }
+
+func TestCapacityTakesADatasetMix(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	res := invoke(t, "capacity", "--url", srv.URL, "--dataset-name", "random", "--random-input-len", "64",
+		"--random-output-len", "8", "--num-prompts", "10", "--slo", "ttft_p95_ms <= 500", "--max-time", "1ms")
+	assert.Equal(t, ExitFailed, res.code, "the mix was accepted; a 1 ms search measures nothing")
+	assert.Contains(t, res.stderr, "nothing was measured", res.stderr)
+
+	res = invoke(t, "capacity", "--url", srv.URL, "--dataset-name", "random", "--random-input-len", "0",
+		"--slo", "ttft_p95_ms <= 500")
+	assert.Equal(t, ExitUsage, res.code)
+	assert.Contains(t, res.stderr, "--random-input-len 0: want >= 1 token")
+	res = invoke(t, "capacity", "--url", srv.URL, "--num-prompts", "5", "--slo", "ttft_p95_ms <= 500")
+	assert.Equal(t, ExitUsage, res.code)
+	assert.Contains(t, res.stderr, "--num-prompts needs --dataset-name")
+}

@@ -146,3 +146,37 @@ func (f *benchFlags) datasetPrompts() int {
 	}
 	return datasetDefaultPrompts
 }
+
+// datasetMix is capacity's request mix from --dataset-name: the
+// generator's cases (after a --workload's written ones), seeded by --seed.
+func (f *capacityFlags) datasetMix(pr *problems) *workloads.Workload {
+	if !f.dataset.set() {
+		pr.addUsage("--num-prompts needs --dataset-name")
+		return nil
+	}
+	if f.prompts != "" {
+		pr.addUsage("give --prompts or --dataset-name, not both")
+		return nil
+	}
+	var base *workloads.Workload
+	if f.workload != "" {
+		w, err := workloads.Load(f.workload)
+		if err != nil {
+			pr.addInput("%v", err)
+			return nil
+		}
+		base = w
+	}
+	n := f.numPrompts
+	if n == 0 {
+		n = datasetDefaultPrompts
+	} else if n < 0 {
+		pr.addUsage("--num-prompts %d: want at least 1", n)
+		return nil
+	}
+	g := f.dataset.generator(pr, n, f.seed)
+	if g == nil {
+		return nil
+	}
+	return datasetWorkload(pr, base, g)
+}
