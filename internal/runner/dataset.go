@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/benchserve/benchserve/internal/datasets"
@@ -71,4 +72,26 @@ func expanded(w *workloads.Workload) bool {
 		}
 	}
 	return false
+}
+
+// checkContext refuses a generated workload whose longest request
+// (requested input plus asked output tokens) exceeds the context length
+// the server's /v1/models gives for the model, before anything is sent:
+// every such request would fail. A server that does not say passes; the
+// first request's HTTP 400 then says it.
+func (r *Runner) checkContext(ctx context.Context, w *workloads.Workload) error {
+	longest, id := 0, ""
+	for _, c := range w.Cases {
+		if q := c.Requested; q != nil && q.InputTokens+q.OutputTokens > longest {
+			longest, id = q.InputTokens+q.OutputTokens, c.ID
+		}
+	}
+	if longest == 0 {
+		return nil
+	}
+	n, ok := r.prober.ContextLength(ctx, r.model)
+	if !ok || longest <= n {
+		return nil
+	}
+	return fmt.Errorf("runner: %s: case %q asks for %d tokens (input + output) but %s serves at most %d (max_model_len in /v1/models): lower the lengths or serve a longer context", w.Path, id, longest, r.model, n)
 }

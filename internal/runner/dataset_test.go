@@ -81,3 +81,16 @@ func TestPrefixWorkloadCachedTokensMatchConstruction(t *testing.T) {
 		assert.Equal(t, int64(64), *rec.Metrics.TokensSaved, "%s: the prefix and its role marker, 4 whole blocks", rec.CaseID)
 	}
 }
+
+func TestGeneratedInputBeyondTheContextIsRefusedBeforeTheLoad(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	r := newRunner(t, srv)
+	w := load(t, `{"generator": {"name": "random", "num_prompts": 2, "random_input_len": 32760, "random_output_len": 64}}`)
+	_, err := r.Start(context.Background(), w, runner.RunOptions{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `case "random-0" asks for 32824 tokens (input + output) but`)
+	assert.Contains(t, err.Error(), "serves at most 32768 (max_model_len in /v1/models)")
+	for _, rec := range srv.Requests() {
+		assert.NotEqual(t, "/v1/chat/completions", rec.Path, "no chat request was sent")
+	}
+}

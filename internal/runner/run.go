@@ -119,6 +119,9 @@ func (r *Runner) Start(ctx context.Context, w *workloads.Workload, opts RunOptio
 	if err != nil {
 		return nil, err
 	}
+	if err := r.checkContext(ctx, w); err != nil {
+		return nil, err
+	}
 	reps := opts.Repetitions
 	if reps == 0 {
 		reps = 1
