@@ -94,3 +94,27 @@ func TestGeneratedInputBeyondTheContextIsRefusedBeforeTheLoad(t *testing.T) {
 		assert.NotEqual(t, "/v1/chat/completions", rec.Path, "no chat request was sent")
 	}
 }
+
+func TestCheckTokenizerWarnsWhenTheEndpointDisagreesWithUsage(t *testing.T) {
+	for _, tc := range []struct {
+		faults []fixtures.Fault
+		want   string
+	}{
+		{nil, ""},
+		{[]fixtures.Fault{"wrong-token-count"}, `the server's POST /tokenize counts 37 tokens for case "random-0", its usage.prompt_tokens says 32`},
+	} {
+		srv := fixtures.Start(t, fixtures.Options{Faults: tc.faults})
+		r := newRunner(t, srv)
+		w := load(t, `{"generator": {"name": "random", "num_prompts": 1, "random_input_len": 32, "random_output_len": 4}}`)
+		s, err := r.Start(context.Background(), w, runner.RunOptions{})
+		require.NoError(t, err)
+		require.NoError(t, s.RunAll(context.Background(), nil))
+		warning, skipped := s.CheckTokenizer(context.Background())
+		assert.Empty(t, skipped, "the fixture has the endpoint")
+		if tc.want == "" {
+			assert.Empty(t, warning, "agreeing counts: no warning")
+		} else {
+			assert.Contains(t, warning, tc.want, "both numbers, usage wins")
+		}
+	}
+}

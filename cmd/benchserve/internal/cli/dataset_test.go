@@ -70,3 +70,12 @@ func TestCapacityTakesADatasetMix(t *testing.T) {
 	assert.Equal(t, ExitUsage, res.code)
 	assert.Contains(t, res.stderr, "--num-prompts needs --dataset-name")
 }
+
+func TestDatasetRunWarnsWhenTokenizeDisagreesWithUsage(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{Faults: []fixtures.Fault{"wrong-token-count"}})
+	res := invoke(t, "--url", srv.URL, "--dataset-name", "random", "--random-input-len", "16",
+		"--random-output-len", "4", "--num-prompts", "2", "--output", filepath.Join(t.TempDir(), "o.json"))
+	assert.Equal(t, ExitOK, res.code, res.stderr)
+	assert.Contains(t, res.stderr, "benchserve: warning: the server's POST /tokenize counts 21 tokens for case", "both numbers on stderr")
+	assert.Contains(t, res.stderr, "its usage.prompt_tokens says 16: the records keep the usage's count")
+}

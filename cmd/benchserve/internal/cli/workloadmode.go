@@ -149,6 +149,11 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	if live != nil {
 		fmt.Fprint(e.stderr, failureReport(failed, f.repetitions))
 	}
+	if w.Generator != nil && ctx.Err() == nil {
+		// A tokenizer endpoint that disagrees with usage is warned about
+		// (Config.Warn); a server without one (Ollama) is not checked.
+		sess.CheckTokenizer(ctx)
+	}
 	p := sess.Payload()
 	fmt.Fprint(e.stderr, scheduleLine(p.Schedule))
 	sloFailed := printSLOs(e, sess.Outcomes(p))
