@@ -399,6 +399,10 @@ type Record struct {
 	// run, else the request error's kind); "" (omitted) for pass and
 	// capped. Addition.
 	ErrorKind ErrorKind `json:"error_kind,omitempty"`
+	// Requested is what a generated request (a workload generator's, see
+	// Generator) was built to have; nil (omitted) for a written case.
+	// Addition.
+	Requested *Requested `json:"requested,omitempty"`
 }
 
 // WorkloadInfo is the payload's "workload" block.
@@ -422,6 +426,9 @@ type WorkloadInfo struct {
 	// (workloads.Workload.Digest), whatever path it was given by; merge
 	// compares it. Addition; omitted when unknown.
 	Digest string `json:"digest,omitempty"`
+	// Generator is the generator the cases came from, nil (omitted) for
+	// a workload of written cases only. Addition.
+	Generator *Generator `json:"generator,omitempty"`
 }
 
 // Transport is the payload's "transport" block. RequestTimeoutS is nil
@@ -690,4 +697,8 @@ type RunSummary struct {
 	// server had closed a reused connection without answering. Addition;
 	// omitted when 0.
 	ConnectionRetries int `json:"connection_retries,omitempty"`
+	// Lengths compares the generated requests' asked input and output
+	// lengths with the server's (SummarizeLengths); nil (omitted) when no
+	// record is a generated one. Addition.
+	Lengths *LengthSummary `json:"lengths,omitempty"`
 }

@@ -180,6 +180,7 @@ func Summarize(records []Record) RunSummary {
 		CaseSummaries:             summaries,
 		InterruptedCount:          interrupted,
 		ConnectionRetries:         connectionRetries(records),
+		Lengths:                   SummarizeLengths(records),
 	}
 }
 

@@ -43,6 +43,16 @@ type Usage struct {
 	// CompletionTokensDetails breaks CompletionTokens down (OpenAI, vLLM
 	// and others); nil when the server sent none.
 	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
+	// PromptTokensDetails breaks PromptTokens down (OpenAI, vLLM with
+	// --enable-prompt-tokens-details, SGLang); nil when the server sent none.
+	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
+}
+
+// PromptTokensDetails is usage.prompt_tokens_details.
+type PromptTokensDetails struct {
+	// CachedTokens is the part of PromptTokens the server took from its
+	// prefix cache; nil when the server did not say.
+	CachedTokens *int `json:"cached_tokens,omitempty"`
 }
 
 // CompletionTokensDetails is usage.completion_tokens_details.

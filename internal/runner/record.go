@@ -75,6 +75,7 @@ func (r *Runner) assemble(a assembly) Outcome {
 		Metrics:    a.metrics,
 		Quality:    results.Quality{Issues: []string{}},
 		Contract:   a.contract,
+		Requested:  c.Requested,
 	}
 	if rec.Request.ExtraBody == nil {
 		rec.Request.ExtraBody = map[string]any{}
