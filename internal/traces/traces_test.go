@@ -124,45 +124,26 @@ func TestOpenKnowsTheFormats(t *testing.T) {
 	assert.EqualError(t, err, `traces: format "sharegpt": want one of mooncake, azure`)
 }
 
-func TestEqualHashIDsGiveIdenticalPrefixes(t *testing.T) {
-	p := Prompts{BlockSize: 16}
-	a := p.Text(Request{Line: 1, InputTokens: 40, HashIDs: []int64{7, 8, 9}})
-	b := p.Text(Request{Line: 2, InputTokens: 50, HashIDs: []int64{7, 8, 10, 11}})
-	c := p.Text(Request{Line: 3, InputTokens: 40, HashIDs: []int64{7, 8, 9}})
-	assert.Equal(t, a, c, "the same ids and length on another line: byte-identical prompts")
-	wa, wb := strings.Fields(a), strings.Fields(b)
-	assert.Len(t, wa, 40, "one word a token")
-	assert.Len(t, wb, 50, "one word a token")
-	assert.Equal(t, wa[:32], wb[:32], "ids 7, 8 shared: the first 32 words are the same")
-	assert.NotEqual(t, wa[32:40], wb[32:40], "id 9 and id 10 differ")
-	assert.True(t, strings.HasPrefix(b, strings.Join(append([]string{""}, wb[:32]...), " ")), "the shared blocks are a byte prefix")
-
-	// Without hash ids (Azure) or past them, the text is the line's own.
-	x := p.Text(Request{Line: 4, InputTokens: 20})
-	y := p.Text(Request{Line: 5, InputTokens: 20})
-	assert.NotEqual(t, x, y, "two lines without ids share nothing")
-	assert.Len(t, strings.Fields(x), 20, "input_length words")
-	// A last block cut short is a prefix of the full block.
-	full := p.Text(Request{Line: 6, InputTokens: 16, HashIDs: []int64{9}})
-	cut := p.Text(Request{Line: 7, InputTokens: 5, HashIDs: []int64{9}})
-	assert.True(t, strings.HasPrefix(full, cut), "a cut block is the full block's prefix")
-}
-
-func TestExpectedCountsReusedLeadingBlocks(t *testing.T) {
-	p := Prompts{BlockSize: 512}
-	seen := map[int64]bool{}
-	assert.Equal(t, 0, p.Expected(Request{InputTokens: 1100, HashIDs: []int64{0, 1, 2}}, seen), "first request: nothing cached")
-	assert.Equal(t, 1024, p.Expected(Request{InputTokens: 1500, HashIDs: []int64{0, 1, 3}}, seen), "blocks 0, 1 seen; 3 is new")
-	assert.Equal(t, 512, p.Expected(Request{InputTokens: 2000, HashIDs: []int64{0, 4, 1, 3}}, seen), "reuse stops at the first new block (4)")
-	assert.Equal(t, 0, p.Expected(Request{InputTokens: 300, HashIDs: []int64{0}}, seen), "a partial block is not counted")
-	assert.Equal(t, 0, p.Expected(Request{InputTokens: 600, HashIDs: []int64{2}}, seen), "block 2 was partial in request 1 (1100 = 2×512 + 76), never sent whole")
-}
-
-func TestWordsAreDistinct(t *testing.T) {
-	seen := map[string]bool{}
-	for _, w := range words {
-		assert.False(t, seen[w], "word %q twice", w)
-		seen[w] = true
+func TestReuseCountsSharedLeadingBlocks(t *testing.T) {
+	u := Reuse{BlockSize: 512}
+	for _, tc := range []struct {
+		r    Request
+		want int
+		why  string
+	}{
+		{Request{InputTokens: 1100, HashIDs: []int64{0, 1, 2}}, 0, "first request: nothing cached"},
+		{Request{InputTokens: 1500, HashIDs: []int64{0, 1, 3}}, 1024, "blocks 0, 1 seen; 3 is new"},
+		{Request{InputTokens: 2000, HashIDs: []int64{0, 4, 1, 3}}, 512, "reuse stops at the first new block (4)"},
+		{Request{InputTokens: 300, HashIDs: []int64{0}}, 0, "a partial block is not counted"},
+		{Request{InputTokens: 600, HashIDs: []int64{2}}, 0, "block 2 was partial in request 1 (1100 = 2×512 + 76), never sent whole"},
+		{Request{InputTokens: 600, HashIDs: []int64{2}}, 512, "now it was"},
+		{Request{InputTokens: 600}, 0, "no hash ids (Azure): no reuse"},
+	} {
+		got, err := u.Add("t.jsonl", tc.r)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, got, tc.why)
 	}
-	assert.GreaterOrEqual(t, len(words), 128, "enough words that blocks differ")
+	_, err := u.Add("t.jsonl", Request{Line: 9, InputTokens: 1024, HashIDs: []int64{0, MaxHashID + 1}})
+	assert.EqualError(t, err, `t.jsonl:9: field "hash_ids[1]": 268435456: want an id <= 268435455 (ids are block numbers)`, "memory stays bounded")
+	assert.LessOrEqual(t, len(u.seen), 1, "one word holds ids 0..63")
 }
