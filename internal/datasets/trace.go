@@ -173,3 +173,38 @@ func blockID(seed uint64, id int64) uint64 {
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
 	return (x ^ (x >> 31)) ^ uint64(id)
 }
+
+// Scan reads the whole trace without building a prompt and returns the
+// requests a replay sends (at most NumPrompts), or the first malformed
+// line's error: what a replay checks before it sends anything, so a bad
+// line near the end of a long trace does not stop the run half-way.
+func (g *trace) Scan() (int, error) {
+	f, err := g.open()
+	if err != nil {
+		return 0, fmt.Errorf("datasets: %s: %w", g.format, err)
+	}
+	defer f.Close()
+	rd, err := traces.Open(g.format, bufio.NewReaderSize(f, 64<<10), g.spec.Path)
+	if err != nil {
+		return 0, err
+	}
+	reuse := traces.Reuse{BlockSize: g.block}
+	n := 0
+	for g.spec.NumPrompts == 0 || n < g.spec.NumPrompts {
+		tr, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+		if _, err := reuse.Add(g.spec.Path, tr); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("datasets: %s: %s holds no request", g.format, g.spec.Path)
+	}
+	return n, nil
+}
