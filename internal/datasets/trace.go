@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/benchserve/benchserve/internal/traces"
@@ -28,7 +29,7 @@ const (
 
 func init() {
 	for _, name := range traces.Formats {
-		Register(name, func(o Options) (Generator, error) { return newTrace(name, o) })
+		Register(name, func(o Options) (Generator, error) { return newTrace(name, o, nil) })
 	}
 }
 
@@ -50,11 +51,25 @@ type trace struct {
 	open   func() (io.ReadCloser, error)
 }
 
-func newTrace(format string, o Options) (Generator, error) {
+// NewTrace returns the trace generator of format ("mooncake", "azure")
+// reading the trace from open instead of o.Path (which then only names it
+// in errors and the payload): a trace generated on the fly, or piped in.
+// Each Requests and Scan call opens it anew.
+func NewTrace(format string, o Options, open func() (io.ReadCloser, error)) (Generator, error) {
+	if o.Prompter == nil {
+		o.Prompter = NewPrompter()
+	}
+	if !slices.Contains(traces.Formats, format) {
+		return nil, fmt.Errorf("datasets: trace format %q: want one of %v", format, traces.Formats)
+	}
+	return newTrace(format, o, open)
+}
+
+func newTrace(format string, o Options, open func() (io.ReadCloser, error)) (Generator, error) {
 	if err := o.Check(ParamTraceScale, ParamTraceBlockSize); err != nil {
 		return nil, err
 	}
-	if o.Path == "" {
+	if o.Path == "" && open == nil {
 		return nil, fmt.Errorf("datasets: %s: no trace file: give --dataset-path (the workload generator's \"path\")", format)
 	}
 	scale, err := o.Float(ParamTraceScale, 1)
@@ -72,11 +87,14 @@ func newTrace(format string, o Options) (Generator, error) {
 		return nil, fmt.Errorf("datasets: %s: %s %d: want >= 1 token", format, ParamTraceBlockSize, block)
 	}
 	path := o.Path
-	f, err := os.Open(path) // fail before the load starts, not at its first request
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %s: %w", format, err)
+	if open == nil {
+		f, err := os.Open(path) // fail before the load starts, not at its first request
+		if err != nil {
+			return nil, fmt.Errorf("datasets: %s: %w", format, err)
+		}
+		f.Close()
+		open = func() (io.ReadCloser, error) { return os.Open(path) }
 	}
-	f.Close()
 	params := map[string]any{ParamTraceScale: scale}
 	if format == "mooncake" {
 		params[ParamTraceBlockSize] = block
@@ -84,8 +102,7 @@ func newTrace(format string, o Options) (Generator, error) {
 	return &trace{
 		spec: Spec{Name: format, Path: path, Seed: o.Seed, NumPrompts: o.NumPrompts,
 			Params: params, Counting: o.Prompter.Method()},
-		format: format, p: o.Prompter, scale: scale, block: block,
-		open: func() (io.ReadCloser, error) { return os.Open(path) },
+		format: format, p: o.Prompter, scale: scale, block: block, open: open,
 	}, nil
 }
 

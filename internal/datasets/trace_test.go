@@ -2,6 +2,7 @@ package datasets_test
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,4 +128,18 @@ func TestTraceOptionsChecked(t *testing.T) {
 		_, err := datasets.New(tc.o)
 		assert.ErrorContains(t, err, tc.want, "%+v", tc.o)
 	}
+}
+
+func TestNewTraceReadsFromOpen(t *testing.T) {
+	open := func() (io.ReadCloser, error) {
+		return io.NopCloser(strings.NewReader(`{"timestamp": 5, "input_length": 3, "output_length": 2}` + "\n")), nil
+	}
+	g, err := datasets.NewTrace("mooncake", datasets.Options{Path: "stdin"}, open)
+	require.NoError(t, err)
+	reqs, err := datasets.Collect(g, 0)
+	require.NoError(t, err)
+	require.Len(t, reqs, 1, "the one line")
+	assert.Equal(t, 5*time.Millisecond, reqs[0].Arrival, "its timestamp")
+	_, err = datasets.NewTrace("sharegpt", datasets.Options{}, open)
+	assert.ErrorContains(t, err, `trace format "sharegpt"`, "only trace formats")
 }
