@@ -50,6 +50,9 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	if err != nil {
 		say(b).Fatalf("benchtest: %s", linesOf(err))
 	}
+	if w, err = runner.ExpandGenerator(w); err != nil {
+		say(b).Fatalf("benchtest: %v", err)
+	}
 	for _, warning := range w.Warnings {
 		say(b).Logf("benchtest: warning: %s", warning)
 	}

@@ -49,6 +49,9 @@ func SearchCapacity(t *testing.T, path string, search results.CapacitySearch, fl
 	if err != nil {
 		say(t).Fatalf("benchtest: workload did not load: %s", linesOf(err))
 	}
+	if w, err = runner.ExpandGenerator(w); err != nil {
+		say(t).Fatalf("benchtest: %v", err)
+	}
 	var base runner.Load
 	if c.load != nil {
 		base = *c.load

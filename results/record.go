@@ -383,6 +383,10 @@ type Record struct {
 	// "protocol" object, workloads.Protocol); nil (omitted) for an
 	// ordinary case. Addition.
 	Contract *Contract `json:"contract,omitempty"`
+	// Requested is what a generated request (a workload generator's, see
+	// Generator) was built to have; nil (omitted) for a written case.
+	// Addition.
+	Requested *Requested `json:"requested,omitempty"`
 }
 
 // WorkloadInfo is the payload's "workload" block.
@@ -406,6 +410,9 @@ type WorkloadInfo struct {
 	// (workloads.Workload.Digest), whatever path it was given by; merge
 	// compares it. Addition; omitted when unknown.
 	Digest string `json:"digest,omitempty"`
+	// Generator is the generator the cases came from, nil (omitted) for
+	// a workload of written cases only. Addition.
+	Generator *Generator `json:"generator,omitempty"`
 }
 
 // Transport is the payload's "transport" block. RequestTimeoutS is nil

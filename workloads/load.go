@@ -20,7 +20,7 @@ import (
 
 // Known keys of each object level; anything else is an error.
 var (
-	topKeys      = []string{"cases", "defaults", "description", "name"}
+	topKeys      = []string{"cases", "defaults", "description", "generator", "name"}
 	defaultsKeys = []string{"cache_policy", "checks", "enable_thinking", "extra_body", "max_tokens", "policy_timeout_ms", "slo"}
 	caseKeys     = []string{"checks", "enable_thinking", "extra_body", "id", "max_tokens", "messages", "policy_timeout_ms", "protocol", "request_path", "tags"}
 )
@@ -299,6 +299,11 @@ func (p *parser) parse(data []byte) *Workload {
 	defaultExtraRaw := rawMember(rawTop["defaults"], "extra_body")
 	defaultChecks, defaultChecksOK := p.checksObject(at{}, "defaults.", defaults["checks"], ordered.defaults)
 
+	w.Generator = p.parseGenerator(top["generator"])
+	if _, present := top["cases"]; !present && w.Generator != nil {
+		w.Warnings = p.warnings // a generator alone: its cases are made by the engine
+		return w
+	}
 	rawCases, ok := top["cases"].([]any)
 	if !ok || len(rawCases) == 0 {
 		if v, present := top["cases"]; present {

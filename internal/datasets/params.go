@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -32,6 +33,7 @@ func (o Options) Int(key string, def int) (int, error) {
 	if !ok || v == nil {
 		return def, nil
 	}
+	v = number(v)
 	switch n := v.(type) {
 	case int:
 		return n, nil
@@ -51,6 +53,7 @@ func (o Options) Float(key string, def float64) (float64, error) {
 	if !ok || v == nil {
 		return def, nil
 	}
+	v = number(v)
 	switch n := v.(type) {
 	case float64:
 		if !math.IsNaN(n) && !math.IsInf(n, 0) {
@@ -86,4 +89,20 @@ func (o Options) String(key, def string) (string, error) {
 		return s, nil
 	}
 	return "", fmt.Errorf("datasets: %s: %s: want a string, got %v", o.Name, key, v)
+}
+
+// number turns a json.Number (a workload file's numbers decode so) into
+// an int64 or float64; other values are returned as they are.
+func number(v any) any {
+	n, ok := v.(json.Number)
+	if !ok {
+		return v
+	}
+	if i, err := n.Int64(); err == nil {
+		return i
+	}
+	if f, err := n.Float64(); err == nil {
+		return f
+	}
+	return v
 }

@@ -115,6 +115,10 @@ type Session struct {
 // name the workload file: no case with the tags, a bad cache policy or a
 // threshold that does not parse.
 func (r *Runner) Start(ctx context.Context, w *workloads.Workload, opts RunOptions) (*Session, error) {
+	w, err := ExpandGenerator(w)
+	if err != nil {
+		return nil, err
+	}
 	reps := opts.Repetitions
 	if reps == 0 {
 		reps = 1
@@ -439,6 +443,7 @@ func (r *Runner) newPayload(w *workloads.Workload, reps int, cachePolicy string)
 			DefaultsJSON: w.DefaultsJSON,
 			Repetitions:  reps,
 			Digest:       w.Digest(),
+			Generator:    w.Generator,
 		},
 		RequestTimeoutS: timeout,
 		CacheMode:       cachePolicy,

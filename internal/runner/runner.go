@@ -415,6 +415,7 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 		ToolCalls: toolSummary(res),
 		OK:        ok,
 		Error:     errText,
+		Requested: c.Requested,
 	}
 	rec.Metrics.ConnectionRetries = res.ConnectionRetries
 	if rec.Request.ExtraBody == nil {

@@ -1,0 +1,74 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/benchserve/benchserve/internal/datasets"
+	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/workloads"
+)
+
+// ExpandGenerator returns w with the cases its generator (Workload.Generator:
+// the workload file's "generator" object or the CLI's --dataset-name)
+// makes appended after its written cases, each tagged with the
+// generator's name and carrying what it was built to have
+// (Case.Requested); w itself when it has no generator. Spec fields the
+// generator fills (its parameters with their defaults, the number of
+// prompts, the token counting) are written back to the copy's Generator,
+// which the payload records. Errors name the workload file and the
+// generator parameter; a malformed dataset file's names its file, line
+// and field.
+//
+// A workload already expanded (one of its cases carries Requested) is
+// returned as is, so the doors may expand before Start does.
+//
+// The cases are held in memory (a record per request is too); a load run
+// of generated cases sends them in order (RunLoad cycles through them).
+func ExpandGenerator(w *workloads.Workload) (*workloads.Workload, error) {
+	if w == nil || w.Generator == nil || w.Generator.Name == "" || expanded(w) {
+		return w, nil
+	}
+	spec := *w.Generator
+	g, err := datasets.New(datasets.Options{Name: spec.Name, Path: spec.Path, NumPrompts: spec.NumPrompts,
+		Seed: spec.Seed, Params: spec.Params})
+	if err != nil {
+		return nil, fmt.Errorf("runner: %s: generator: %w", w.Path, err)
+	}
+	gs := g.Spec()
+	spec.Params, spec.NumPrompts, spec.TokenCounting = gs.Params, gs.NumPrompts, string(gs.Counting)
+	out := *w
+	out.Generator = &spec
+	out.Cases = append([]workloads.Case(nil), w.Cases...)
+	ids := map[string]bool{}
+	for _, c := range w.Cases {
+		ids[c.ID] = true
+	}
+	control := datasets.OutputControl{IgnoreEOS: spec.IgnoreEOS, MinTokens: spec.MinTokens}
+	for r, err := range g.Requests() {
+		if err != nil {
+			return nil, fmt.Errorf("runner: %s: generator %s: %w", w.Path, spec.Name, err)
+		}
+		if ids[r.ID] {
+			return nil, fmt.Errorf("runner: %s: generator %s: case id %q is also a written case's; rename the written case", w.Path, spec.Name, r.ID)
+		}
+		c := r.Case(len(out.Cases), control, spec.Name)
+		c.Requested = &results.Requested{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+			Group: r.Group, PrefixTokens: r.PrefixTokens}
+		out.Cases = append(out.Cases, c)
+	}
+	if len(out.Cases) == 0 {
+		return nil, fmt.Errorf("runner: %s: generator %s made no request (an empty dataset file?)", w.Path, spec.Name)
+	}
+	return &out, nil
+}
+
+// expanded reports whether w's generated cases are already among its
+// cases (only a generated case carries Requested).
+func expanded(w *workloads.Workload) bool {
+	for _, c := range w.Cases {
+		if c.Requested != nil {
+			return true
+		}
+	}
+	return false
+}
