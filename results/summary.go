@@ -174,6 +174,7 @@ func Summarize(records []Record) RunSummary {
 		CaseSummaries:             summaries,
 		InterruptedCount:          interrupted,
 		ConnectionRetries:         connectionRetries(records),
+		PromptCache:               promptCache(records),
 	}
 }
 

@@ -79,6 +79,12 @@ func (s *Session) runTrace(ctx context.Context, l Load) (*loadgen.Run, error) {
 	s.mu.Lock()
 	s.noSideRequests = true
 	s.loadTotal = n
+	if s.payload.Workload.Generator == nil {
+		spec := g.Spec()
+		s.payload.Workload.Generator = &results.Generator{Name: spec.Name, Path: spec.Path, Seed: spec.Seed,
+			NumPrompts: spec.NumPrompts, Params: spec.Params, IgnoreEOS: l.Trace.Output.IgnoreEOS,
+			MinTokens: l.Trace.Output.MinTokens, TokenCounting: string(spec.Counting)}
+	}
 	if s.journal != nil && s.journalErr == nil {
 		sc := traceSettings(l, n)
 		sc.StartedAt = resultio.ISOTimestamp(time.Now())
@@ -88,6 +94,8 @@ func (s *Session) runTrace(ctx context.Context, l Load) (*loadgen.Run, error) {
 	fn := func(ctx context.Context, i int) loadgen.Sample {
 		r := rep.take(i)
 		c := r.Case(i, l.Trace.Output, name)
+		c.Requested = &results.Requested{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+			Group: r.Group, PrefixTokens: r.PrefixTokens}
 		return SampleOf(s.Execute(ctx, Job{Case: c}))
 	}
 	if l.Wrap != nil {
