@@ -689,6 +689,10 @@ type RunSummary struct {
 	// server had closed a reused connection without answering. Addition;
 	// omitted when 0.
 	ConnectionRetries int `json:"connection_retries,omitempty"`
+	// Lengths compares the generated requests' asked input and output
+	// lengths with the server's (SummarizeLengths); nil (omitted) when no
+	// record is a generated one. Addition.
+	Lengths *LengthSummary `json:"lengths,omitempty"`
 }
 
 // UnmarshalJSON reads a record's metrics block; a null tpot_ms or gen_tps

@@ -43,9 +43,9 @@ type Usage struct {
 	// CompletionTokensDetails breaks CompletionTokens down (OpenAI, vLLM
 	// and others); nil when the server sent none.
 	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
-	// PromptTokensDetails breaks PromptTokens down (OpenAI, vLLM, SGLang,
-	// llama.cpp's llama-server since February 2026); nil when the server
-	// sent none.
+	// PromptTokensDetails breaks PromptTokens down (OpenAI, vLLM with
+	// --enable-prompt-tokens-details, SGLang, llama.cpp's llama-server
+	// since February 2026); nil when the server sent none.
 	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
 }
 

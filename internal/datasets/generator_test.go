@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
 	"strings"
 	"testing"
 
@@ -147,4 +148,21 @@ func TestBadOptionsNameTheParameter(t *testing.T) {
 	}
 	_, err := datasets.New(datasets.Options{Name: "nosuch"})
 	assert.True(t, errors.Is(err, datasets.ErrUnknown), "unknown name: %v", err)
+}
+
+// BenchmarkRandomRequests measures the random generator: requests of 512
+// input tokens generated per second and bytes allocated per request.
+func BenchmarkRandomRequests(b *testing.B) {
+	g, err := datasets.New(datasets.Options{Name: "random", NumPrompts: 1 << 30,
+		Params: map[string]any{"random_input_len": 512, "random_output_len": 64}})
+	require.NoError(b, err)
+	next, stop := iter.Pull2(g.Requests())
+	defer stop()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err, ok := next(); !ok || err != nil {
+			b.Fatal("the stream ended")
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "requests/s")
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/benchserve/benchserve/internal/tokens"
 	"math/rand/v2"
 	"strings"
+	"sync"
 )
 
 // blockStream is the PCG stream constant of Block's generator, distinct
@@ -25,7 +26,10 @@ type Prompter struct {
 }
 
 // NewPrompter returns the Prompter over the builtin single-token words.
-func NewPrompter() *Prompter { return &Prompter{words: words[:]} }
+func NewPrompter() *Prompter { return &Prompter{words: builtinWords()} }
+
+// builtinWords splits wordList once.
+var builtinWords = sync.OnceValue(func() []string { return strings.Fields(wordList) })
 
 // Words returns how many distinct words texts are drawn from.
 func (p *Prompter) Words() int { return len(p.words) }

@@ -2,262 +2,177 @@
 
 package datasets
 
-// words are the single-token words prompts are built from (see Prompter).
-var words = [...]string{
-	"the", "and", "for", "con", "this", "that", "with", "pro",
-	"com", "return", "you", "new", "from", "are", "int", "class",
-	"not", "was", "public", "res", "str", "have", "get", "can",
-	"self", "all", "cont", "will", "your", "out", "has", "def",
-	"but", "function", "const", "void", "set", "var", "else", "more",
-	"his", "they", "per", "data", "one", "dis", "name", "true",
-	"end", "null", "pre", "their", "private", "who", "time", "man",
-	"which", "any", "false", "value", "app", "about", "add", "string",
-	"over", "des", "type", "inter", "part", "work", "when", "use",
-	"off", "other", "been", "sup", "acc", "had", "were", "file",
-	"would", "our", "year", "val", "some", "there", "said", "her",
-	"comm", "like", "let", "also", "than", "static", "just", "result",
-	"them", "into", "what", "pos", "list", "case", "first", "import",
-	"act", "char", "only", "print", "its", "back", "need", "sub",
-	"start", "user", "ent", "under", "reg", "then", "may", "org",
-	"how", "people", "ind", "jav", "should", "test", "bet", "make",
-	"after", "right", "long", "rem", "ext", "min", "loc", "array",
-	"she", "exp", "par", "read", "rel", "form", "trans", "want",
-	"comp", "number", "require", "col", "key", "two", "size", "where",
-	"arg", "while", "rec", "dif", "spec", "look", "could", "know",
-	"ser", "hand", "most", "try", "now", "him", "break", "every",
-	"point", "std", "fil", "mod", "error", "text", "pol", "show",
-	"find", "current", "used", "play", "log", "see", "help", "these",
-	"pass", "down", "even", "item", "don", "did", "through", "inv",
-	"last", "event", "again", "high", "line", "does", "tem", "before",
-	"because", "dist", "state", "cons", "here", "final", "del", "run",
-	"very", "model", "mon", "way", "call", "att", "cal", "dec",
-	"num", "well", "object", "years", "default", "ins", "java", "sim",
-	"view", "pres", "bel", "many", "being", "good", "using", "stud",
-	"request", "child", "param", "echo", "person", "style", "que", "method",
-	"expect", "prot", "sur", "found", "post", "such", "think", "much",
-	"som", "http", "count", "inst", "gener", "med", "check", "open",
-	"est", "next", "follow", "href", "car", "bool", "game", "path",
-	"each", "support", "own", "cor", "mem", "sign", "those", "err",
-	"system", "best", "same", "create", "made", "mark", "group", "fin",
-	"world", "process", "cre", "main", "color", "report", "take", "day",
-	"top", "free", "action", "index", "real", "max", "build", "message",
-	"input", "art", "between", "table", "head", "must", "order", "mov",
-	"contin", "say", "ter", "product", "double", "place", "oper", "week",
-	"prop", "program", "und", "response", "struct", "code", "without", "sol",
-	"ref", "still", "assert", "cap", "rep", "field", "cour", "team",
-	"second", "going", "range", "nil", "fact", "vis", "android", "ret",
-	"home", "left", "direct", "allow", "beg", "page", "different", "around",
-	"rece", "really", "image", "target", "dep", "both", "put", "level",
-	"config", "document", "local", "content", "quest", "float", "develop", "poss",
-	"too", "extends", "fore", "great", "month", "super", "title", "context",
-	"met", "life", "src", "catch", "pay", "change", "position", "old",
-	"book", "version", "three", "law", "base", "conf", "during", "console",
-	"spe", "against", "power", "iss", "width", "label", "project", "element",
-	"success", "date", "tot", "tri", "big", "map", "pop", "few",
-	"len", "dem", "ear", "match", "node", "another", "sit", "care",
-	"effect", "fun", "leg", "service", "since", "non", "los", "full",
-	"turn", "body", "something", "produ", "stand", "available", "block", "keep",
-	"throw", "things", "url", "red", "control", "come", "custom", "source",
-	"await", "prov", "mill", "chang", "ask", "output", "email", "disc",
-	"business", "required", "might", "never", "hard", "intern", "called", "cho",
-	"options", "height", "small", "ide", "access", "protected", "job", "address",
-	"uint", "sum", "little", "port", "status", "appe", "update", "link",
-	"given", "better", "feel", "already", "including", "always", "parent", "got",
-	"less", "account", "der", "lot", "valid", "bit", "following", "sure",
-	"prom", "boolean", "search", "orig", "invest", "temp", "rest", "interest",
-	"perform", "ver", "mult", "site", "values", "beh", "won", "video",
-	"cert", "prof", "cell", "player", "cost", "hum", "total", "stat",
-	"load", "clear", "techn", "row", "short", "override", "company", "done",
-	"gre", "health", "args", "obj", "children", "cur", "days", "initial",
-	"online", "instance", "javax", "organ", "reason", "within", "design", "cent",
-	"arr", "bro", "school", "consider", "func", "eng", "include", "init",
-	"ann", "stop", "later", "client", "love", "json", "able", "men",
-	"give", "condition", "copy", "occ", "appro", "either", "important", "lead",
-	"family", "option", "exist", "offer", "water", "che", "step", "government",
-	"display", "times", "four", "far", "present", "bas", "lib", "room",
-	"once", "results", "continue", "talk", "grow", "mass", "mean", "aut",
-	"until", "market", "area", "length", "mus", "kind", "light", "side",
-	"example", "camp", "miss", "based", "plan", "away", "lik", "button",
-	"experience", "render", "near", "country", "author", "specific", "along", "express",
-	"begin", "software", "imp", "win", "thing", "why", "single", "anal",
-	"rights", "ant", "women", "season", "dest", "possible", "btn", "sent",
-	"enc", "command", "recent", "money", "equ", "auto", "working", "query",
-	"window", "least", "expl", "column", "record", "dat", "making", "close",
-	"percent", "past", "write", "move", "pat", "special", "city", "eff",
-	"tell", "select", "font", "course", "late", "amount", "async", "ben",
-	"looking", "hold", "pot", "property", "low", "para", "price", "today",
-	"polit", "adv", "attack", "means", "story", "meet", "mom", "den",
-	"sort", "thought", "task", "opt", "det", "review", "switch", "above",
-	"question", "word", "provide", "research", "publish", "cover", "whether", "div",
-	"having", "exc", "fre", "large", "fac", "created", "host", "role",
-	"web", "dev", "deal", "problem", "press", "though", "points", "ever",
-	"services", "actually", "ident", "million", "aff", "conc", "server", "les",
-	"files", "often", "info", "space", "password", "store", "format", "details",
-	"prob", "face", "save", "typ", "items", "social", "mar", "major",
-	"expected", "yet", "food", "members", "comb", "bar", "send", "inc",
-	"params", "connection", "diff", "makes", "global", "contact", "abs", "except",
-	"character", "news", "device", "previous", "material", "below", "media", "fail",
-	"black", "component", "added", "buy", "came", "delete", "card", "https",
-	"root", "handle", "getting", "comput", "claim", "air", "enter", "location",
-	"night", "doing", "pick", "watch", "human", "dam", "tax", "girl",
-	"box", "strong", "interface", "msg", "house", "track", "pack", "section",
-	"unsigned", "wait", "throws", "terms", "apply", "session", "others", "fund",
-	"template", "subject", "esc", "history", "individual", "users", "mot", "future",
-	"started", "mode", "games", "products", "bad", "needs", "known", "exec",
-	"seen", "border", "live", "variable", "provided", "filename", "hope", "young",
-	"website", "study", "network", "limit", "cut", "cou", "sizeof", "went",
-	"fire", "community", "official", "visit", "received", "token", "months", "anim",
-	"ess", "learn", "decl", "mind", "quick", "comment", "admin", "opp",
-	"pur", "background", "represent", "series", "hot", "original", "bill", "frame",
-	"draw", "comes", "foreach", "elect", "filter", "larg", "remove", "front",
-	"dig", "gen", "ste", "selected", "according", "util", "wor", "printf",
-	"activ", "virtual", "anything", "hours", "models", "early", "center", "language",
-	"inf", "ago", "easy", "download", "students", "fig", "buffer", "vari",
-	"due", "por", "cannot", "white", "register", "pred", "auth", "period",
-	"screen", "tmp", "benef", "net", "neg", "common", "cred", "suggest",
-	"accept", "random", "respons", "hit", "click", "implement", "players", "among",
-	"deb", "circ", "answer", "walk", "age", "req", "five", "friend",
-	"clean", "words", "header", "tre", "issue", "land", "stream", "quality",
-	"sal", "works", "half", "simple", "empty", "cook", "everything", "relations",
-	"nothing", "running", "mor", "someone", "share", "entry", "changes", "personal",
-	"offset", "pie", "events", "whole", "needed", "likely", "fight", "ein",
-	"writing", "rate", "correct", "fall", "vol", "elif", "pret", "features",
-	"minutes", "collection", "similar", "taken", "son", "moment", "bring", "indic",
-	"trying", "member", "phys", "namespace", "foot", "board", "sus", "push",
-	"please", "types", "edit", "phot", "cult", "defined", "thread", "instead",
-	"idea", "coll", "film", "compet", "conn", "compan", "phone", "active",
-	"article", "almost", "sell", "connect", "feature", "via", "lim", "ens",
-	"install", "complete", "general", "reserved", "icon", "party", "vector", "normal",
-	"database", "music", "speed", "doc", "taking", "viol", "forward", "crit",
-	"failed", "sender", "term", "potential", "published", "probably", "returns", "weight",
-	"conditions", "exception", "trad", "module", "favor", "mer", "loss", "engine",
-	"issues", "parse", "stay", "dom", "lower", "perfect", "educ", "exact",
-	"former", "six", "margin", "heart", "rather", "building", "questions", "cas",
-	"security", "however", "inside", "graph", "tag", "attempt", "round", "friends",
-	"campaign", "alt", "energy", "profession", "seg", "hor", "callback", "raise",
-	"wanted", "policy", "third", "bed", "serv", "har", "training", "prior",
-	"exit", "mag", "release", "shall", "outside", "imm", "ground", "unique",
-	"pour", "tree", "byte", "dating", "matter", "shows", "ball", "fast",
-	"memory", "fit", "industry", "extra", "reported", "resources", "img", "wrong",
-	"maint", "unit", "takes", "etc", "appear", "hom", "coming", "settings",
-	"autom", "quite", "blog", "everyone", "pretty", "menu", "currently", "parameters",
-	"cout", "names", "actual", "fields", "fix", "cases", "higher", "respect",
-	"una", "progress", "mid", "resource", "dim", "direction", "additional", "numbers",
-	"companies", "sound", "statement", "alert", "contract", "lines", "soon", "join",
-	"las", "subs", "fill", "choose", "office", "veh", "transform", "inde",
-	"implements", "hash", "flag", "note", "specified", "upon", "vert", "groups",
-	"mut", "risk", "woman", "gets", "ign", "endl", "included", "sem",
-	"cause", "van", "focus", "multiple", "deg", "receive", "increase", "commit",
-	"html", "leave", "bre", "align", "reading", "notice", "lock", "standard",
-	"padding", "states", "internal", "especially", "cross", "national", "script", "arch",
-	"written", "images", "platform", "force", "prevent", "iter", "living", "pattern",
-	"entity", "tool", "feed", "popular", "stre", "methods", "dir", "allowed",
-	"impact", "elements", "train", "related", "vers", "sil", "cmd", "technology",
-	"mit", "scale", "score", "student", "average", "court", "container", "parts",
-	"decision", "song", "channel", "changed", "finally", "convert", "ways", "mat",
-	"plus", "profile", "ready", "sense", "latest", "region", "deep", "reach",
-	"counter", "weeks", "damage", "lost", "dog", "paper", "staff", "alloc",
-	"sched", "driver", "category", "oil", "stock", "charg", "ful", "rules",
-	"modify", "eval", "contains", "stack", "undefined", "playing", "bottom", "ctx",
-	"road", "held", "includes", "avoid", "tab", "insert", "machine", "operation",
-	"production", "areas", "ren", "operator", "tor", "conv", "argument", "sch",
-	"movie", "sec", "activity", "sql", "sys", "uses", "license", "ability",
-	"parameter", "jud", "functions", "rot", "pen", "choice", "readonly", "flex",
-	"characters", "rev", "legal", "ten", "reference", "mis", "regular", "goal",
-	"touch", "built", "worth", "natural", "calcul", "associated", "storage", "bytes",
-	"travel", "passed", "grid", "bus", "recogn", "hon", "prec", "countries",
-	"qual", "manufact", "porno", "login", "ill", "levels", "looks", "necessary",
-	"released", "properties", "respond", "requ", "financial", "rule", "starting", "logger",
-	"returned", "seek", "username", "otherwise", "systems", "drop", "structure", "errors",
-	"arguments", "ensure", "grad", "usually", "ist", "customer", "door", "plant",
-	"distance", "ord", "protect", "route", "contr", "primary", "leaders", "comments",
-	"updated", "inform", "hab", "led", "bank", "sample", "hands", "offers",
-	"shape", "sleep", "sold", "safe", "shared", "priv", "remember", "shoot",
-	"env", "scene", "park", "sen", "aud", "equal", "serial", "allows",
-	"middle", "escort", "cop", "actions", "proper", "inn", "objects", "matrix",
-	"ones", "green", "paint", "une", "layer", "views", "reve", "core",
-	"expert", "directory", "beautiful", "secret", "chat", "origin", "effects", "management",
-	"setting", "massage", "happy", "finish", "camera", "stuff", "sale", "mention",
-	"town", "solution", "slow", "blue", "customers", "cast", "dark", "package",
-	"nor", "api", "club", "loop", "played", "existing", "complex", "analysis",
-	"deliver", "computer", "pas", "rais", "mobile", "owner", "attr", "leading",
-	"flow", "shift", "eyes", "nice", "floor", "redirect", "wish", "capt",
-	"stage", "solid", "meeting", "worked", "editor", "dict", "ang", "medical",
-	"hour", "controller", "books", "mount", "felt", "modern", "seconds", "cele",
-	"cache", "roll", "setup", "growth", "mix", "plt", "turned", "letter",
-	"attention", "collect", "imag", "von", "knowledge", "drive", "blood", "cit",
-	"photo", "shot", "mother", "trade", "desc", "parents", "piece", "practice",
-	"selection", "cam", "sites", "reader", "messages", "buf", "nov", "das",
-	"heard", "gold", "fair", "sales", "measure", "contain", "manager", "pain",
-	"plans", "loaded", "grand", "credit", "difference", "pub", "fra", "reports",
-	"adult", "whose", "ideas", "pair", "split", "capital", "hear", "exists",
-	"parser", "education", "library", "calls", "brand", "ing", "pet", "charge",
-	"depend", "basic", "arm", "star", "carry", "saved", "syn", "constant",
-	"positive", "conduct", "skin", "layout", "tim", "picture", "videos", "components",
-	"pull", "pages", "gas", "edge", "bound", "creating", "nullptr", "learning",
-	"patients", "kids", "comfort", "shown", "lat", "dispatch", "classes", "successful",
-	"none", "hair", "laws", "pow", "wide", "jobs", "math", "scope",
-	"keys", "vote", "mask", "theme", "props", "fine", "writer", "altern",
-	"copyright", "destroy", "generate", "browser", "favorite", "career", "recommend", "liter",
-	"named", "panel", "rock", "trust", "economic", "race", "physical", "removed",
-	"dro", "uns", "rows", "define", "father", "histor", "nature", "nation",
-	"discover", "wall", "exam", "cool", "handler", "sun", "predict", "sometimes",
-	"drink", "bul", "tests", "attribute", "population", "greater", "launch", "band",
-	"wer", "figure", "rank", "projects", "poll", "plot", "equipment", "ple",
-	"headers", "raw", "gratis", "partial", "aria", "remain", "anti", "batch",
-	"zero", "terr", "paid", "queue", "scient", "idx", "maximum", "birth",
-	"maybe", "limited", "movement", "fans", "foreign", "pan", "tour", "moving",
-	"auf", "fully", "earn", "materials", "unless", "sexual", "coach", "supported",
-	"photos", "dialog", "pressure", "teams", "definition", "thinking", "enable", "concept",
-	"sets", "meaning", "daily", "multi", "strict", "vehicle", "pool", "summer",
-	"rap", "surface", "variables", "workers", "master", "stories", "steps", "skills",
-	"builder", "gar", "effective", "tools", "digital", "inline", "intent", "requests",
-	"debug", "spent", "missing", "wife", "cart", "located", "cards", "pers",
-	"accur", "records", "purpose", "sin", "pointer", "hop", "obs", "requires",
-	"norm", "weak", "mil", "firm", "places", "alone", "export", "vec",
-	"activities", "expression", "testing", "adjust", "agree", "pod", "describe", "operations",
-	"director", "yield", "integer", "optim", "transport", "essential", "girls", "socket",
-	"prices", "sat", "wood", "reset", "forms", "internet", "rect", "devices",
-	"guard", "enum", "delay", "purchase", "aren", "fish", "leader", "culture",
-	"straight", "ded", "confirm", "advert", "audio", "spot", "behavior", "detail",
-	"fresh", "payload", "symbol", "voice", "links", "boost", "cells", "college",
-	"qui", "sing", "jump", "smart", "assist", "bur", "nodes", "typeof",
-	"fetch", "rates", "bon", "owners", "torch", "adding", "mach", "reject",
-	"aware", "numer", "mock", "binary", "prev", "closed", "permission", "sym",
-	"although", "failure", "dream", "generated", "income", "eye", "txt", "guess",
-	"domain", "reduce", "como", "cos", "tele", "emb", "danger", "goto",
-	"colors", "depth", "posts", "micro", "rent", "album", "axis", "minimum",
-	"basis", "science", "budget", "flags", "truth", "gone", "battle", "station",
-	"finished", "shop", "eight", "mail", "nav", "overall", "duration", "seven",
-	"calling", "ans", "brain", "insurance", "abstract", "volume", "cursor", "upload",
-	"completed", "mur", "columns", "spr", "units", "payment", "factor", "strength",
-	"boy", "balance", "sources", "hidden", "eat", "trigger", "tro", "claims",
-	"gift", "produce", "attributes", "warm", "tal", "flash", "negative", "sett",
-	"burn", "clients", "cat", "employees", "django", "partner", "civil", "loading",
-	"cookies", "strategy", "ship", "signal", "alpha", "replace", "refer", "ahead",
-	"pun", "agent", "transfer", "invalid", "journal", "quarter", "frag", "cash",
-	"een", "commercial", "fixed", "san", "perhaps", "sig", "eth", "reviews",
-	"wild", "degree", "disabled", "notes", "logging", "xml", "fan", "trip",
-	"soft", "upper", "chem", "highest", "connected", "forces", "www", "thus",
-	"posted", "cin", "stress", "starts", "runs", "guide", "emp", "marketing",
-	"consult", "signed", "sequence", "ult", "dress", "folder", "topic", "partners",
-	"opening", "scan", "continued", "waiting", "fant", "numpy", "street", "male",
-	"mist", "central", "heat", "onto", "factory", "guest", "mal", "mouse",
-	"challenge", "extract", "mir", "capacity", "enh", "fat", "psych", "relative",
-	"schools", "serve", "lang", "processing", "remote", "reflect", "monitor", "patient",
-	"gain", "append", "dynamic", "dos", "integr", "ton", "baby", "hospital",
-	"female", "chain", "farm", "contents", "speech", "thr", "warn", "heavy",
-	"church", "whatever", "meta", "resolve", "updates", "listen", "trail", "prim",
-	"rad", "spread", "clock", "vir", "branch", "motor", "amb", "datetime",
-	"fmt", "radio", "restrict", "extension", "essay", "hat", "peace", "minor",
-	"opened", "ban", "mission", "ther", "football", "bag", "enabled", "rac",
-	"managed", "mac", "pin", "haven", "glass", "plugin", "vous", "older",
-	"gam", "het", "timer", "critical", "execute", "resp", "hus", "lose",
-	"vel", "bes", "dry", "scroll", "wire", "strings", "matches", "electric",
-	"tasks", "rich", "widget", "agency", "trial", "placed", "dan", "weather",
-	"provider", "seeing", "cancel", "visual", "corner", "transition", "candidate", "criminal",
-	"investment", "enemy", "inner", "pictures", "labels", "angle", "aim", "stick",
-	"clin", "styles", "born", "scr", "expand", "raised", "episode", "mas",
-	"fav", "construct", "external", "prefix", "cold", "finding", "router", "crow",
-	"sand", "rid", "entre", "observ", "vac", "exchange", "district", "department",
-}
+// wordList is the single-token words prompts are built from (see Prompter),
+// separated by spaces: one string, not 2048, keeps a test binary small.
+const wordList = "" +
+	"the and for con this that with pro com return you new " +
+	"from are int class not was public res str have get can " +
+	"self all cont will your out has def but function const void " +
+	"set var else more his they per data one dis name true " +
+	"end null pre their private who time man which any false value " +
+	"app about add string over des type inter part work when use " +
+	"off other been sup acc had were file would our year val " +
+	"some there said her comm like let also than static just result " +
+	"them into what pos list case first import act char only print " +
+	"its back need sub start user ent under reg then may org " +
+	"how people ind jav should test bet make after right long rem " +
+	"ext min loc array she exp par read rel form trans want " +
+	"comp number require col key two size where arg while rec dif " +
+	"spec look could know ser hand most try now him break every " +
+	"point std fil mod error text pol show find current used play " +
+	"log see help these pass down even item don did through inv " +
+	"last event again high line does tem before because dist state cons " +
+	"here final del run very model mon way call att cal dec " +
+	"num well object years default ins java sim view pres bel many " +
+	"being good using stud request child param echo person style que method " +
+	"expect prot sur found post such think much som http count inst " +
+	"gener med check open est next follow href car bool game path " +
+	"each support own cor mem sign those err system best same create " +
+	"made mark group fin world process cre main color report take day " +
+	"top free action index real max build message input art between table " +
+	"head must order mov contin say ter product double place oper week " +
+	"prop program und response struct code without sol ref still assert cap " +
+	"rep field cour team second going range nil fact vis android ret " +
+	"home left direct allow beg page different around rece really image target " +
+	"dep both put level config document local content quest float develop poss " +
+	"too extends fore great month super title context met life src catch " +
+	"pay change position old book version three law base conf during console " +
+	"spe against power iss width label project element success date tot tri " +
+	"big map pop few len dem ear match node another sit care " +
+	"effect fun leg service since non los full turn body something produ " +
+	"stand available block keep throw things url red control come custom source " +
+	"await prov mill chang ask output email disc business required might never " +
+	"hard intern called cho options height small ide access protected job address " +
+	"uint sum little port status appe update link given better feel already " +
+	"including always parent got less account der lot valid bit following sure " +
+	"prom boolean search orig invest temp rest interest perform ver mult site " +
+	"values beh won video cert prof cell player cost hum total stat " +
+	"load clear techn row short override company done gre health args obj " +
+	"children cur days initial online instance javax organ reason within design cent " +
+	"arr bro school consider func eng include init ann stop later client " +
+	"love json able men give condition copy occ appro either important lead " +
+	"family option exist offer water che step government display times four far " +
+	"present bas lib room once results continue talk grow mass mean aut " +
+	"until market area length mus kind light side example camp miss based " +
+	"plan away lik button experience render near country author specific along express " +
+	"begin software imp win thing why single anal rights ant women season " +
+	"dest possible btn sent enc command recent money equ auto working query " +
+	"window least expl column record dat making close percent past write move " +
+	"pat special city eff tell select font course late amount async ben " +
+	"looking hold pot property low para price today polit adv attack means " +
+	"story meet mom den sort thought task opt det review switch above " +
+	"question word provide research publish cover whether div having exc fre large " +
+	"fac created host role web dev deal problem press though points ever " +
+	"services actually ident million aff conc server les files often info space " +
+	"password store format details prob face save typ items social mar major " +
+	"expected yet food members comb bar send inc params connection diff makes " +
+	"global contact abs except character news device previous material below media fail " +
+	"black component added buy came delete card https root handle getting comput " +
+	"claim air enter location night doing pick watch human dam tax girl " +
+	"box strong interface msg house track pack section unsigned wait throws terms " +
+	"apply session others fund template subject esc history individual users mot future " +
+	"started mode games products bad needs known exec seen border live variable " +
+	"provided filename hope young website study network limit cut cou sizeof went " +
+	"fire community official visit received token months anim ess learn decl mind " +
+	"quick comment admin opp pur background represent series hot original bill frame " +
+	"draw comes foreach elect filter larg remove front dig gen ste selected " +
+	"according util wor printf activ virtual anything hours models early center language " +
+	"inf ago easy download students fig buffer vari due por cannot white " +
+	"register pred auth period screen tmp benef net neg common cred suggest " +
+	"accept random respons hit click implement players among deb circ answer walk " +
+	"age req five friend clean words header tre issue land stream quality " +
+	"sal works half simple empty cook everything relations nothing running mor someone " +
+	"share entry changes personal offset pie events whole needed likely fight ein " +
+	"writing rate correct fall vol elif pret features minutes collection similar taken " +
+	"son moment bring indic trying member phys namespace foot board sus push " +
+	"please types edit phot cult defined thread instead idea coll film compet " +
+	"conn compan phone active article almost sell connect feature via lim ens " +
+	"install complete general reserved icon party vector normal database music speed doc " +
+	"taking viol forward crit failed sender term potential published probably returns weight " +
+	"conditions exception trad module favor mer loss engine issues parse stay dom " +
+	"lower perfect educ exact former six margin heart rather building questions cas " +
+	"security however inside graph tag attempt round friends campaign alt energy profession " +
+	"seg hor callback raise wanted policy third bed serv har training prior " +
+	"exit mag release shall outside imm ground unique pour tree byte dating " +
+	"matter shows ball fast memory fit industry extra reported resources img wrong " +
+	"maint unit takes etc appear hom coming settings autom quite blog everyone " +
+	"pretty menu currently parameters cout names actual fields fix cases higher respect " +
+	"una progress mid resource dim direction additional numbers companies sound statement alert " +
+	"contract lines soon join las subs fill choose office veh transform inde " +
+	"implements hash flag note specified upon vert groups mut risk woman gets " +
+	"ign endl included sem cause van focus multiple deg receive increase commit " +
+	"html leave bre align reading notice lock standard padding states internal especially " +
+	"cross national script arch written images platform force prevent iter living pattern " +
+	"entity tool feed popular stre methods dir allowed impact elements train related " +
+	"vers sil cmd technology mit scale score student average court container parts " +
+	"decision song channel changed finally convert ways mat plus profile ready sense " +
+	"latest region deep reach counter weeks damage lost dog paper staff alloc " +
+	"sched driver category oil stock charg ful rules modify eval contains stack " +
+	"undefined playing bottom ctx road held includes avoid tab insert machine operation " +
+	"production areas ren operator tor conv argument sch movie sec activity sql " +
+	"sys uses license ability parameter jud functions rot pen choice readonly flex " +
+	"characters rev legal ten reference mis regular goal touch built worth natural " +
+	"calcul associated storage bytes travel passed grid bus recogn hon prec countries " +
+	"qual manufact porno login ill levels looks necessary released properties respond requ " +
+	"financial rule starting logger returned seek username otherwise systems drop structure errors " +
+	"arguments ensure grad usually ist customer door plant distance ord protect route " +
+	"contr primary leaders comments updated inform hab led bank sample hands offers " +
+	"shape sleep sold safe shared priv remember shoot env scene park sen " +
+	"aud equal serial allows middle escort cop actions proper inn objects matrix " +
+	"ones green paint une layer views reve core expert directory beautiful secret " +
+	"chat origin effects management setting massage happy finish camera stuff sale mention " +
+	"town solution slow blue customers cast dark package nor api club loop " +
+	"played existing complex analysis deliver computer pas rais mobile owner attr leading " +
+	"flow shift eyes nice floor redirect wish capt stage solid meeting worked " +
+	"editor dict ang medical hour controller books mount felt modern seconds cele " +
+	"cache roll setup growth mix plt turned letter attention collect imag von " +
+	"knowledge drive blood cit photo shot mother trade desc parents piece practice " +
+	"selection cam sites reader messages buf nov das heard gold fair sales " +
+	"measure contain manager pain plans loaded grand credit difference pub fra reports " +
+	"adult whose ideas pair split capital hear exists parser education library calls " +
+	"brand ing pet charge depend basic arm star carry saved syn constant " +
+	"positive conduct skin layout tim picture videos components pull pages gas edge " +
+	"bound creating nullptr learning patients kids comfort shown lat dispatch classes successful " +
+	"none hair laws pow wide jobs math scope keys vote mask theme " +
+	"props fine writer altern copyright destroy generate browser favorite career recommend liter " +
+	"named panel rock trust economic race physical removed dro uns rows define " +
+	"father histor nature nation discover wall exam cool handler sun predict sometimes " +
+	"drink bul tests attribute population greater launch band wer figure rank projects " +
+	"poll plot equipment ple headers raw gratis partial aria remain anti batch " +
+	"zero terr paid queue scient idx maximum birth maybe limited movement fans " +
+	"foreign pan tour moving auf fully earn materials unless sexual coach supported " +
+	"photos dialog pressure teams definition thinking enable concept sets meaning daily multi " +
+	"strict vehicle pool summer rap surface variables workers master stories steps skills " +
+	"builder gar effective tools digital inline intent requests debug spent missing wife " +
+	"cart located cards pers accur records purpose sin pointer hop obs requires " +
+	"norm weak mil firm places alone export vec activities expression testing adjust " +
+	"agree pod describe operations director yield integer optim transport essential girls socket " +
+	"prices sat wood reset forms internet rect devices guard enum delay purchase " +
+	"aren fish leader culture straight ded confirm advert audio spot behavior detail " +
+	"fresh payload symbol voice links boost cells college qui sing jump smart " +
+	"assist bur nodes typeof fetch rates bon owners torch adding mach reject " +
+	"aware numer mock binary prev closed permission sym although failure dream generated " +
+	"income eye txt guess domain reduce como cos tele emb danger goto " +
+	"colors depth posts micro rent album axis minimum basis science budget flags " +
+	"truth gone battle station finished shop eight mail nav overall duration seven " +
+	"calling ans brain insurance abstract volume cursor upload completed mur columns spr " +
+	"units payment factor strength boy balance sources hidden eat trigger tro claims " +
+	"gift produce attributes warm tal flash negative sett burn clients cat employees " +
+	"django partner civil loading cookies strategy ship signal alpha replace refer ahead " +
+	"pun agent transfer invalid journal quarter frag cash een commercial fixed san " +
+	"perhaps sig eth reviews wild degree disabled notes logging xml fan trip " +
+	"soft upper chem highest connected forces www thus posted cin stress starts " +
+	"runs guide emp marketing consult signed sequence ult dress folder topic partners " +
+	"opening scan continued waiting fant numpy street male mist central heat onto " +
+	"factory guest mal mouse challenge extract mir capacity enh fat psych relative " +
+	"schools serve lang processing remote reflect monitor patient gain append dynamic dos " +
+	"integr ton baby hospital female chain farm contents speech thr warn heavy " +
+	"church whatever meta resolve updates listen trail prim rad spread clock vir " +
+	"branch motor amb datetime fmt radio restrict extension essay hat peace minor " +
+	"opened ban mission ther football bag enabled rac managed mac pin haven " +
+	"glass plugin vous older gam het timer critical execute resp hus lose " +
+	"vel bes dry scroll wire strings matches electric tasks rich widget agency " +
+	"trial placed dan weather provider seeing cancel visual corner transition candidate criminal " +
+	"investment enemy inner pictures labels angle aim stick clin styles born scr " +
+	"expand raised episode mas fav construct external prefix cold finding router crow " +
+	"sand rid entre observ vac exchange district department "

@@ -37,6 +37,11 @@ func TestGeneratorWorkloadRecordsRequestedAndAchievedLengths(t *testing.T) {
 		assert.True(t, rec.OK, "%s: %v", rec.CaseID, rec.Quality.Issues)
 		assert.Equal(t, []string{"random"}, rec.Tags, rec.CaseID)
 	}
+	require.NotNil(t, p.Summary.Lengths, "the summary compares asked and achieved lengths")
+	assert.Equal(t, 20, p.Summary.Lengths.Requests)
+	assert.Equal(t, 0, p.Summary.Lengths.InputOffBy1Pct, "the fixture counts what was built")
+	assert.Equal(t, 512.0, p.Summary.Lengths.InputTokens.Min)
+	assert.Equal(t, 0, p.Summary.Lengths.EndedShort, "the fixture's 40-120 word answers reach the asked 16 tokens")
 }
 
 func TestGeneratorBadParameterNamesFileAndField(t *testing.T) {
@@ -47,4 +52,32 @@ func TestGeneratorBadParameterNamesFileAndField(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), w.Path)
 	assert.Contains(t, err.Error(), `unknown parameter "random_input_lenn"`)
+}
+
+// TestPrefixWorkloadCachedTokensMatchConstruction: on the fixture, each
+// request after its group's first reuses the group's prefix: the cached
+// tokens the server reports are the prefix's whole 16-token blocks.
+func TestPrefixWorkloadCachedTokensMatchConstruction(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	r := newRunner(t, srv)
+	// 63 prefix words + the fixture's role marker = 64 tokens = 4 blocks.
+	w := load(t, `{"generator": {"name": "prefix_repetition", "num_prompts": 6, "seed": 2,
+		"prefix_repetition_prefix_len": 63, "prefix_repetition_suffix_len": 8,
+		"prefix_repetition_num_prefixes": 2, "prefix_repetition_output_len": 4}}`)
+	s, err := r.Start(context.Background(), w, runner.RunOptions{})
+	require.NoError(t, err)
+	require.NoError(t, s.RunAll(context.Background(), nil), "sequential: each request scraped around")
+	p := s.Payload()
+	require.Len(t, p.Results, 6)
+	for i, rec := range p.Results {
+		require.NotNil(t, rec.Requested, rec.CaseID)
+		require.NotNil(t, rec.Metrics.TokensSaved, "%s: the fixture's tokens_saved delta", rec.CaseID)
+		if i < 2 {
+			assert.Equal(t, 0, rec.Requested.PrefixTokens, "%s: a group's first request shares nothing", rec.CaseID)
+			assert.Equal(t, int64(0), *rec.Metrics.TokensSaved, rec.CaseID)
+			continue
+		}
+		assert.Equal(t, 63, rec.Requested.PrefixTokens, rec.CaseID)
+		assert.Equal(t, int64(64), *rec.Metrics.TokensSaved, "%s: the prefix and its role marker, 4 whole blocks", rec.CaseID)
+	}
 }

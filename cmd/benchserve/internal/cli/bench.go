@@ -58,6 +58,7 @@ type benchFlags struct {
 	caseTags                listValue
 	envTags                 string
 	load                    loadFlags
+	dataset                 datasetFlags
 }
 
 func (f *benchFlags) given(name string) bool {
@@ -102,6 +103,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.Var(&f.slo, "slo", "Run-level threshold `EXPR` checked after a workload run, e.g. 'ttft_p95_ms <= 500'\n(repeatable; added to the workload's defaults.slo; one PASS/FAIL line each on\nstderr, a failed one exits 1). benchserve addition")
 	fs.Var(&f.caseTags, "case-tag", "Run only the workload cases having any of these `tags` (repeatable or\ncomma-separated; default: $BENCHSERVE_TAGS, as the go test plugin). Not --tag,\nwhich labels sweep rows. benchserve addition")
 	addLoadFlags(fs, &f.load, e.getenv)
+	addDatasetFlags(fs, &f.dataset)
 	f.envTags = e.getenv("BENCHSERVE_TAGS")
 	return f
 }
@@ -141,9 +143,16 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	e = e.redacting(f.url, f.apiKey) // no password or token of --url, nor the API key a server echoes, in any output
-	expandHome(&f.output, &f.workload.val, &f.promptFile, &f.systemPromptFile, &f.promptsDir)
+	expandHome(&f.output, &f.workload.val, &f.promptFile, &f.systemPromptFile, &f.promptsDir, &f.dataset.path)
 	f.prompts = expandList(f.prompts)
-	if f.workload.set {
+	if !f.dataset.set() {
+		var pr problems
+		f.dataset.generator(&pr, 0, 0) // only reports generator flags given without --dataset-name
+		if !pr.empty() {
+			return pr.report(e, "")
+		}
+	}
+	if f.workload.set || f.dataset.set() {
 		return runWorkloadMode(ctx, e, f)
 	}
 	return runSweepMode(ctx, e, f)

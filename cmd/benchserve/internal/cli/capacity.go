@@ -44,9 +44,11 @@ type capacityFlags struct {
 	requestTimeoutS         float64
 	output                  string
 	floor                   float64
+	dataset                 datasetFlags
+	numPrompts              int
 }
 
-const capacityUsage = `Usage: benchserve capacity --url URL (--workload FILE | --prompts SET)
+const capacityUsage = `Usage: benchserve capacity --url URL (--workload FILE | --prompts SET | --dataset-name NAME)
                            --slo EXPR [--slo EXPR]... [flags]
 
 Finds the highest request rate (--by rate) or concurrency (--by concurrency)
@@ -100,13 +102,15 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; <= 0 disables")
 	fs.StringVar(&f.output, "output", "", "write capacity.json to this `path`")
 	fs.Float64Var(&f.floor, "floor", 0, "exit 1 when the lower end of the capacity's 95% interval is below this `load` (a CI gate: capacity >= floor with confidence)")
+	addDatasetFlags(fs, &f.dataset)
+	fs.IntVar(&f.numPrompts, "num-prompts", 0, "`N` requests a --dataset-name generates, the mix every probe cycles through (default 1000)")
 	help := func(w io.Writer) { fmt.Fprint(w, capacityUsage); printFlags(w, fs) }
 	if code, ok := parseFlags(e, fs, "capacity", help, expandNargs(args, "goodput")); !ok {
 		return code
 	}
 
 	e = e.redacting(f.url, f.apiKey) // no URL secret or echoed API key in any output
-	expandHome(&f.output, &f.workload, &f.prompts, &f.promptsDir)
+	expandHome(&f.output, &f.workload, &f.prompts, &f.promptsDir, &f.dataset.path)
 	var pr problems
 	cfg, l := f.searchConfig(&pr)
 	if fs.NArg() > 0 {
@@ -244,6 +248,10 @@ func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load
 // mix loads the request mix: the workload's cases, or one case per prompt
 // of a prompt set (basic validation, a length ending accepted).
 func (f *capacityFlags) mix(pr *problems) *workloads.Workload {
+	if f.dataset.set() || f.numPrompts != 0 {
+		return f.datasetMix(pr)
+	}
+	f.dataset.generator(pr, 0, 0) // reports generator flags given without --dataset-name
 	switch {
 	case f.workload != "" && f.prompts != "":
 		pr.addUsage("give --workload or --prompts, not both")
@@ -269,6 +277,6 @@ func (f *capacityFlags) mix(pr *problems) *workloads.Workload {
 		}
 		return workloads.FromPrompts(f.prompts, prompts, workloads.PromptOptions{MaxTokens: f.maxTokens, AcceptLength: true})
 	}
-	pr.addUsage("give the request mix: --workload FILE or --prompts SET")
+	pr.addUsage("give the request mix: --workload FILE or --prompts SET (or --dataset-name NAME)")
 	return nil
 }

@@ -39,7 +39,7 @@ func addLoadFlags(fs *flag.FlagSet, l *loadFlags, getenv func(string) string) {
 	fs.IntVar(&l.numPrompts, "num-prompts", 0, "`N` requests in load mode (default: as many as --duration holds, else\ncases x --repetitions)")
 	fs.Var(&l.duration, "duration", "Stop sending requests after `D` (e.g. 2m, 90s, or seconds) in load mode, at\nany rate; requests in flight finish")
 	fs.IntVar(&l.maxConcurrency, "max-concurrency", 0, "At most `C` requests in flight in load mode; a request due beyond it waits\nand its lag is recorded (default: at most 256 in flight)")
-	fs.Uint64Var(&l.seed, "seed", 0, "`Seed` of the arrival schedule and of --mix sample")
+	fs.Uint64Var(&l.seed, "seed", 0, "`Seed` of the arrival schedule and of --mix sample (and of --dataset-name's draws)")
 	fs.Var(l.mix, "mix", "How load mode picks each request's case: `cycle` (in order) or sample (seeded)")
 	fs.StringVar(&l.shard, "shard", "", "Send only shard `I/N` of the load (rate/N, a seed of its own) in a run spread over\nN processes; with the same --run-id their outputs join with benchserve merge\n(default: $BENCHSERVE_SHARD, else Kubernetes' $JOB_COMPLETION_INDEX with\n$BENCHSERVE_SHARDS, else a Slurm job array's $SLURM_ARRAY_TASK_ID of\n$SLURM_ARRAY_TASK_COUNT)")
 	fs.StringVar(&l.runID, "run-id", getenv("BENCHSERVE_RUN_ID"), "Run `ID` shared by the shards of one run (default: $BENCHSERVE_RUN_ID, else a new one)")
@@ -56,6 +56,9 @@ const envStartAt = "BENCHSERVE_START_AT"
 // loadMode reports whether a load flag was given (or a shard or a start
 // time set in the environment).
 func (f *benchFlags) loadMode() bool {
+	if f.dataset.set() {
+		return true // vLLM bench serve: a dataset is sent as load (all at once by default)
+	}
 	for _, n := range loadNames {
 		if f.given(n) {
 			return true
@@ -93,7 +96,7 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 	if f.given("max-concurrency") && f.load.maxConcurrency == 0 {
 		pr.addUsage("--max-concurrency 0: want at least 1 request in flight (leave it out for the default bound, 256)")
 	}
-	if f.given("seed") && unlimited && f.load.mix.val != "sample" {
+	if f.given("seed") && unlimited && f.load.mix.val != "sample" && !f.dataset.set() {
 		pr.addUsage("--seed %d has no effect without a --request-rate or --mix sample: nothing is drawn", f.load.seed)
 	}
 	if f.load.shard != "" {

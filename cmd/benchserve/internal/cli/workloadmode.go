@@ -35,11 +35,20 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		pr.addUsage("--repetitions must be at least 1, got %d", f.repetitions)
 	}
 	tags := f.tags()
-	w, err := workloads.Load(f.workload.val) // the one load of the run
+	var w *workloads.Workload
+	var err error
+	if f.workload.set {
+		w, err = workloads.Load(f.workload.val) // the one load of the run
+	}
+	if g := f.dataset.generator(&pr, f.datasetPrompts(), f.load.seed); g != nil && err == nil {
+		w = datasetWorkload(&pr, w, g)
+	}
 	var selected []workloads.Case
 	if err != nil {
 		pr.addInput("%v", err)
 		w = nil
+	} else if w == nil {
+		// the dataset flags were refused: pr says why
 	} else if selected = w.Select(tags); len(selected) == 0 {
 		pr.addUsage("--case-tag %s: no case of %s has any of these tags", strings.Join(tags, ","), f.workload.val)
 	}
@@ -50,6 +59,9 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	var ld runner.Load
 	if f.loadMode() {
 		ld = f.runnerLoad(&pr)
+		if f.dataset.set() && !f.given("num-prompts") && !f.given("duration") {
+			ld.Requests = len(selected) // each generated request once, not x --repetitions
+		}
 		if err := ld.CheckSplit(len(selected) * f.repetitions); err != nil && len(selected) > 0 {
 			pr.addUsage("%v", err)
 		}

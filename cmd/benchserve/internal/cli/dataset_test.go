@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/benchserve/benchserve/fixtures"
+)
+
+// TestDatasetRandomGivesExactLengths is issue 27's "done when" on the
+// fixture: every request's usage.prompt_tokens is the asked 512 and,
+// with --ignore-eos, completion_tokens the asked 64.
+func TestDatasetRandomGivesExactLengths(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	args := []string{"--url", srv.URL, "--dataset-name", "random", "--random-input-len", "512",
+		"--random-output-len", "64", "--random-range-ratio", "0", "--num-prompts", "20", "--ignore-eos", "--seed", "3"}
+	res := invoke(t, append(args, "--output", out)...)
+	require.Equal(t, ExitOK, res.code, res.stderr)
+	p := readPayload(t, out)
+	require.Len(t, p.Results, 20, "--num-prompts requests, each once")
+	require.NotNil(t, p.Workload.Generator)
+	assert.Equal(t, "random", p.Workload.Generator.Name)
+	assert.Equal(t, uint64(3), p.Workload.Generator.Seed, "--seed seeds the generator")
+	assert.True(t, p.Workload.Generator.IgnoreEOS)
+	for _, rec := range p.Results {
+		assert.Equal(t, 512, rec.Metrics.PromptTokens, "%s: prompt_tokens", rec.CaseID)
+		assert.Equal(t, 64, rec.Metrics.CompletionTokens, "%s: completion_tokens", rec.CaseID)
+		require.NotNil(t, rec.Requested, rec.CaseID)
+		assert.Equal(t, 512, rec.Requested.InputTokens, rec.CaseID)
+	}
+
+	// The same seed sends the same requests: the same workload digest.
+	out2 := filepath.Join(dir, "out2.json")
+	require.Equal(t, ExitOK, invoke(t, append(args, "--output", out2)...).code)
+	assert.Equal(t, p.Workload.Digest, readPayload(t, out2).Workload.Digest, "same seed, same requests")
+}
+
+func TestDatasetFlagsAreCheckedBeforeAnythingIsSent(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dataset-name", "nosuch"}, `unknown dataset name "nosuch"`},
+		{[]string{"--dataset-name", "random", "--random-range-ratio", "1.5"}, "--random-range-ratio 1.5: want 0 <= ratio < 1"},
+		{[]string{"--random-input-len", "5"}, "--random-input-len needs --dataset-name"},
+	} {
+		res := invoke(t, append([]string{"--url", "http://127.0.0.1:1"}, tc.args...)...)
+		assert.Equal(t, ExitUsage, res.code, "%v", tc.args)
+		assert.Contains(t, res.stderr, tc.want, "%v", tc.args)
+	}
+}
+
+func TestCapacityTakesADatasetMix(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	res := invoke(t, "capacity", "--url", srv.URL, "--dataset-name", "random", "--random-input-len", "64",
+		"--random-output-len", "8", "--num-prompts", "10", "--slo", "ttft_p95_ms <= 500", "--max-time", "1ms")
+	assert.Equal(t, ExitFailed, res.code, "the mix was accepted; a 1 ms search measures nothing")
+	assert.Contains(t, res.stderr, "nothing was measured", res.stderr)
+
+	res = invoke(t, "capacity", "--url", srv.URL, "--dataset-name", "random", "--random-input-len", "0",
+		"--slo", "ttft_p95_ms <= 500")
+	assert.Equal(t, ExitUsage, res.code)
+	assert.Contains(t, res.stderr, "--random-input-len 0: want >= 1 token")
+	res = invoke(t, "capacity", "--url", srv.URL, "--num-prompts", "5", "--slo", "ttft_p95_ms <= 500")
+	assert.Equal(t, ExitUsage, res.code)
+	assert.Contains(t, res.stderr, "--num-prompts needs --dataset-name")
+}
