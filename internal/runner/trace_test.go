@@ -114,3 +114,49 @@ func TestTraceNumPromptsAndScale(t *testing.T) {
 	require.Len(t, run.Samples, 6, "--num-prompts caps the trace")
 	assert.Equal(t, 60*time.Millisecond, run.Samples[5].Scheduled, "timestamp 6 ms × scale 10")
 }
+
+// TestTraceCacheVerified: on the fixture (a prefix cache of 16-token
+// blocks), a trace whose requests share hash ids reports cached tokens
+// that match the reuse it was built with, request by request, and the
+// summary sets the expected hit rate beside the server's.
+func TestTraceCacheVerified(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	r := newRunner(t, srv)
+	s, err := r.Start(context.Background(), load(t, `{"cases": [{"id": "unused", "messages": [{"role": "user", "content": "hi"}]}]}`), runner.RunOptions{})
+	require.NoError(t, err)
+	// Ids 0, 1 open every request; 2+i is each one's own. The requests are
+	// 100 ms apart, so each is answered (and cached) before the next.
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, `{"timestamp": %d, "input_length": 48, "output_length": 2, "hash_ids": [0, 1, %d]}`+"\n", i*100, 2+i)
+	}
+	path := filepath.Join(t.TempDir(), "shared.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o600))
+	l := traceLoad(t, path, map[string]any{datasets.ParamTraceBlockSize: 16})
+	l.MaxConcurrency = 1 // one at a time: each request finds the previous one cached
+	_, err = s.RunLoad(context.Background(), l)
+	require.NoError(t, err)
+	p := s.Payload()
+	require.Len(t, p.Results, 6, "every line")
+	for i, rec := range p.Results {
+		require.NotNil(t, rec.Requested, "%s: built lengths recorded", rec.CaseID)
+		require.NotNil(t, rec.Metrics.CachedTokens, "%s: the fixture reports cached tokens", rec.CaseID)
+		want := 32
+		if rec.CaseID == "mooncake-0" {
+			want = 0
+		}
+		assert.Equal(t, want, rec.Requested.PrefixTokens, "%s (#%d): built to share blocks 0 and 1", rec.CaseID, i)
+		assert.Equal(t, want, *rec.Metrics.CachedTokens, "%s: the server served them from its cache", rec.CaseID)
+	}
+	pc := p.Summary.PromptCache
+	require.NotNil(t, pc, "the summary verifies the cache")
+	assert.Equal(t, 6, pc.Reported, "all reported")
+	assert.Equal(t, 160, pc.ExpectedTokens, "5 × 32 built to be cached")
+	assert.Equal(t, 160, pc.CachedTokens, "and reported cached")
+	assert.Zero(t, pc.BelowExpected, "none short")
+	require.NotNil(t, pc.HitRate, "hit rate measured")
+	assert.Equal(t, *pc.ExpectedRate, *pc.HitRate, "the server showed the reuse the trace was built to have")
+	require.NotNil(t, p.Workload.Generator, "the payload names the trace")
+	assert.Equal(t, "mooncake", p.Workload.Generator.Name)
+	assert.Equal(t, path, p.Workload.Generator.Path)
+}
