@@ -154,6 +154,9 @@ func (l Load) closedStreams(n int) int {
 // dropped). It returns the load run for its statistics. The cases and
 // repetitions of Start define the mix; Include is not consulted.
 func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
+	if l.Trace == nil {
+		l.Trace = s.trace // nil unless the workload's generator is a trace
+	}
 	if l.Trace != nil {
 		return s.runTrace(ctx, l)
 	}

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/benchserve/benchserve/internal/datasets"
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/traces"
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // Trace is a timed replay (Load.Trace): a generator whose requests carry
@@ -28,6 +31,28 @@ type Trace struct {
 	// Output is how each request asks the server to reach its
 	// output_length (ignore_eos, min_tokens).
 	Output datasets.OutputControl
+}
+
+// IsTrace reports whether w's generator is a timed trace ("mooncake",
+// "azure"): one the engine streams at its times (RunLoad) instead of
+// expanding into cases (ExpandGenerator leaves it).
+func IsTrace(w *workloads.Workload) bool {
+	return w != nil && w.Generator != nil && slices.Contains(traces.Formats, w.Generator.Name)
+}
+
+// traceOf builds w's trace generator, nil when w has none (IsTrace).
+// Errors name the workload file and the parameter.
+func traceOf(w *workloads.Workload) (*Trace, error) {
+	if !IsTrace(w) {
+		return nil, nil
+	}
+	spec := w.Generator
+	g, err := datasets.New(datasets.Options{Name: spec.Name, Path: spec.Path, NumPrompts: spec.NumPrompts,
+		Seed: spec.Seed, Params: spec.Params})
+	if err != nil {
+		return nil, fmt.Errorf("runner: %s: generator: %w", w.Path, err)
+	}
+	return &Trace{Generator: g, Output: datasets.OutputControl{IgnoreEOS: spec.IgnoreEOS, MinTokens: spec.MinTokens}}, nil
 }
 
 // scanner is a generator that can check its whole input before the run

@@ -160,3 +160,29 @@ func TestTraceCacheVerified(t *testing.T) {
 	assert.Equal(t, "mooncake", p.Workload.Generator.Name)
 	assert.Equal(t, path, p.Workload.Generator.Path)
 }
+
+// TestTraceFromTheWorkloadFile: a workload whose generator is a trace is
+// not expanded into cases: RunLoad replays it at its times (the door's
+// Load names nothing), and a sequential run says why it cannot.
+func TestTraceFromTheWorkloadFile(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	r := newRunner(t, srv)
+	path := writeTrace(t, 8, "")
+	w := load(t, `{"generator": {"name": "mooncake", "dataset_path": "`+path+`", "seed": 3, "trace_block_size": 16}}`)
+	assert.True(t, runner.IsTrace(w), "a trace generator")
+	ex, err := runner.ExpandGenerator(w)
+	require.NoError(t, err)
+	assert.Empty(t, ex.Cases, "a trace is never expanded into cases")
+
+	s, err := r.Start(context.Background(), w, runner.RunOptions{})
+	require.NoError(t, err, "a workload of a trace alone starts")
+	assert.ErrorContains(t, s.RunAll(context.Background(), nil), "a mooncake trace is replayed at its times as load (RunLoad)", "not case by case")
+	run, err := s.RunLoad(context.Background(), runner.Load{})
+	require.NoError(t, err)
+	assert.Len(t, run.Samples, 8, "every line")
+	assert.Equal(t, 9*time.Millisecond, run.Samples[7].Scheduled, "at its timestamp")
+	p := s.Payload()
+	require.NotNil(t, p.Workload.Generator, "the payload names the generator")
+	assert.Equal(t, uint64(3), p.Workload.Generator.Seed, "and its seed")
+	assert.Len(t, p.Results, 8, "one record a line")
+}
