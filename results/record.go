@@ -165,6 +165,11 @@ type Metrics struct {
 	// TokensSaved is the delta of tokens served from the cache over the case;
 	// null when unavailable.
 	TokensSaved *int64 `json:"tokens_saved"`
+	// CachedTokens is the prompt tokens the server said it served from
+	// its prefix cache for this request (usage.prompt_tokens_details.
+	// cached_tokens), beside the /metrics deltas above; omitted when the
+	// server did not say. Addition.
+	CachedTokens *int `json:"cached_tokens,omitempty"`
 	// Metal is the /v1/status memory snapshot taken after the case.
 	Metal Metal `json:"metal"`
 	// Additions (never renames) beyond the reference payload:
@@ -688,6 +693,11 @@ type RunSummary struct {
 	GenTPSSkipped int `json:"gen_tps_skipped,omitempty"`
 	// CaseSummaries maps case id to its summary; never nil.
 	CaseSummaries map[string]CaseSummary `json:"case_summaries"`
+	// PromptCache verifies the prefix cache: the reuse the requests were
+	// built to have beside the cached tokens the server reported; nil
+	// (omitted) when no record was built to share a prefix or reported
+	// cached tokens. Addition.
+	PromptCache *PromptCache `json:"prompt_cache,omitempty"`
 	// InterruptedCount counts the records left out of every other field
 	// because the run was stopped while they were in flight
 	// (Record.Interrupted). Addition; omitted when 0.

@@ -180,6 +180,7 @@ func Summarize(records []Record) RunSummary {
 		CaseSummaries:             summaries,
 		InterruptedCount:          interrupted,
 		ConnectionRetries:         connectionRetries(records),
+		PromptCache:               promptCache(records),
 		Lengths:                   SummarizeLengths(records),
 	}
 }

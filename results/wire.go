@@ -44,14 +44,16 @@ type Usage struct {
 	// and others); nil when the server sent none.
 	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
 	// PromptTokensDetails breaks PromptTokens down (OpenAI, vLLM with
-	// --enable-prompt-tokens-details, SGLang); nil when the server sent none.
+	// --enable-prompt-tokens-details, SGLang, llama.cpp's llama-server
+	// since February 2026); nil when the server sent none.
 	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
 }
 
 // PromptTokensDetails is usage.prompt_tokens_details.
 type PromptTokensDetails struct {
-	// CachedTokens is the part of PromptTokens the server took from its
-	// prefix cache; nil when the server did not say.
+	// CachedTokens is the part of PromptTokens the server served from its
+	// prefix cache instead of computing; nil when the server did not say
+	// (a server that reports 0 is a cache miss, not silence).
 	CachedTokens *int `json:"cached_tokens,omitempty"`
 }
 

@@ -12,6 +12,8 @@
 //     sent on schedule whether or not earlier ones finished, and each
 //     records its lag behind the schedule, so a client that cannot keep up
 //     is visible in the stats (results.LoadStats.Lag, results.LoadStats.Late), never silent.
+//     The schedule can instead come from the caller (Open.Offsets: a
+//     trace's timestamps, read as it goes), sent and measured the same way.
 //     A cap on requests in flight bounds it; the overflow either waits
 //     (and is late) or is dropped and counted.
 //

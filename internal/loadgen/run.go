@@ -88,6 +88,9 @@ type Open struct {
 	// not yet sent are counted in Run.Unsent and those in flight are
 	// cancelled; 0 means none beyond ctx.
 	MaxDuration time.Duration
+	// Offsets, when set, is the schedule in place of the seeded arrivals
+	// (a trace's timestamps; see Offsets).
+	Offsets Offsets
 }
 
 // Run is what a closed- or open-loop run measured.
@@ -231,7 +234,8 @@ func RunClosed(ctx context.Context, fn Func, cfg Closed) (*Run, error) {
 }
 
 // RunOpen runs fn in an open loop: request i is due at its offset in
-// cfg.Schedule and is sent then, whatever happened to earlier requests,
+// cfg.Schedule (or the i-th of cfg.Offsets, a schedule the caller gives,
+// such as a trace's timestamps; its end then bounds the run) and is sent then, whatever happened to earlier requests,
 // unless MaxInFlight requests are in flight (see Overflow). Each sample
 // records its lag (actual send − scheduled), so a client that cannot keep
 // up shows in results.LoadStats.Lag and Run.Late instead of silently lowering
@@ -249,6 +253,9 @@ func RunClosed(ctx context.Context, fn Func, cfg Closed) (*Run, error) {
 // duration (every arrival would be due at once, forever: that is a closed
 // loop, RunClosed).
 func RunOpen(ctx context.Context, fn Func, cfg Open) (*Run, error) {
+	if cfg.Offsets != nil {
+		return runOffsets(ctx, fn, cfg)
+	}
 	if err := CheckArrivals(cfg.Rate, cfg.Burstiness); err != nil {
 		return nil, err
 	}
@@ -262,6 +269,13 @@ func RunOpen(ctx context.Context, fn Func, cfg Open) (*Run, error) {
 	if inf && cfg.Requests == 0 {
 		return nil, errors.New("load: open loop: an unlimited rate bounded only by a duration has no schedule (every request due at once, without end): run a closed loop (RunClosed) or set Requests")
 	}
+	arrivals := newArrivals(cfg.Rate, cfg.Burstiness, cfg.Seed, cfg.FirstGap)
+	return sendOpen(ctx, fn, cfg, func() (time.Duration, bool) { return arrivals.next(), true })
+}
+
+// sendOpen sends fn on the schedule next yields (false: its end) under
+// cfg's bounds; RunOpen has checked cfg.
+func sendOpen(ctx context.Context, fn Func, cfg Open, next func() (time.Duration, bool)) (*Run, error) {
 	maxIn := cfg.MaxInFlight
 	if maxIn == 0 {
 		maxIn = DefaultMaxInFlight
@@ -275,7 +289,6 @@ func RunOpen(ctx context.Context, fn Func, cfg Open) (*Run, error) {
 		ctx, cancel = context.WithTimeout(ctx, cfg.MaxDuration)
 		defer cancel()
 	}
-	arrivals := newArrivals(cfg.Rate, cfg.Burstiness, cfg.Seed, cfg.FirstGap)
 	rec := &recorder{start: time.Now()}
 	// sending ends with ctx or, with a duration, soon after its offset on
 	// the wall clock (DurationGrace), so that a client held back by its
@@ -297,7 +310,10 @@ func RunOpen(ctx context.Context, fn Func, cfg Open) (*Run, error) {
 	<-timer.C
 schedule:
 	for i := 0; cfg.Requests == 0 || i < cfg.Requests; i++ {
-		at := arrivals.next()
+		at, ok := next()
+		if !ok {
+			break
+		}
 		if cfg.Duration > 0 && at >= cfg.Duration {
 			break
 		}
@@ -379,6 +395,9 @@ var errDropped = errors.New("load: request dropped: in-flight cap reached")
 // without drawing them: exactly for a count, else the expected number of
 // arrivals in [at, Duration) (1 + rate·(Duration − at)), estimated true.
 func remaining(cfg Open, i int, at time.Duration) (n int, estimated bool) {
+	if cfg.Offsets != nil {
+		return remainingOffsets(cfg, i, at), false
+	}
 	if cfg.Requests > 0 {
 		return cfg.Requests - i, false
 	}

@@ -26,8 +26,8 @@ import (
 // The cases are held in memory (a record per request is too); a load run
 // of generated cases sends them in order (RunLoad cycles through them).
 func ExpandGenerator(w *workloads.Workload) (*workloads.Workload, error) {
-	if w == nil || w.Generator == nil || w.Generator.Name == "" || expanded(w) {
-		return w, nil
+	if w == nil || w.Generator == nil || w.Generator.Name == "" || expanded(w) || IsTrace(w) {
+		return w, nil // a trace is streamed at its times (Session.trace), never expanded
 	}
 	spec := *w.Generator
 	g, err := datasets.New(datasets.Options{Name: spec.Name, Path: spec.Path, NumPrompts: spec.NumPrompts,

@@ -64,6 +64,10 @@ type Load struct {
 	// MaxStartAtPast in the past or MaxStartAtAhead ahead. The schedule
 	// block records it and how late the schedule really started.
 	StartAt time.Time
+	// Trace, when set, replays a timed generator at its requests' own
+	// send offsets instead of the session's cases on a rate (see Trace;
+	// Rate, Burstiness, Sample and Shard then do not apply).
+	Trace *Trace
 }
 
 // MaxStartAtPast and MaxStartAtAhead bound Load.StartAt: an instant an
@@ -151,6 +155,12 @@ func (l Load) closedStreams(n int) int {
 // dropped). It returns the load run for its statistics. The cases and
 // repetitions of Start define the mix; Include is not consulted.
 func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
+	if l.Trace == nil {
+		l.Trace = s.trace // nil unless the workload's generator is a trace
+	}
+	if l.Trace != nil {
+		return s.runTrace(ctx, l)
+	}
 	if err := l.Check(); err != nil {
 		return nil, fmt.Errorf("runner: load: %w", err)
 	}

@@ -107,6 +107,9 @@ type Session struct {
 	version       int
 	cachedVersion int
 	cached        *results.Payload
+	// trace is the workload's trace generator (IsTrace), which RunLoad
+	// replays when its Load names none; nil otherwise.
+	trace *Trace
 }
 
 // Start resolves the run (repetitions, cache policy, the selected cases,
@@ -138,11 +141,15 @@ func (r *Runner) Start(ctx context.Context, w *workloads.Workload, opts RunOptio
 	}
 	slos := append(append([]results.Threshold(nil), w.SLO...), opts.SLOs...)
 	cases := w.Select(opts.Tags)
-	if len(cases) == 0 {
+	tr, err := traceOf(w)
+	if err != nil {
+		return nil, err
+	}
+	if len(cases) == 0 && tr == nil {
 		return nil, fmt.Errorf("runner: %s: no case has any of the tags %v", w.Path, opts.Tags)
 	}
 	s := &Session{r: r, w: w, opts: opts, reps: reps, policy: policy, slos: slos,
-		payload: r.newPayload(w, reps, policy)}
+		payload: r.newPayload(w, reps, policy), trace: tr}
 	// Repetition-major, as the reference: every case of repetition 0, then 1.
 	for rep := range reps {
 		for _, c := range cases {
@@ -297,6 +304,9 @@ func (s *Session) execute(ctx context.Context, j Job, record, side bool) Outcome
 // outcomes become available. It stops sending when ctx ends and returns
 // ctx's error then; the jobs already sent finish and are recorded.
 func (s *Session) RunAll(ctx context.Context, each func(j Job, out Outcome, ok bool)) error {
+	if s.trace != nil && len(s.jobs) == 0 {
+		return fmt.Errorf("runner: %s: a %s trace is replayed at its times as load (RunLoad), not case by case", s.w.Path, s.trace.Generator.Spec().Name)
+	}
 	conc := max(s.opts.Concurrency, 1)
 	type slot struct {
 		out  Outcome

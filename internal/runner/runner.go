@@ -357,6 +357,7 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 		CacheHits:        scrape.Delta(before.Hits, after.Hits),
 		CacheMisses:      scrape.Delta(before.Misses, after.Misses),
 		TokensSaved:      scrape.Delta(before.TokensSaved, after.TokensSaved),
+		CachedTokens:     cachedTokens(res.Usage),
 		Metal:            serverinfo.ParseStatus(status),
 		ITLms:            res.ITLms,
 		ITLCount:         res.Gaps.Count,

@@ -101,6 +101,35 @@ func TestReasoningChunksAndTokens(t *testing.T) {
 	assert.Equal(t, 2, *res.Usage.CompletionTokensDetails.ReasoningTokens, "reasoning tokens")
 }
 
+// TestCachedPromptTokens: the prompt tokens the server served from its
+// cache (usage.prompt_tokens_details.cached_tokens) are kept, a reported 0
+// apart from no report.
+func TestCachedPromptTokens(t *testing.T) {
+	for _, tc := range []struct {
+		usage string
+		want  *int
+	}{
+		{`{"prompt_tokens":600,"completion_tokens":1,"total_tokens":601,"prompt_tokens_details":{"cached_tokens":512}}`, idx(512)},
+		{`{"prompt_tokens":600,"completion_tokens":1,"total_tokens":601,"prompt_tokens_details":{"cached_tokens":0}}`, idx(0)},
+		{`{"prompt_tokens":600,"completion_tokens":1,"total_tokens":601,"prompt_tokens_details":{}}`, nil},
+		{`{"prompt_tokens":600,"completion_tokens":1,"total_tokens":601}`, nil},
+	} {
+		srv, _ := scriptServer(t, whole(
+			ev(`{"choices":[{"delta":{"content":"a"}}]}`),
+			ev(`{"choices":[{"delta":{},"finish_reason":"stop"}]}`),
+			ev(`{"choices":[],"usage":`+tc.usage+`}`),
+			done)...)
+		res, err := run(t, srv, Request{})
+		require.NoError(t, err, "stream must succeed")
+		require.NotNil(t, res.Usage, "usage kept")
+		var got *int
+		if d := res.Usage.PromptTokensDetails; d != nil {
+			got = d.CachedTokens
+		}
+		assert.Equal(t, tc.want, got, "cached tokens of %s", tc.usage)
+	}
+}
+
 func TestDecodeObservable(t *testing.T) {
 	for _, tc := range []struct {
 		chunks, tokens int

@@ -189,7 +189,7 @@ func TestUsageAfterFinishWithUnknownFields(t *testing.T) {
 	require.NotNil(t, res.Usage, "usage must be read from the trailing chunk")
 	zero := 0
 	assert.Equal(t, results.Usage{PromptTokens: 5, CompletionTokens: 1, TotalTokens: 6,
-		PromptTokensDetails: &results.PromptTokensDetails{CachedTokens: &zero}}, *res.Usage, "usage values, the cached tokens too")
+		PromptTokensDetails: &results.PromptTokensDetails{CachedTokens: &zero}}, *res.Usage, "usage values, the cached prompt tokens kept (0: a miss)")
 	assert.Equal(t, DecodeSingleChunk, res.DecodeTiming, "one token-bearing chunk: no decode span")
 	assert.Equal(t, "all 1 tokens arrived in one chunk", res.DecodeNote, "the note says why")
 	assert.True(t, math.IsNaN(res.TPOTms), "TPOT is not measured (NaN, null in records), never 0")
