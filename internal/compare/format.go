@@ -74,6 +74,8 @@ func changeText(ch results.Change) string {
 
 func pText(ch results.Change) string {
 	switch {
+	case ch.Verdict == VerdictTooFew:
+		return ""
 	case ch.P != nil:
 		return "p=" + strconv.FormatFloat(*ch.P, 'g', 2, 64)
 	case ch.Verdict != VerdictTooFew:
