@@ -131,9 +131,16 @@ func caseRows(id string, b, c []results.Record) []*row {
 	return rows
 }
 
+// minPairedCases is the fewest cases a paired run-wide test uses: the
+// signed-rank test of 5 differences cannot reach p < 0.0625, so with
+// fewer cases the pooled requests are tested unpaired (the same case mix
+// on both sides).
+const minPairedCases = 6
+
 // runRows are the run-wide rows: with several cases, the medians paired
-// by case when both sides ran the same cases, the percentiles and error
-// rate pooled; a load run's rates, one sample per run.
+// by case when both sides ran the same (at least minPairedCases) cases,
+// else and for the percentiles and error rate the requests pooled; a
+// load run's rates, one sample per run.
 func runRows(b, c *side) []*row {
 	var rows []*row
 	paired := slices.Equal(sortedCopy(b.cases), sortedCopy(c.cases))
@@ -146,7 +153,7 @@ func runRows(b, c *side) []*row {
 			case m == "throughput_rps" || m == "goodput_rps":
 				continue
 			case strings.Contains(m, "_p50_") && !strings.HasPrefix(m, "itl") || m == "gen_tps":
-				if paired && len(b.cases) >= 2 {
+				if paired && len(b.cases) >= minPairedCases {
 					r = pairedRow(b, c, m)
 				} else {
 					r = medianRow(metricSamples(b.records, m), metricSamples(c.records, m))
