@@ -162,7 +162,7 @@ func TestCompareBadInputExits2NamingFileAndField(t *testing.T) {
 // called a regression at most 3 times at alpha 0.05, and a TTFT of 20 ms
 // against 24 ms with 60 requests a side is called worse.
 func TestCompareServedFixture(t *testing.T) {
-	longtest.Skip(t, "about 40 s: 83 workload runs against fixture servers")
+	longtest.Skip(t, "about 3.5 minutes under -race on a busy 2-core machine: 82 workload runs against fixture servers")
 	dir := t.TempDir()
 	wl := compareWorkload(t, dir)
 	srv := fixtures.Start(t, fixtures.Options{Timing: &fixtures.Timing{TTFT: 5 * time.Millisecond, TokenDelay: time.Millisecond}})
