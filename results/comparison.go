@@ -7,7 +7,9 @@ package results
 // that are regressions whatever the numbers (a case or contract that
 // passed and now fails). Values are in each metric's unit (Change.Unit).
 type Comparison struct {
-	// Kind is what was compared: "workload" (workload payloads).
+	// Kind is what was compared: "workload" (workload payloads) or
+	// "conformance" (conformance results, every record a protocol
+	// contract: no metric rows, the contracts' verdicts compared).
 	Kind string `json:"kind"`
 	// Base and Candidate name the files (or runs) of each side, in the
 	// order given; several files a side are one group (repeated runs).
@@ -33,6 +35,11 @@ type Comparison struct {
 	// were asked for greedy decoding (temperature 0 and a seed), one
 	// sentence each; omitted when none. They are listed, not regressions.
 	AnswerChanges []string `json:"answer_changes,omitempty"`
+	// ContractChanges lists every protocol contract whose outcome
+	// differs between the sides ("pass", "fail", "warn", "info", "skip",
+	// or "absent"): 'contract "tools.named": fail → pass'; omitted when
+	// none. Only pass → fail is also a regression.
+	ContractChanges []string `json:"contract_changes,omitempty"`
 	// GateFailures are the --fail-on gates (benchtest.Baseline gates)
 	// the candidate failed: "ttft_p95_ms +10%: case greet: +18.2% [+9.1%,
 	// +27.0%], worse"; omitted when none.

@@ -133,7 +133,8 @@ func lists(buf *bytes.Buffer, cmp *results.Comparison, bullet string) {
 		title string
 		items []string
 	}{{"allowed differences", cmp.Allowed}, {"regressions (whatever the numbers)", cmp.Regressions},
-		{"failed gates", cmp.GateFailures}, {"changed greedy answers", cmp.AnswerChanges}} {
+		{"failed gates", cmp.GateFailures}, {"contract changes", cmp.ContractChanges},
+		{"changed greedy answers", cmp.AnswerChanges}} {
 		if len(l.items) == 0 {
 			continue
 		}

@@ -20,7 +20,7 @@ func transitions(b, c *side) []string {
 			continue
 		}
 		br := b.byCase[id]
-		if failedCount(br) == 0 {
+		if failedCount(br) == 0 && contractVerdict(br) == "" {
 			if n := failedCount(cr); n > 0 {
 				out = append(out, fmt.Sprintf("case %s: passed in the base (%d of %d), fails in the candidate (%d of %d failed): %s",
 					strconv.Quote(present.Name(id)), len(br), len(br), n, len(cr), firstIssue(cr)))
@@ -125,6 +125,44 @@ func greedyChanges(b, c *side) []string {
 				break
 			}
 		}
+	}
+	return out
+}
+
+// onlyContracts reports whether every record of s is a protocol
+// contract's (a conformance run).
+func onlyContracts(s *side) bool {
+	for _, r := range s.records {
+		if r.Contract == nil {
+			return false
+		}
+	}
+	return len(s.records) > 0
+}
+
+// contractChanges lists the contracts whose outcome differs between the
+// sides, in the base's order then the candidate's new ones.
+func contractChanges(b, c *side) []string {
+	var out []string
+	outcome := func(s *side, id string) string {
+		if v := contractVerdict(s.byCase[id]); v != "" {
+			return v
+		}
+		return "absent"
+	}
+	ids := append([]string{}, b.cases...)
+	for _, id := range c.cases {
+		if _, ok := b.byCase[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	for _, id := range ids {
+		bv, cv := outcome(b, id), outcome(c, id)
+		if bv == cv {
+			continue
+		}
+		name := contractName(b.byCase[id], contractName(c.byCase[id], id))
+		out = append(out, fmt.Sprintf("contract %s: %s → %s", strconv.Quote(present.Name(name)), bv, cv))
 	}
 	return out
 }

@@ -71,7 +71,7 @@ func Workloads(base, candidate []Run, opt Options) (*results.Comparison, error) 
 		return nil, err
 	}
 	cmp := &results.Comparison{Kind: "workload", Alpha: opt.Alpha, Allowed: allowed,
-		Changes: []results.Change{}, Regressions: transitions(b, c)}
+		Changes: []results.Change{}, Regressions: transitions(b, c), ContractChanges: contractChanges(b, c)}
 	for _, r := range base {
 		cmp.Base = append(cmp.Base, r.Label)
 	}
@@ -80,10 +80,17 @@ func Workloads(base, candidate []Run, opt Options) (*results.Comparison, error) 
 	}
 	cmp.AnswerChanges = greedyChanges(b, c)
 
-	rows := runRows(b, c)
-	for _, id := range b.cases {
-		if cr, ok := c.byCase[id]; ok {
-			rows = append(rows, caseRows(id, b.byCase[id], cr)...)
+	var rows []*row
+	if onlyContracts(b) && onlyContracts(c) {
+		// A contract's timings measure one probe request each: its
+		// verdict is what the comparison is about.
+		cmp.Kind = "conformance"
+	} else {
+		rows = runRows(b, c)
+		for _, id := range b.cases {
+			if cr, ok := c.byCase[id]; ok {
+				rows = append(rows, caseRows(id, b.byCase[id], cr)...)
+			}
 		}
 	}
 	decide(rows, opt.Alpha)

@@ -203,3 +203,25 @@ func TestBenchstatFormatParses(t *testing.T) {
 	require.NoError(t, r.Err())
 	assert.Equal(t, map[string]int{"base": 6, "candidate": 6}, sides)
 }
+
+// Conformance results compare by their contracts' verdicts: every
+// change listed, pass → fail a regression, no metric rows.
+func TestConformanceComparesVerdicts(t *testing.T) {
+	base := synth("base", []string{"a", "b", "c"}, 1, 20, 1, 1)
+	cand := synth("cand", []string{"a", "b", "c"}, 1, 20, 1, 2)
+	verdicts := func(run compare.Run, vs ...string) {
+		for i := range run.Payload.Results {
+			run.Payload.Results[i].Contract = &results.Contract{Name: "contract." + run.Payload.Results[i].CaseID,
+				Level: "MUST", Verdict: vs[i], Failing: vs[i] == "fail"}
+		}
+	}
+	verdicts(base, "pass", "fail", "skip")
+	verdicts(cand, "fail", "pass", "skip")
+	cmp, err := compare.Workloads([]compare.Run{base}, []compare.Run{cand}, compare.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "conformance", cmp.Kind)
+	assert.Empty(t, cmp.Changes, "no metric rows for contracts")
+	assert.Equal(t, []string{`contract "contract.a": pass → fail`, `contract "contract.b": fail → pass`}, cmp.ContractChanges)
+	assert.Equal(t, []string{`contract "contract.a": pass in the base, fail in the candidate`}, cmp.Regressions)
+	assert.True(t, cmp.Regressed)
+}
