@@ -17,7 +17,9 @@ type Comparison struct {
 	Candidate []string `json:"candidate"`
 	// Alpha is the familywise significance level of the verdicts: the
 	// chance that any row of an unchanged server is called better or
-	// worse is at most Alpha (Holm's correction over the rows' tests).
+	// worse is at most Alpha (of m rows tested, the mp with a p-value
+	// share Alpha·mp/m under Holm's correction, the interval-only rows
+	// Alpha/m each).
 	Alpha float64 `json:"alpha"`
 	// Allowed lists the differences between the sides that were
 	// accepted (--allow-different), e.g. "model: a → b"; omitted when

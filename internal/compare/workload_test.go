@@ -225,3 +225,36 @@ func TestConformanceComparesVerdicts(t *testing.T) {
 	assert.Equal(t, []string{`contract "contract.a": pass in the base, fail in the candidate`}, cmp.Regressions)
 	assert.True(t, cmp.Regressed)
 }
+
+// A load run's achieved rate and goodput are one sample per run: with
+// eight runs a side a drop from 10 to 8 requests/s is worse (five could
+// not reach significance over the family of 16 rows), with one run
+// a side there are too few samples.
+func TestRunRatesCompareAcrossRuns(t *testing.T) {
+	side := func(label string, rate float64, n int, seed uint64) []compare.Run {
+		var runs []compare.Run
+		for i := range n {
+			r := synth(label, []string{"greet"}, 3, 20, 1, seed+uint64(i))
+			v, g := rate+0.1*float64(i), rate*0.9+0.1*float64(i)
+			r.Payload.Schedule = &results.Schedule{Mode: "open", AchievedRate: &v, Goodput: &g}
+			runs = append(runs, r)
+		}
+		return runs
+	}
+	cmp, err := compare.Workloads(side("base", 10, 8, 10), side("cand", 8, 8, 20), compare.Options{})
+	require.NoError(t, err)
+	ch, ok := find(cmp, "", "throughput_rps")
+	require.True(t, ok, "a throughput row")
+	assert.True(t, ch.HigherIsBetter)
+	assert.Equal(t, 8, ch.BaseN, "one sample per run")
+	assert.InDelta(t, -2, *ch.Delta, 1e-9)
+	assert.Equal(t, compare.VerdictWorse, ch.Verdict, "%+v", ch)
+	g, ok := find(cmp, "", "goodput_rps")
+	require.True(t, ok, "a goodput row")
+	assert.Equal(t, compare.VerdictWorse, g.Verdict)
+
+	cmp, err = compare.Workloads(side("base", 10, 1, 10), side("cand", 8, 1, 20), compare.Options{})
+	require.NoError(t, err)
+	ch, _ = find(cmp, "", "throughput_rps")
+	assert.Equal(t, compare.VerdictTooFew, ch.Verdict, "one run a side")
+}
