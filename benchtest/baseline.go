@@ -66,9 +66,10 @@ func checkBaseline(t *testing.T, b *baselineSetting, p *results.Payload) {
 	t.Helper()
 	path := paths.ExpandHome(b.path)
 	if v := os.Getenv(envUpdateBaseline); v == "1" || v == "true" {
-		data, err := json.MarshalIndent(p, "", "  ")
+		// The payload as --output writes it (nulls for unmeasured values).
+		data, err := resultio.FormatJSON(p)
 		if err == nil {
-			err = resultio.WriteFileAtomic(path, append(data, '\n'), 0o644)
+			err = resultio.WriteFileAtomic(path, data, 0o644)
 		}
 		if err != nil {
 			say(t).Errorf("benchtest: baseline: writing %s: %v", path, err)

@@ -70,3 +70,49 @@ func TestBaseline(t *testing.T) {
 		assert.Contains(t, out, want, "child output has %q", want)
 	}
 }
+
+// TestConformanceBaselineChild is run by TestConformanceBaseline: the
+// conformance suite against a fixture with the faults in
+// $BASELINE_FAULTS, compared with the baseline at $BASELINE_PATH.
+func TestConformanceBaselineChild(t *testing.T) {
+	if os.Getenv(childEnv) != "conformance-baseline" {
+		t.Skip("run by TestConformanceBaseline in a child process")
+	}
+	var faults []fixtures.Fault
+	if f := os.Getenv("BASELINE_FAULTS"); f != "" {
+		faults = append(faults, fixtures.Fault(f))
+	}
+	benchtest.RunConformance(t, benchtest.WithFixture(fixtures.Options{Faults: faults, Timing: &fixtures.Timing{}}),
+		benchtest.Baseline(os.Getenv("BASELINE_PATH")))
+}
+
+// A baseline of a conforming fixture, then a run whose server ignores n
+// (a SHOULD: pass → warn is listed, not a regression) and one whose
+// stream ends without [DONE] (a MUST: pass → fail fails
+// baseline/regressions, naming the contract).
+func TestConformanceBaseline(t *testing.T) {
+	leakCheck(t)
+	path := filepath.Join(t.TempDir(), "conformance-base.json")
+	child := func(faults string, update bool) (string, error) {
+		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestConformanceBaselineChild$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), childEnv+"=conformance-baseline", "BASELINE_PATH="+path, "BASELINE_FAULTS="+faults)
+		if update {
+			cmd.Env = append(cmd.Env, "BENCHSERVE_UPDATE_BASELINE=1")
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := child("", true)
+	require.NoError(t, err, "the conforming fixture passes and writes the baseline:\n%s", out)
+	out, err = child("", false)
+	require.NoError(t, err, "the same server against its baseline passes:\n%s", out)
+	assert.Contains(t, out, "--- PASS: TestConformanceBaselineChild/baseline/regressions")
+	out, err = child("ignore-n", false)
+	require.NoError(t, err, "a SHOULD that broke does not fail:\n%s", out)
+	assert.Contains(t, out, `contract "choices.n": pass → warn`, "the change is listed in the comparison")
+	assert.Contains(t, out, "--- PASS: TestConformanceBaselineChild/baseline/regressions")
+	out, err = child("no-done", false)
+	require.Error(t, err, "a MUST that broke fails:\n%s", out)
+	assert.Contains(t, out, "--- FAIL: TestConformanceBaselineChild/baseline/regressions")
+	assert.Contains(t, out, `regression against the baseline: contract "stream.framing": pass in the base, fail in the candidate`)
+}
