@@ -19,5 +19,7 @@
 // A case that passed in the base and fails in the candidate, and a
 // protocol contract that went from pass to fail, are regressions
 // whatever the numbers; answers that changed under greedy decoding
-// (temperature 0 and a seed) are listed.
+// (temperature 0 and a seed) are listed. Runs whose every record is a
+// protocol contract (conformance results) make no metric rows: their
+// contracts' changed outcomes are listed instead.
 package compare

@@ -30,7 +30,9 @@ the same cases), other percentiles by their intervals over the effective
 sample size, error rates by Newcombe's interval; --alpha holds for all rows
 at once (Holm). A case that passed in the base and fails in the candidate
 is a regression whatever the numbers; greedy answers (temperature 0 and a
-seed) that changed are listed.
+seed) that changed are listed. Conformance results (benchserve conformance
+--output) compare by their contracts: every changed outcome is listed, a
+contract that went from pass to fail is a regression.
 
 Exit status: 0 no regression, 1 a regression (a pass->fail, a failed
 --fail-on gate, or without gates any row called worse), 2 usage errors and
