@@ -139,6 +139,9 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 	if cfg.output != "" || cfg.report != "" {
 		say(b).Fatalf("benchtest: an output or report (WithOutput, WithReport, $%s, $%s) applies to RunWorkload; benchmarks report with b.ReportMetric", envOutput, envReport)
 	}
+	if cfg.baseline != nil {
+		say(b).Fatalf("benchtest: Baseline applies to RunWorkload and RunConformance; compare benchmarks with benchstat")
+	}
 	env := &benchEnv{cfg: cfg}
 	env.levels = cfg.concurrencyLevels
 	if len(env.levels) == 0 {

@@ -88,6 +88,8 @@ type config struct {
 	goodput            *results.GoodputSLO
 	goodputSpec        *string
 	loadOpt            *Load
+	// baseline is Baseline's setting, nil without one.
+	baseline *baselineSetting
 }
 
 // Option sets one setting of RunWorkload, BenchWorkload or BenchSweep.
@@ -304,6 +306,9 @@ func resolve(opts []Option) (config, error) {
 		if cfg.load.Shard.Sharded() && cfg.runID == "" {
 			return config{}, fmt.Errorf("benchtest: shard %s: set $%s to the run id every shard shares, so their outputs merge", cfg.load.Shard, envRunID)
 		}
+	}
+	if cfg.baseline != nil && cfg.baseline.err != nil {
+		return cfg, cfg.baseline.err
 	}
 	if cfg.thresholds, err = results.ParseThresholds(cfg.slos...); err != nil {
 		return config{}, fmt.Errorf("benchtest: WithSLO: %w", err)

@@ -199,6 +199,9 @@ func runWorkload(t *testing.T, cfg config, w *workloads.Workload, path string) *
 	if slos := sess.SLOs(); len(slos) > 0 {
 		reportSLOs(t, nil, sess.Outcomes(p))
 	}
+	if cfg.baseline != nil {
+		cfg.baseline.check(t, cfg.baseline, p)
+	}
 	noCache(t, cfg) // a real server's verdict must never come from go test's cache
 	return p
 }

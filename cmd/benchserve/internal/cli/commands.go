@@ -71,6 +71,9 @@ func init() {
 		{name: "fixture", summary: "serve the embedded deterministic fixture server until interrupted", run: runFixture, synopses: []synopsis{
 			{"fixture [--addr HOST:PORT] [--slots N] [--close-kept-alive] [--fault NAME]... [flags]", ""},
 		}},
+		{name: "compare", summary: "is the candidate worse than the base? compare workload payloads metric by metric with confidence intervals (exit 1 on a regression)", run: runCompare, synopses: []synopsis{
+			{compareSynopsis, ""},
+		}},
 		{name: "version", summary: "print the benchserve version", run: runVersion},
 	}
 }
