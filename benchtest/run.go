@@ -373,10 +373,12 @@ func (run *workloadRun) finish(t *testing.T) {
 	}
 	p := run.sess.Payload()
 	if run.cfg.output != "" {
-		err := resultio.WriteFile(p, run.cfg.output)
+		kept, err, keepErr := resultio.WriteFileOrKeep(p, run.cfg.output)
 		journal, _ := run.sess.Journal()
 		jerr := run.sess.FinishJournal(err == nil)
 		switch {
+		case err != nil && keepErr == nil:
+			say(t).Errorf("benchtest: %v; the results were kept as JSON in %s, and every finished case is in %s (benchserve recover turns it into a results file)", err, kept, journal)
 		case err != nil:
 			say(t).Errorf("benchtest: %v; every finished case is kept in %s (benchserve recover turns it into a results file)", err, journal)
 		default:

@@ -124,10 +124,12 @@ type translator struct {
 // frame is the flag state saved when a group opens.
 type frame struct{ verbose, ascii bool }
 
+// fail is a *PatternError at byte offset at of the source.
 func (t *translator) fail(at int, format string, args ...any) error {
 	return &PatternError{Pattern: t.src, Offset: at, Reason: fmt.Sprintf(format, args...)}
 }
 
+// run translates the whole source into t.out, token by token.
 func (t *translator) run() error {
 	for t.i < len(t.src) {
 		c := t.src[t.i]

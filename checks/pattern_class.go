@@ -47,6 +47,7 @@ func (t *translator) class() error {
 	}
 }
 
+// classEscape translates one backslash escape inside a [...] class.
 func (t *translator) classEscape() error {
 	at := t.i
 	t.i++

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 )
 
+// digitsEnd returns the index after the run of decimal digits at s[j:].
 func digitsEnd(s string, j int) int {
 	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
 		j++
@@ -14,8 +15,10 @@ func digitsEnd(s string, j int) int {
 	return j
 }
 
+// isOct reports whether c is an octal digit.
 func isOct(c byte) bool { return c >= '0' && c <= '7' }
 
+// isHex reports whether every byte of s is a hexadecimal digit.
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]

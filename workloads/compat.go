@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/py"
 )
 
 // MaxFileSize is the largest workload or request file Load reads, in
@@ -60,33 +60,7 @@ func invalidUTF8(data []byte) int {
 	return -1
 }
 
-// pyPathString returns str(Path(p)) for a POSIX path: repeated separators
-// and "." components dropped, a trailing separator removed, ".." kept.
-func pyPathString(p string) string {
-	if p == "" {
-		return "."
-	}
-	lead := ""
-	switch {
-	case strings.HasPrefix(p, "//") && !strings.HasPrefix(p, "///"):
-		lead = "//"
-	case strings.HasPrefix(p, "/"):
-		lead = "/"
-	}
-	var parts []string
-	for _, part := range strings.Split(p, "/") {
-		if part != "" && part != "." {
-			parts = append(parts, part)
-		}
-	}
-	s := lead + strings.Join(parts, "/")
-	if s == "" {
-		return "."
-	}
-	return s
-}
-
 // PayloadPath returns the workload path as the reference writes it in the
 // results payload: str(Path(path).expanduser()), that is with a leading ~
 // expanded and the path normalized as pathlib does, but not made absolute.
-func PayloadPath(path string) string { return pyPathString(paths.ExpandHome(path)) }
+func PayloadPath(path string) string { return py.PathString(paths.ExpandHome(path)) }

@@ -38,6 +38,7 @@ func TestProtocolRequestMustHoldWhatTheCheckNeeds(t *testing.T) {
 		name, extra, check, want string
 	}{
 		{"stop", `{}`, "stop_sequence", `extra_body.stop: check stop_sequence needs a stop sequence`},
+		{"empty stop", `{"stop": ""}`, "stop_sequence", `extra_body.stop: check stop_sequence needs a stop sequence`},
 		{"n", `{"n": 1}`, "choices_n", `extra_body.n: check choices_n needs n >= 2, got 1`},
 		{"tools", `{"tool_choice": "none"}`, "tool_choice_none", `extra_body.tools: check tool_choice_none needs tools`},
 		{"named", `{"tools": [{"type": "function", "function": {"name": "a"}}], "tool_choice": {"type": "function", "function": {"name": "b"}}}`, "tool_choice_named", `extra_body.tool_choice: tool_choice names "b", which is not one of the tools`},

@@ -3,7 +3,8 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/benchserve/benchserve/internal/py"
 )
 
 // AsInt reads a whole number decoded from JSON (float64 or
@@ -34,15 +35,8 @@ func Describe(v any) string {
 // Cut returns s cut to at most n characters (code points), with "…"
 // when it was longer; it never splits a character.
 func Cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos] + "…"
-		}
-		i++
+	if h := py.Head(s, n); len(h) < len(s) {
+		return h + "…"
 	}
 	return s
 }

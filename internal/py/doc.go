@@ -2,9 +2,9 @@
 // fidelity with the reference (a Python program), so each rule is written
 // once: float repr and format(f, "g") (float.go), round (round.go),
 // statistics.mean and stdev (meanstdev.go), str() and repr() (str.go),
-// int() and float() of a str (parse.go),
+// int() and float() of a str (parse.go), str(pathlib.Path) (path.go),
 // truthiness (truth.go) and json.dumps' texts of strings and numbers
 // (json.go). The formats built on them (the results payload's json.dumps,
-// csv.DictWriter, tabulate) live in internal/resultio; the workload
-// loader's str() and truth rules in workloads.
+// csv.DictWriter, tabulate's cell types) live in internal/resultio; the
+// workload loader applies Str and Truthy where the reference does.
 package py

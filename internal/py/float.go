@@ -14,13 +14,8 @@ import (
 // format_float_short in 'r' mode). Used wherever the reference stringifies
 // a float: json.dumps, csv.DictWriter, _sql_escape, str() of a number.
 func FloatRepr(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
+	if s, ok := special(f); ok {
+		return s
 	}
 	// Go's shortest 'e' form has Python's two-digit exponent already.
 	sci := strconv.FormatFloat(f, 'e', -1, 64)
@@ -39,13 +34,22 @@ func FloatRepr(f float64) string {
 // trailing zeros dropped, scientific below 1e-4 and from 1e6 (how tabulate
 // prints float cells); "nan", "inf", "-inf" for the special values.
 func FormatG(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
+	if s, ok := special(f); ok {
+		return s
 	}
 	return strconv.FormatFloat(f, 'g', 6, 64)
+}
+
+// special is Python's text of NaN and ±Inf ("nan", "inf", "-inf"); ok is
+// false for a finite f.
+func special(f float64) (string, bool) {
+	switch {
+	case math.IsNaN(f):
+		return "nan", true
+	case math.IsInf(f, 1):
+		return "inf", true
+	case math.IsInf(f, -1):
+		return "-inf", true
+	}
+	return "", false
 }

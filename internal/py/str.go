@@ -107,3 +107,16 @@ func ReprOrNone(s string) string {
 	}
 	return Repr(s)
 }
+
+// Head is Python's s[:n] for n >= 0: the first n code points of s (all of
+// s when it has fewer), never a split character.
+func Head(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}

@@ -32,3 +32,11 @@ func TestReprList(t *testing.T) {
 	assert.Equal(t, `None`, ReprOrNone(""), "missing value is None")
 	assert.Equal(t, `'stop'`, ReprOrNone("stop"), "present value is repr'd")
 }
+
+// Python: "héllo"[:2] == "hé", "ab"[:5] == "ab", "x"[:0] == "".
+func TestHeadIsPythonSlice(t *testing.T) {
+	assert.Equal(t, "hé", Head("héllo", 2))
+	assert.Equal(t, "ab", Head("ab", 5))
+	assert.Equal(t, "", Head("x", 0))
+	assert.Equal(t, "😀", Head("😀😀", 1), "a code point, not a byte")
+}
