@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stats"
@@ -114,8 +111,10 @@ type Config struct {
 	// Overrides are applied to every row, in order (see ApplyOverrides).
 	Overrides []Override
 
-	// Progress receives the reference's progress lines; nil discards them.
-	Progress io.Writer
+	// Report hears the sweep's progress (its start and every finished
+	// point) for the door to present; the engine prints nothing (the
+	// CLI prints the reference's console lines from it).
+	Report Reporter
 	// Journal, when set, is the path of the sweep's journal (see
 	// runner.RunOptions.Journal): every measured request's record and every
 	// finished row is appended to it as it happens, so `benchserve
@@ -436,19 +435,10 @@ func (sw *Sweep) jobs(pt Point, n int) []runner.Job {
 // Run runs every point of the sweep (see the package function Run).
 func (sw *Sweep) Run(ctx context.Context) ([]Outcome, error) {
 	p, eng, cfg := sw.p, sw.eng, sw.p.cfg
-	out := cfg.Progress
-	if out == nil {
-		out = io.Discard
-	}
-	fmt.Fprintf(out, "Connecting to %s...\n", serverinfo.RedactURL(eng.URL()))
 	rt, hw, model := eng.Runtime(), eng.Hardware(), eng.Model()
-	fmt.Fprintf(out, "Hardware: %s / %.0fGB / %s\n", orDefault(hw.Chip, "unknown"), hw.MemoryGB, hw.OSVersion)
-	fmt.Fprintf(out, "Runtime:  model=%s  engine=%s  cache=%s\n", present.Name(model), present.Name(rt.EngineType), present.Name(rt.CacheType))
-	for _, w := range p.warnings {
-		fmt.Fprintln(out, w)
-	}
+	notes := append([]string(nil), p.warnings...)
 	if p.sysNote != "" {
-		fmt.Fprintln(out, p.sysNote)
+		notes = append(notes, p.sysNote)
 	}
 
 	promptTokens := map[string]int{}
@@ -458,11 +448,10 @@ func (sw *Sweep) Run(ctx context.Context) ([]Outcome, error) {
 		}
 	}
 	points := sw.points()
-	note := ""
-	if cfg.Warmup > 0 {
-		note = fmt.Sprintf(" (+ %d warmup per config)", cfg.Warmup)
+	if cfg.Report.Started != nil {
+		cfg.Report.Started(Started{URL: serverinfo.RedactURL(eng.URL()), Hardware: hw, Runtime: rt, Model: model,
+			Notes: notes, Points: len(points), Warmup: cfg.Warmup})
 	}
-	fmt.Fprintf(out, "Total runs: %d%s\n", len(points), note)
 
 	rows := make([]Outcome, 0, len(points))
 	counted := map[string]bool{}
@@ -499,11 +488,8 @@ func (sw *Sweep) Run(ctx context.Context) ([]Outcome, error) {
 		}
 		o := Row(pt, rr, RowInfo{RunID: eng.RunID(), Timestamp: eng.Timestamp(), Tag: cfg.Tag, Model: model,
 			Runtime: rt, Hardware: hw, MaxTokens: p.maxTokens, PromptTokens: promptTokens[pt.PromptSet], NoValidate: cfg.NoValidate})
-		label := Label(pt)
-		if o.Requests-o.Failed == 0 {
-			fmt.Fprintf(out, "  %s: FAIL (all %d requests failed: %s)\n", label, o.Requests, reasonsText(o.Reasons))
-		} else {
-			fmt.Fprintf(out, "  %s: TTFT=%.0fms  TPS=%s  %s\n", label, o.Row.TTFTms, tpsText(o.Row.GenTPS), o.verdict())
+		if cfg.Report.Finished != nil {
+			cfg.Report.Finished(pt, o)
 		}
 		if err := ApplyOverrides(&o.Row, cfg.Overrides); err != nil {
 			return rows, err // unreachable: checked by prepare
@@ -602,29 +588,6 @@ const MaxReasons = 3
 // OK reports whether every request succeeded and every answer is valid or
 // only capped by max_tokens: the CLI's exit status follows it.
 func (o Outcome) OK() bool { return o.Failed == 0 && o.Invalid == 0 }
-
-// verdict is the progress line's PASS/FAIL with its reason.
-func (o Outcome) verdict() string {
-	switch {
-	case o.Failed > 0 || o.Invalid > 0:
-		n := o.Failed + o.Invalid
-		return fmt.Sprintf("FAIL (%d of %d requests failed: %s)", n, o.Requests, reasonsText(o.Reasons))
-	case o.Capped > 0:
-		return fmt.Sprintf("PASS (%d of %d answers capped by max_tokens: not validated, as the reference)", o.Capped, o.Requests)
-	}
-	return "PASS"
-}
-
-// reasonsText is a progress line's list of failure reasons, each
-// escaped and cut for the terminal (present.Message); the outcome keeps
-// them whole.
-func reasonsText(reasons []string) string {
-	shown := make([]string, len(reasons))
-	for i, r := range reasons {
-		shown[i] = present.Message(r)
-	}
-	return strings.Join(shown, "; ")
-}
 
 // Label is the progress label of a point, as the reference prints it:
 // "short conc=4 rep=0", plus " think=True" and " eb=<first 20 chars>" when
@@ -743,22 +706,6 @@ func (a *aggregation) overWall(secs float64) {
 	a.rps = float64(a.valid) / secs
 }
 
-// tpsText prints a row's generation rate, or says why there is none (no
-// request's decode span was observable: bursts, one-chunk answers).
-func tpsText(v float64) string {
-	if math.IsNaN(v) {
-		return "n/a (no timed decode)"
-	}
-	return fmt.Sprintf("%.1f", v)
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 func pyBool(b bool) string {
 	if b {
 		return "True"
@@ -775,4 +722,32 @@ func truncateRunes(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// Reporter hears a sweep as it runs (Config.Report); a nil func is not
+// called. Calls come from the goroutine running the sweep, in order.
+type Reporter struct {
+	// Started is called once, before the first point is sent.
+	Started func(Started)
+	// Finished is called after each point with its row and what its
+	// requests did.
+	Finished func(pt Point, o Outcome)
+}
+
+// Started is what a sweep knows when it starts: what the reference prints
+// before its first run.
+type Started struct {
+	// URL is the server root, with any password redacted.
+	URL string
+	// Hardware and Runtime are the client machine's and the detected
+	// server's; Model the model requested.
+	Hardware results.Hardware
+	Runtime  results.Runtime
+	Model    string
+	// Notes are the reference's lines about the input, in order: a
+	// skipped prompt set's warning, the system prompt prepended.
+	Notes []string
+	// Points is the sweep's measured runs; Warmup the warmup rounds per
+	// configuration.
+	Points, Warmup int
 }
