@@ -150,7 +150,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		side:     withoutRetry(hc),
 		owned:    owned,
 		hardware: serverinfo.Hardware(),
-		runID:    cmp.Or(cfg.RunID, resultio.NewRunID()),
+		runID:    cmp.Or(cfg.RunID, newRunID()),
 		secrets:  serverinfo.SecretReplacer(cfg.URL, cfg.APIKey),
 		stamp:    resultio.ISOTimestamp(time.Now()),
 	}
