@@ -8,12 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/internal/sweep"
 	"github.com/benchserve/benchserve/results"
@@ -182,43 +180,30 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 		jobs[i] = runner.Job{Case: pick(i)}
 	}
 	var (
-		samples []loadgen.Sample
-		elapsed time.Duration
-		peak    int
-		failed  int
-		logged  []string
+		pool   summary.Pool
+		logged []string
 	)
 	for round := 0; b.Loop(); round++ {
 		rr, err := sess.RunRound(ctx, runner.Round{Jobs: jobs, Concurrency: n, NoScrape: true})
 		if err != nil {
 			say(b).Fatalf("benchtest: %v", err)
 		}
+		pool.Add(rr.Run) // the round's samples carry the records' one verdict
 		for i, out := range rr.Outcomes {
-			if !rr.Sent[i] {
-				continue
-			}
-			smp := runner.SampleOf(out)
-			samples = append(samples, smp)
-			if !smp.OK() {
-				failed++
-				if len(logged) < maxLoggedFailures {
-					logged = append(logged, fmt.Sprintf("round %d, stream %d of %d failed (%s): %s", round, i, n, smp.Kind, strings.Join(out.Record.Quality.Issues, "; ")))
-				}
+			if rec := out.Record; rr.Sent[i] && rec.Outcome.Failed() && len(logged) < maxLoggedFailures {
+				logged = append(logged, fmt.Sprintf("round %d, stream %d of %d failed (%s): %s", round, i, n, rec.ErrorKind, strings.Join(rec.Quality.Issues, "; ")))
 			}
 		}
-		elapsed += rr.Run.Duration
-		peak = max(peak, rr.Run.PeakInFlight)
 	}
-	st := summary.Requests(samples, elapsed, summary.Options{Goodput: env.cfg.goodput})
-	st.PeakInFlight = peak
+	st := pool.Stats(summary.Options{Goodput: env.cfg.goodput})
 	for _, msg := range logged {
 		say(b).Logf("benchtest: %s", msg)
 	}
 	reportStats(b, st)
-	if len(samples) > 0 && failed == len(samples) {
+	if summary.AllFailed(st) {
 		// Latency figures of a server that answered nothing are not a
 		// benchmark result; partial failures are reported in failures.
-		say(b).Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
+		say(b).Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", st.Requests)
 	}
 	for _, o := range summary.Evaluate(st, env.thresholds) {
 		if !o.Pass {
@@ -238,11 +223,7 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 		l.Goodput = env.cfg.goodput
 	}
 	var (
-		samples  []loadgen.Sample
-		elapsed  time.Duration
-		late     int
-		gaps     int
-		window   time.Duration
+		pool     summary.Pool
 		failures []string
 	)
 	for b.Loop() {
@@ -254,23 +235,19 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 		if err != nil {
 			say(b).Fatalf("benchtest: %v", err)
 		}
-		samples = append(samples, run.Samples...)
-		elapsed += run.Duration
-		late += run.Late
-		gaps += max(run.Sent-1, 0) // the arrivals' own rate, over each run's sending window
-		window += run.LastSent - run.FirstSent
+		pool.Add(run)
 		for _, rec := range sess.Payload().Results {
 			if rec.Outcome.Failed() && len(failures) < maxLoggedFailures {
 				failures = append(failures, fmt.Sprintf("%s/%d: %s", rec.CaseID, rec.Repetition, strings.Join(rec.Quality.Issues, "; ")))
 			}
 		}
 	}
-	st := summary.Requests(samples, elapsed, summary.Options{Goodput: l.Goodput})
+	st := pool.Stats(summary.Options{Goodput: l.Goodput})
 	for _, f := range failures {
 		say(b).Logf("benchtest: failed request %s", f)
 	}
 	reportStats(b, st)
-	if rate, ok, reason := stats.SendRate(gaps+1, window); ok {
+	if rate, ok, reason := pool.SendRate(); ok {
 		b.ReportMetric(rate, "achieved-req/s")
 	} else {
 		say(b).Logf("benchtest: achieved rate not reported: %s", reason)
@@ -278,9 +255,9 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	if st.Lag.Count > 0 {
 		b.ReportMetric(msToNs(st.Lag.P99), "lag-p99-ns/op")
 	}
-	b.ReportMetric(float64(late), "late")
-	if len(samples) > 0 && st.Failed == len(samples) {
-		say(b).Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
+	b.ReportMetric(float64(st.Late), "late")
+	if summary.AllFailed(st) {
+		say(b).Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", st.Requests)
 	}
 	for _, o := range summary.Evaluate(st, env.thresholds) {
 		if !o.Pass {

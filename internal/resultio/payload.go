@@ -1,8 +1,6 @@
 package resultio
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"time"
 
 	"github.com/benchserve/benchserve/results"
@@ -16,9 +14,10 @@ const PolicyNoteText = "comparison-only unless your product contract explicitly 
 
 // PayloadInput is what BuildPayload needs from a finished workload run.
 type PayloadInput struct {
-	// RunID identifies the run (NewRunID when empty).
-	RunID string
-	// Timestamp is the run start (ISOTimestamp(time.Now()) when empty).
+	// RunID identifies the run and Timestamp is its start
+	// (ISOTimestamp): the run's identity is the engine's (runner.Runner
+	// RunID, Timestamp), written as given.
+	RunID     string
 	Timestamp string
 	// Workload is the "workload" block; nil Defaults become {}.
 	Workload results.WorkloadInfo
@@ -39,12 +38,6 @@ type PayloadInput struct {
 // maps become empty so the JSON has [] and {} where the reference does.
 // The records are not copied.
 func BuildPayload(in PayloadInput) *results.Payload {
-	if in.RunID == "" {
-		in.RunID = NewRunID()
-	}
-	if in.Timestamp == "" {
-		in.Timestamp = ISOTimestamp(time.Now())
-	}
 	if in.Workload.Defaults == nil {
 		in.Workload.Defaults = map[string]any{}
 	}
@@ -64,14 +57,6 @@ func BuildPayload(in PayloadInput) *results.Payload {
 		Summary:     results.Summarize(in.Records),
 		Results:     in.Records,
 	}
-}
-
-// NewRunID returns a fresh 8-character lowercase hex run id, the shape of
-// the reference's str(uuid.uuid4())[:8].
-func NewRunID() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
-	return hex.EncodeToString(b[:])
 }
 
 // ISOTimestamp formats t in UTC as Python's

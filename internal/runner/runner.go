@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -155,7 +154,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		side:     withoutRetry(hc),
 		owned:    owned,
 		hardware: serverinfo.Hardware(),
-		runID:    cmp.Or(cfg.RunID, resultio.NewRunID()),
+		runID:    cmp.Or(cfg.RunID, newRunID()),
 		secrets:  serverinfo.SecretReplacer(cfg.URL, cfg.APIKey),
 		stamp:    resultio.ISOTimestamp(time.Now()),
 	}
@@ -383,94 +382,6 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 	})
 }
 
-// ConsequencePrefix marks a check failure that follows from a failed
-// request (no content, no finish reason, …): the request error is the
-// record's first issue and these come after it, so the root cause is
-// read first. The text after the prefix is the reference's issue text.
-const ConsequencePrefix = "(because the request failed) "
-
-// evaluateChoices runs the checks on every choice of res: one choice is
-// checked as the reference does (issue texts unchanged); with several
-// (n > 1) each choice is checked and its issues start with "choice N: ".
-func evaluateChoices(spec *checks.Spec, status int, res *stream.Result) []checks.Issue {
-	if len(res.Choices) == 0 {
-		return checks.Evaluate(spec, checks.Response{
-			StatusCode: status, FinishReason: res.FinishReason, Content: res.Content,
-			ToolCalls: res.ToolCalls, Reasoning: res.Reasoning, Refusal: res.Refusal,
-		})
-	}
-	var issues []checks.Issue
-	for _, ch := range res.Choices {
-		for _, is := range checks.Evaluate(spec, checks.Response{
-			StatusCode: status, FinishReason: ch.FinishReason, Content: ch.Content,
-			ToolCalls: ch.ToolCalls, Reasoning: ch.Reasoning, Refusal: ch.Refusal,
-		}) {
-			is.Message = fmt.Sprintf("choice %d: %s", ch.Index, is.Message)
-			issues = append(issues, is)
-		}
-	}
-	return issues
-}
-
-func hasReasoning(res *stream.Result) bool {
-	if res.Reasoning != "" {
-		return true
-	}
-	for _, ch := range res.Choices {
-		if ch.Reasoning != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// ThinkingIgnored is the note recorded when a case sent enable_thinking
-// false and reasoning arrived anyway (chars code points of it): the server
-// ignored the flag, and what the detected runtime (results.Runtime.Server)
-// takes instead: Ollama reasoning_effort "none", vLLM and SGLang
-// chat_template_kwargs {"enable_thinking": false}; for another or an
-// unknown server, both.
-func ThinkingIgnored(server string, chars int) string {
-	head := fmt.Sprintf("enable_thinking=false was sent but %d chars of reasoning arrived: the server ignored it", chars)
-	switch server {
-	case "ollama":
-		return head + `; Ollama turns thinking off with extra_body {"reasoning_effort": "none"}`
-	case "vllm", "sglang", "vllm-mlx":
-		return head + `; ` + server + ` turns thinking off with extra_body {"chat_template_kwargs": {"enable_thinking": false}}`
-	}
-	return head + `; Ollama turns thinking off with extra_body {"reasoning_effort": "none"}, vLLM and SGLang with {"chat_template_kwargs": {"enable_thinking": false}}`
-}
-
-// reasoningTokens is usage.completion_tokens_details.reasoning_tokens, nil
-// when the server did not report it.
-func reasoningTokens(u *results.Usage) *int {
-	if u == nil || u.CompletionTokensDetails == nil || u.CompletionTokensDetails.ReasoningTokens == nil {
-		return nil
-	}
-	n := *u.CompletionTokensDetails.ReasoningTokens
-	return &n
-}
-
-// responseStatus is the status the basic validation sees. The reference
-// passes 500 for every failed request; benchserve passes the real one: an
-// HTTP error's status, 200 for a failure inside a 200 stream (a timeout,
-// an error event, a cut connection), and 0 when no response arrived at
-// all (connection refused): no HTTP error is invented; the request error
-// issue says what happened.
-func responseStatus(res *stream.Result, err error) int {
-	if err == nil {
-		return 200
-	}
-	var he *stream.HTTPError
-	if errors.As(err, &he) {
-		return he.StatusCode
-	}
-	if res != nil {
-		return res.StatusCode
-	}
-	return 0
-}
-
 // CaseRequest is the streamed request of case c for model (reference:
 // _assemble_case_request_kwargs): its messages, effective max_tokens,
 // enable_thinking, extra body, and its policy timeout as the request's
@@ -490,138 +401,10 @@ func CaseRequest(model string, c workloads.Case) stream.Request {
 	return req
 }
 
-// policy resolves the record's policy block (reference:
-// _compute_within_policy_timeout): within_timeout is nil without a
-// timeout, false when the request errored, else e2e <= timeout.
-func policy(timeoutMS *float64, errored bool, e2eMS float64) results.Policy {
-	p := results.Policy{TimeoutMS: timeoutMS}
-	if timeoutMS == nil {
-		return p
-	}
-	within := !errored && e2eMS <= *timeoutMS
-	p.WithinTimeout = &within
-	return p
-}
-
-// toolSummary builds the record's tool_calls block (reference:
-// _build_tool_calls_summary); nil when no tool call was streamed.
-func toolSummary(res *stream.Result) *results.ToolCallsSummary {
-	return summarizeTools(res.ToolCalls)
-}
-
-func summarizeTools(calls []results.ToolCall) *results.ToolCallsSummary {
-	if len(calls) == 0 {
-		return nil
-	}
-	names := make([]string, len(calls))
-	for i, tc := range calls {
-		names[i] = tc.Function.Name
-	}
-	sort.Strings(names)
-	return &results.ToolCallsSummary{Count: len(calls), Names: names, Raw: calls}
-}
-
-// truncateRunes keeps the first n code points of s (Python's s[:n]).
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
-}
-
-// SideRequestTimeout bounds each request the runner makes around a case
-// (the /metrics scrapes before and after, the /v1/status read), or the
-// case's policy timeout when that is shorter: a server whose /metrics
-// hangs costs that case its cache counters (null), never the run.
-const SideRequestTimeout = 5 * time.Second
-
-// sideTimeout is Config.SideRequestTimeout or the package default.
-func (r *Runner) sideTimeout() time.Duration {
-	if r.cfg.SideRequestTimeout > 0 {
-		return r.cfg.SideRequestTimeout
-	}
-	return SideRequestTimeout
-}
-
-// scrapeWithin reads the server's prefix-cache counters (scrape.Fetch)
-// within limit; the zero Counters (every counter unavailable) when the
-// scrape fails, was given up on, or the runner was configured with
-// NoScrape.
-func (r *Runner) scrapeWithin(ctx context.Context, limit time.Duration) scrape.Counters {
-	if r.cfg.NoScrape || r.scrapeOff.Load() {
-		return scrape.Counters{}
-	}
-	sctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	c, err := scrape.Fetch(sctx, r.side, r.cfg.URL, r.cfg.APIKey)
-	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
-		// A /metrics that hangs would cost every case the side timeout
-		// twice: stop reading it, once, and say so.
-		if r.scrapeOff.CompareAndSwap(false, true) {
-			r.warn(fmt.Sprintf("GET /metrics did not answer within %v: cache counters are not read for the rest of the run (null in the records); --scrape-metrics false (WithoutScrape) skips them", limit))
-		}
-	}
-	return c
-}
-
-// statusWithin reads /v1/status within limit, giving up on it for the
-// rest of the run (and saying so) when it hangs.
-func (r *Runner) statusWithin(ctx context.Context, limit time.Duration) map[string]any {
-	if r.statusOff.Load() {
-		return nil
-	}
-	sctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	st := r.prober.Status(sctx)
-	if len(st) == 0 && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
-		if r.statusOff.CompareAndSwap(false, true) {
-			r.warn(fmt.Sprintf("GET /v1/status did not answer within %v: memory figures are not read for the rest of the run", limit))
-		}
-	}
-	return st
-}
-
-// warn hands a note about the run to Config.Warn, if set.
-func (r *Runner) warn(msg string) {
-	if r.cfg.Warn != nil {
-		r.cfg.Warn(msg)
-	}
-}
-
 // CountPromptTokens sends a non-streaming max_tokens=1 completion of msgs
 // (stream.Client.CountPromptTokens, the one request builder) and returns
 // usage.prompt_tokens, 0 on any failure (reference: count_prompt_tokens).
 func (r *Runner) CountPromptTokens(ctx context.Context, msgs []results.Message) int {
 	n, _ := r.client.CountPromptTokens(ctx, stream.Request{Model: r.model, Messages: msgs})
 	return n
-}
-
-// itlStats summarizes every chunk gap of res, kept or not (nil without
-// gaps): exact percentiles while every gap was kept, else estimated from
-// the stream's bounded histogram within stream.GapRelativeError.
-func itlStats(res *stream.Result) *results.ITLStats {
-	if res.Gaps.Count == 0 {
-		return nil
-	}
-	st := &results.ITLStats{MinMS: res.Gaps.MinMS, MaxMS: res.Gaps.MaxMS, MeanMS: res.Gaps.MeanMS(),
-		P50MS: res.ITLPercentile(50), P95MS: res.ITLPercentile(95), P99MS: res.ITLPercentile(99)}
-	if res.Gaps.Count > len(res.ITLms) {
-		st.Estimated, st.RelativeError = true, stream.GapRelativeError
-	}
-	return st
-}
-
-// measured is &x when ok, else nil (written as null).
-func measured(x float64, ok bool) *float64 {
-	if !ok {
-		return nil
-	}
-	return &x
 }

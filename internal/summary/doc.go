@@ -4,6 +4,7 @@
 // of its record) become results.LoadStats (Requests, Run; distributions,
 // throughputs, errors by kind, goodput), and a payload's records the same
 // (Payload), on which run-level thresholds are measured (Evaluate,
-// EvaluatePayload). benchtest's benchmark metrics, the CLI's load and
+// EvaluatePayload), and one round's records the sweep row's figures
+// (SweepRowOf). benchtest's benchmark metrics, the CLI's load, sweep and
 // capacity figures and the SLO verdicts of every door are views of these.
 package summary

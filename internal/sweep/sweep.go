@@ -5,17 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
-	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -114,8 +108,10 @@ type Config struct {
 	// Overrides are applied to every row, in order (see ApplyOverrides).
 	Overrides []Override
 
-	// Progress receives the reference's progress lines; nil discards them.
-	Progress io.Writer
+	// Report hears the sweep's progress (its start and every finished
+	// point) for the door to present; the engine prints nothing (the
+	// CLI prints the reference's console lines from it).
+	Report Reporter
 	// Journal, when set, is the path of the sweep's journal (see
 	// runner.RunOptions.Journal): every measured request's record and every
 	// finished row is appended to it as it happens, so `benchserve
@@ -436,19 +432,10 @@ func (sw *Sweep) jobs(pt Point, n int) []runner.Job {
 // Run runs every point of the sweep (see the package function Run).
 func (sw *Sweep) Run(ctx context.Context) ([]Outcome, error) {
 	p, eng, cfg := sw.p, sw.eng, sw.p.cfg
-	out := cfg.Progress
-	if out == nil {
-		out = io.Discard
-	}
-	fmt.Fprintf(out, "Connecting to %s...\n", serverinfo.RedactURL(eng.URL()))
 	rt, hw, model := eng.Runtime(), eng.Hardware(), eng.Model()
-	fmt.Fprintf(out, "Hardware: %s / %.0fGB / %s\n", orDefault(hw.Chip, "unknown"), hw.MemoryGB, hw.OSVersion)
-	fmt.Fprintf(out, "Runtime:  model=%s  engine=%s  cache=%s\n", present.Name(model), present.Name(rt.EngineType), present.Name(rt.CacheType))
-	for _, w := range p.warnings {
-		fmt.Fprintln(out, w)
-	}
+	notes := append([]string(nil), p.warnings...)
 	if p.sysNote != "" {
-		fmt.Fprintln(out, p.sysNote)
+		notes = append(notes, p.sysNote)
 	}
 
 	promptTokens := map[string]int{}
@@ -458,11 +445,10 @@ func (sw *Sweep) Run(ctx context.Context) ([]Outcome, error) {
 		}
 	}
 	points := sw.points()
-	note := ""
-	if cfg.Warmup > 0 {
-		note = fmt.Sprintf(" (+ %d warmup per config)", cfg.Warmup)
+	if cfg.Report.Started != nil {
+		cfg.Report.Started(Started{URL: serverinfo.RedactURL(eng.URL()), Hardware: hw, Runtime: rt, Model: model,
+			Notes: notes, Points: len(points), Warmup: cfg.Warmup})
 	}
-	fmt.Fprintf(out, "Total runs: %d%s\n", len(points), note)
 
 	rows := make([]Outcome, 0, len(points))
 	counted := map[string]bool{}
@@ -499,11 +485,8 @@ func (sw *Sweep) Run(ctx context.Context) ([]Outcome, error) {
 		}
 		o := Row(pt, rr, RowInfo{RunID: eng.RunID(), Timestamp: eng.Timestamp(), Tag: cfg.Tag, Model: model,
 			Runtime: rt, Hardware: hw, MaxTokens: p.maxTokens, PromptTokens: promptTokens[pt.PromptSet], NoValidate: cfg.NoValidate})
-		label := Label(pt)
-		if o.Requests-o.Failed == 0 {
-			fmt.Fprintf(out, "  %s: FAIL (all %d requests failed: %s)\n", label, o.Requests, reasonsText(o.Reasons))
-		} else {
-			fmt.Fprintf(out, "  %s: TTFT=%.0fms  TPS=%s  %s\n", label, o.Row.TTFTms, tpsText(o.Row.GenTPS), o.verdict())
+		if cfg.Report.Finished != nil {
+			cfg.Report.Finished(pt, o)
 		}
 		if err := ApplyOverrides(&o.Row, cfg.Overrides); err != nil {
 			return rows, err // unreachable: checked by prepare
@@ -512,267 +495,4 @@ func (sw *Sweep) Run(ctx context.Context) ([]Outcome, error) {
 		rows = append(rows, o)
 	}
 	return rows, nil
-}
-
-// RowInfo is what a sweep row holds besides its round's measurements.
-type RowInfo struct {
-	RunID, Timestamp, Tag, Model string
-	Runtime                      results.Runtime
-	Hardware                     results.Hardware
-	MaxTokens, PromptTokens      int
-	// NoValidate counts only failed requests against the row, not
-	// answers that failed validation (--validate false).
-	NoValidate bool
-}
-
-// Row is the sweep row of point pt: a view of its round's records (the
-// engine's verdicts) and side measurements, with the counts of what went
-// wrong (see Run for the columns' definitions).
-func Row(pt Point, rr runner.RoundResult, info RowInfo) Outcome {
-	row := results.NewSweepResult()
-	row.RunID, row.Timestamp, row.Tag = info.RunID, info.Timestamp, info.Tag
-	hw, rt := info.Hardware, info.Runtime
-	row.Chip, row.GPUCores, row.MemoryGB, row.BandwidthGBs, row.OSVersion = hw.Chip, hw.GPUCores, hw.MemoryGB, hw.BandwidthGBs, hw.OSVersion
-	row.ModelID, row.ModelType, row.EngineType = info.Model, rt.ModelType, rt.EngineType
-	row.MTPEnabled, row.SpecPrefill, row.KVQuant, row.CacheType = rt.MTPEnabled, rt.SpecPrefill, rt.KVQuant, rt.CacheType
-	row.PromptSet, row.Concurrency, row.MaxTokens = pt.PromptSet, pt.Concurrency, info.MaxTokens
-	row.EnableThinking, row.ExtraBody, row.Repetition = pt.Thinking, pt.ExtraBody, pt.Repetition
-	row.PromptTokens = info.PromptTokens
-
-	recs := make([]*results.Record, len(rr.Outcomes))
-	for i := range rr.Outcomes {
-		if rr.Sent[i] {
-			recs[i] = &rr.Outcomes[i].Record
-		}
-	}
-	agg := aggregate(recs, pt.Concurrency, !info.NoValidate)
-	if pt.Rate > 0 {
-		rate := pt.Rate
-		row.RequestRate = &rate
-		if rr.Run != nil {
-			agg.overWall(rr.Run.Duration.Seconds())
-		}
-	}
-	o := Outcome{Requests: len(recs), Failed: agg.failed, Invalid: agg.invalid, Capped: agg.capped, Reasons: agg.reasons}
-	if agg.valid == 0 {
-		row.Validated = false
-		o.Row = row
-		return o
-	}
-	row.TTFTms, row.TPOTms, row.E2ELms = agg.ttft, agg.tpot, agg.e2e
-	row.GenTPS, row.PromptTPS = agg.genTPS, agg.promptTPS
-	row.ThroughputTPS, row.RequestsPerS = agg.throughput, agg.rps
-	row.MetalActiveGB, row.MetalPeakGB, row.MetalCacheGB = rr.Metal.MetalActiveGB, rr.Metal.MetalPeakGB, rr.Metal.MetalCacheGB
-	hits, misses := deltaInt(rr.CacheHits), deltaInt(rr.CacheMisses)
-	row.CacheHits, row.CacheMisses = hits, misses
-	row.TokensSaved = deltaInt(rr.TokensSaved)
-	if hits+misses > 0 {
-		row.CacheHitRate = float64(hits) / float64(hits+misses)
-	}
-	row.Validated = agg.validated && agg.failed == 0
-	o.Row = row
-	return o
-}
-
-// Outcome is one sweep row together with what its requests did, so a
-// failure is never hidden behind a mean.
-type Outcome struct {
-	// Row is the reference's sweep row.
-	Row results.SweepResult
-	// Requests is the number of measured requests (the concurrency).
-	Requests int
-	// Failed counts requests that failed on the wire (HTTP error, error in
-	// the stream, cut stream, transport error).
-	Failed int
-	// Invalid counts answers that failed validation for a reason other
-	// than hitting max_tokens (empty content, no finish reason).
-	Invalid int
-	// Capped counts answers that ended with finish_reason "length": the
-	// expected ending of a capped benchmark, which the reference's
-	// validated flag still counts against the row.
-	Capped int
-	// Reasons are the first distinct reasons of the failed and invalid
-	// requests (at most MaxReasons).
-	Reasons []string
-}
-
-// MaxReasons bounds Outcome.Reasons.
-const MaxReasons = 3
-
-// OK reports whether every request succeeded and every answer is valid or
-// only capped by max_tokens: the CLI's exit status follows it.
-func (o Outcome) OK() bool { return o.Failed == 0 && o.Invalid == 0 }
-
-// verdict is the progress line's PASS/FAIL with its reason.
-func (o Outcome) verdict() string {
-	switch {
-	case o.Failed > 0 || o.Invalid > 0:
-		n := o.Failed + o.Invalid
-		return fmt.Sprintf("FAIL (%d of %d requests failed: %s)", n, o.Requests, reasonsText(o.Reasons))
-	case o.Capped > 0:
-		return fmt.Sprintf("PASS (%d of %d answers capped by max_tokens: not validated, as the reference)", o.Capped, o.Requests)
-	}
-	return "PASS"
-}
-
-// reasonsText is a progress line's list of failure reasons, each
-// escaped and cut for the terminal (present.Message); the outcome keeps
-// them whole.
-func reasonsText(reasons []string) string {
-	shown := make([]string, len(reasons))
-	for i, r := range reasons {
-		shown[i] = present.Message(r)
-	}
-	return strings.Join(shown, "; ")
-}
-
-// Label is the progress label of a point, as the reference prints it:
-// "short conc=4 rep=0", plus " think=True" and " eb=<first 20 chars>" when
-// set.
-func Label(pt Point) string {
-	parts := []string{pt.PromptSet, fmt.Sprintf("conc=%d", pt.Concurrency)}
-	if pt.Rate > 0 {
-		parts = append(parts, "rate="+strconv.FormatFloat(pt.Rate, 'g', -1, 64))
-	}
-	parts = append(parts, fmt.Sprintf("rep=%d", pt.Repetition))
-	if pt.Thinking != nil {
-		parts = append(parts, "think="+pyBool(*pt.Thinking))
-	}
-	if pt.ExtraBody != "" {
-		parts = append(parts, "eb="+truncateRunes(pt.ExtraBody, 20))
-	}
-	return strings.Join(parts, " ")
-}
-
-// deltaInt is a counter delta with an unavailable counter as 0.
-func deltaInt(d *int64) int {
-	if d != nil {
-		return int(*d)
-	}
-	return 0
-}
-
-// aggregation is the sweep row's measured part.
-type aggregation struct {
-	valid                              int
-	ttft, tpot, e2e, genTPS, promptTPS float64
-	throughput, rps                    float64
-	validated                          bool
-	failed, invalid, capped            int
-	tokens                             float64 // completion tokens of the valid requests
-	reasons                            []string
-}
-
-// aggregate combines the records of one round that did not error
-// (reference: step i of run_bench_serve) and counts what went wrong; a
-// nil record is a request never sent. The counts follow the engine's
-// one verdict (results.Record.Outcome): an error is failed; with
-// validate, a failed answer is invalid and a capped one capped; the
-// row's validated flag is the reference's (every answer's quality.ok),
-// so a capped answer leaves the row not validated.
-func aggregate(recs []*results.Record, concurrency int, validate bool) aggregation {
-	var a aggregation
-	a.validated = true
-	var maxE2E float64
-	total, timed := 0, 0
-	reason := func(s string) {
-		if len(a.reasons) < MaxReasons && !slices.Contains(a.reasons, s) {
-			a.reasons = append(a.reasons, s)
-		}
-	}
-	for _, rec := range recs {
-		if rec == nil {
-			a.failed++
-			reason("not sent: the run was stopped")
-			continue
-		}
-		if rec.Outcome == results.OutcomeError {
-			a.failed++
-			reason(rec.Error)
-			continue
-		}
-		ok := rec.Quality.OK || !validate
-		switch {
-		case !validate:
-		case rec.Outcome == results.OutcomeCapped:
-			a.capped++
-		case rec.Outcome == results.OutcomeFail:
-			a.invalid++
-			if len(rec.Quality.Issues) > 0 {
-				reason(rec.Quality.Issues[0])
-			}
-		}
-		m := rec.Metrics
-		a.valid++
-		a.ttft += m.TTFTms
-		if stats.DecodeTimed(m.TPOTms, m.GenTPS) {
-			// Only requests whose decode span was observable
-			// (stream.DecodeObservable): a burst has no rate.
-			timed++
-			a.tpot += m.TPOTms
-			a.genTPS += m.GenTPS
-		}
-		a.e2e += m.E2ELms
-		a.promptTPS += m.PromptTPS
-		total += m.CompletionTokens
-		maxE2E = max(maxE2E, m.E2ELms)
-		a.validated = a.validated && ok
-	}
-	if a.valid == 0 {
-		return aggregation{failed: a.failed, reasons: a.reasons}
-	}
-	a.tokens = float64(total)
-	n := float64(a.valid)
-	a.ttft, a.e2e, a.promptTPS = a.ttft/n, a.e2e/n, a.promptTPS/n
-	// NaN (null in the row) when no request had an observable decode.
-	a.tpot, a.genTPS = a.tpot/float64(timed), a.genTPS/float64(timed)
-	if secs := maxE2E / 1000; secs > 0 {
-		a.throughput = float64(total) / secs
-		a.rps = float64(concurrency) / secs
-	}
-	return a
-}
-
-// overWall restates the throughputs of an open-loop point over its wall
-// time (a closed round's are over its slowest request, as the reference).
-func (a *aggregation) overWall(secs float64) {
-	if secs <= 0 || a.valid == 0 {
-		return
-	}
-	a.throughput = a.tokens / secs
-	a.rps = float64(a.valid) / secs
-}
-
-// tpsText prints a row's generation rate, or says why there is none (no
-// request's decode span was observable: bursts, one-chunk answers).
-func tpsText(v float64) string {
-	if math.IsNaN(v) {
-		return "n/a (no timed decode)"
-	}
-	return fmt.Sprintf("%.1f", v)
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-func pyBool(b bool) string {
-	if b {
-		return "True"
-	}
-	return "False"
-}
-
-func truncateRunes(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }

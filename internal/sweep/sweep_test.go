@@ -1,7 +1,6 @@
 package sweep_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -33,7 +32,7 @@ func chats(s *fixtures.Server) (streamed, plain []map[string]any) {
 
 func TestRunAgainstFixture(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
-	var progress bytes.Buffer
+	var progress reports
 	rows, _, err := runSweep(t, context.Background(), srv.URL, "", sweep.Config{
 		PromptSets:    []string{"short"},
 		Concurrencies: []int{1, 3},
@@ -42,7 +41,7 @@ func TestRunAgainstFixture(t *testing.T) {
 		MaxTokens:     200,
 		Tag:           "ci",
 		Overrides:     []sweep.Override{{Field: "chip", Value: "TestChip"}},
-		Progress:      &progress,
+		Report:        progress.reporter(),
 	})
 	require.NoError(t, err, "sweep against the fixture")
 	require.Len(t, rows, 4, "1 prompt set x 2 concurrencies x 2 repetitions")
@@ -89,21 +88,27 @@ func TestRunAgainstFixture(t *testing.T) {
 	}
 	assert.Len(t, contents, 3, "concurrency 3 picks three different prompts round-robin")
 
-	out := progress.String()
-	assert.Contains(t, out, "Connecting to "+srv.URL+"...\n", "progress: connecting line")
-	assert.Contains(t, out, "Runtime:  model="+fixtures.DefaultModel, "progress: runtime line")
-	assert.Contains(t, out, "Total runs: 4 (+ 1 warmup per config)\n", "progress: total runs")
-	assert.Regexp(t, `(?m)^  short conc=3 rep=1: TTFT=\d+ms  TPS=\d+\.\d  PASS$`, out, "progress: per-run line")
+	require.Len(t, progress.started, 1, "one start report")
+	st := progress.started[0]
+	assert.Equal(t, srv.URL, st.URL, "report: the server")
+	assert.Equal(t, fixtures.DefaultModel, st.Model, "report: the model")
+	assert.Equal(t, 4, st.Points, "report: total runs")
+	assert.Equal(t, 1, st.Warmup, "report: warmup per config")
+	require.Len(t, progress.points, 4, "one report per point")
+	last := progress.points[3]
+	assert.Equal(t, "short conc=3 rep=1", sweep.Label(last.pt), "report: the point")
+	assert.True(t, last.o.OK(), "report: the point passed")
+	assert.Positive(t, last.o.Row.TTFTms, "report: the row's TTFT")
 }
 
 func TestRunSystemPromptAndSkipPreflight(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
 	sysFile := writeFile(t, "sys.txt", "You are terse.")
 	multi := writeFile(t, "multi.json", `[[{"role":"system","content":"own"},{"role":"user","content":"hello there"}],[{"role":"user","content":"second prompt"}]]`)
-	var progress bytes.Buffer
+	var progress reports
 	rows, _, err := runSweep(t, context.Background(), srv.URL, "", sweep.Config{
 		PromptSets: []string{multi}, Concurrencies: []int{2}, Repetitions: 1,
-		SystemPromptFile: sysFile, SkipPreflightTokenCount: true, Progress: &progress,
+		SystemPromptFile: sysFile, SkipPreflightTokenCount: true, Report: progress.reporter(),
 	})
 	require.NoError(t, err)
 	require.Len(t, rows, 1)
@@ -117,7 +122,8 @@ func TestRunSystemPromptAndSkipPreflight(t *testing.T) {
 		assert.Len(t, msgs, 2, "each prompt has exactly one system message then the user")
 	}
 	assert.ElementsMatch(t, []string{"own", "You are terse."}, firsts, "system prepended only where absent")
-	assert.Contains(t, progress.String(), "System prompt prepended from "+sysFile+" (14 chars)", "progress: system prompt line")
+	require.Len(t, progress.started, 1)
+	assert.Contains(t, progress.started[0].Notes, "System prompt prepended from "+sysFile+" (14 chars)", "report: system prompt note")
 	want := fixtures.PromptTokens([]map[string]any{{"role": "system", "content": "own"}, {"role": "user", "content": "hello there"}})
 	assert.Equal(t, want, rows[0].PromptTokens, "without preflight, prompt_tokens comes from the first measured request's usage")
 }
@@ -126,9 +132,9 @@ func TestRunAllErrored(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{Responder: func(fixtures.Request) fixtures.Script {
 		return fixtures.Script{Status: 500}
 	}})
-	var progress bytes.Buffer
+	var progress reports
 	rows, _, err := runSweep(t, context.Background(), srv.URL, "", sweep.Config{
-		PromptSets: []string{"short"}, Concurrencies: []int{2}, Repetitions: 1, Progress: &progress,
+		PromptSets: []string{"short"}, Concurrencies: []int{2}, Repetitions: 1, Report: progress.reporter(),
 	})
 	require.NoError(t, err, "request failures are rows, not errors")
 	require.Len(t, rows, 1)
@@ -140,7 +146,11 @@ func TestRunAllErrored(t *testing.T) {
 	assert.Zero(t, r.CacheHits, "cache zero")
 	assert.Equal(t, 2, r.Concurrency, "config kept")
 	assert.Zero(t, r.PromptTokens, "preflight failed (HTTP 500) so prompt_tokens is 0")
-	assert.Contains(t, progress.String(), "  short conc=2 rep=0: FAIL (all 2 requests failed: stream: HTTP 500: ", "progress: fail line")
+	require.Len(t, progress.points, 1)
+	o := progress.points[0].o
+	assert.Equal(t, 2, o.Failed, "report: both requests failed")
+	require.NotEmpty(t, o.Reasons)
+	assert.True(t, strings.HasPrefix(o.Reasons[0], "stream: HTTP 500: "), "report: the reason: %q", o.Reasons[0])
 }
 
 func TestRunPartlyInvalid(t *testing.T) {
@@ -186,23 +196,26 @@ func TestRunInputErrors(t *testing.T) {
 	}
 	assert.ErrorIs(t, err, sweep.ErrUnknownField)
 
-	var progress bytes.Buffer
-	_, _, err = runSweep(t, context.Background(), "http://127.0.0.1:1", "", sweep.Config{PromptSets: []string{"/nonexistent/p.json"}, Progress: &progress})
+	var progress reports
+	_, _, err = runSweep(t, context.Background(), "http://127.0.0.1:1", "", sweep.Config{PromptSets: []string{"/nonexistent/p.json"}, Report: progress.reporter()})
 	require.ErrorIs(t, err, sweep.ErrInput)
 	assert.Contains(t, err.Error(), "no prompt sets could be loaded", "all sets missing")
-	assert.Empty(t, progress.String(), "nothing is sent or printed for input errors")
+	assert.Empty(t, progress.started, "nothing is sent or reported for input errors")
+	assert.Empty(t, progress.points, "nothing is sent or reported for input errors")
 }
 
 func TestRunSkipsMissingPromptSet(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
-	var progress bytes.Buffer
+	var progress reports
 	rows, _, err := runSweep(t, context.Background(), srv.URL, "", sweep.Config{
-		PromptSets: []string{"short", "/nonexistent/p.json"}, Concurrencies: []int{1}, Repetitions: 1, Progress: &progress,
+		PromptSets: []string{"short", "/nonexistent/p.json"}, Concurrencies: []int{1}, Repetitions: 1, Report: progress.reporter(),
 	})
 	require.NoError(t, err, "a missing prompt set is skipped with a warning, as in the reference")
 	assert.Len(t, rows, 1)
-	assert.Contains(t, progress.String(), "Warning: skipping prompt set '/nonexistent/p.json': unknown prompt set name or missing file", "warning line")
-	assert.False(t, strings.Contains(progress.String(), "prompt set not found"), "sentinel text not repeated")
+	require.Len(t, progress.started, 1)
+	notes := strings.Join(progress.started[0].Notes, "\n")
+	assert.Contains(t, notes, "Warning: skipping prompt set '/nonexistent/p.json': unknown prompt set name or missing file", "warning note")
+	assert.False(t, strings.Contains(notes, "prompt set not found"), "sentinel text not repeated")
 }
 
 func TestRunCancelled(t *testing.T) {
@@ -216,15 +229,16 @@ func TestRunCancelled(t *testing.T) {
 
 func TestRunNormalizesURL(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
-	var progress bytes.Buffer
+	var progress reports
 	rows, _, err := runSweep(t, context.Background(), srv.URL+"/v1/", "", sweep.Config{
 		PromptSets: []string{"short"}, Concurrencies: []int{1},
-		Repetitions: 1, Warmup: 0, MaxTokens: 200, SkipPreflightTokenCount: true, Progress: &progress,
+		Repetitions: 1, Warmup: 0, MaxTokens: 200, SkipPreflightTokenCount: true, Report: progress.reporter(),
 	})
 	require.NoError(t, err, "an OpenAI-style .../v1/ base URL is accepted")
 	require.Len(t, rows, 1)
 	assert.True(t, rows[0].Validated, "requests reached /v1/chat/completions, not /v1/v1/…")
-	assert.Contains(t, progress.String(), "Connecting to "+srv.URL+"...\n", "the normalized URL is shown")
+	require.Len(t, progress.started, 1)
+	assert.Equal(t, srv.URL, progress.started[0].URL, "the normalized URL is reported")
 
 	_, err = runner.New(context.Background(), runner.Config{URL: "127.0.0.1:8080"})
 	require.Error(t, err, "a URL without a scheme is refused by the engine, before any request")
@@ -266,4 +280,22 @@ func runSweep(t *testing.T, ctx context.Context, url, model string, cfg sweep.Co
 		rows[i] = o.Row
 	}
 	return rows, outs, err
+}
+
+// reports records what a sweep reported (sweep.Reporter).
+type reports struct {
+	started []sweep.Started
+	points  []reportedPoint
+}
+
+type reportedPoint struct {
+	pt sweep.Point
+	o  sweep.Outcome
+}
+
+func (r *reports) reporter() sweep.Reporter {
+	return sweep.Reporter{
+		Started:  func(s sweep.Started) { r.started = append(r.started, s) },
+		Finished: func(pt sweep.Point, o sweep.Outcome) { r.points = append(r.points, reportedPoint{pt, o}) },
+	}
 }

@@ -25,7 +25,7 @@ func sweepConfig(e *env, f *benchFlags) (sweep.Config, []string) {
 		SkipPreflightTokenCount: f.skipPreflightTokenCount || f.systemPromptFile != "",
 		MaxTokens:               f.maxTokens, Repetitions: f.repetitions, Warmup: f.warmup,
 		NoValidate: f.validate.val == "false", NoScrape: f.scrapeMetrics.val == "false",
-		Tag: f.tag.val, Progress: e.stderr,
+		Tag: f.tag.val, Report: sweepPrinter(e.stderr),
 	}
 	for _, ps := range strings.Split(f.prompts, ",") {
 		if ps = strings.TrimSpace(ps); ps != "" {
