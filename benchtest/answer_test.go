@@ -48,13 +48,14 @@ func TestRunWorkloadSaysWhatTheAnswerWas(t *testing.T) {
 	b, err := cmd.CombinedOutput()
 	out := string(b)
 	var exit *exec.ExitError
-	require.ErrorAs(t, err, &exit, "the thinking and refusing cases fail: %s", out)
+	require.ErrorAs(t, err, &exit, "the refusing case fails: %s", out)
 
 	assert.Contains(t, out, `benchtest: cache reset before-run refused: DELETE /v1/cache: HTTP 404 (404 page not found); the server's cache was not cleared, so "before-run" measured as "preserve"`,
 		"a refused cache reset is said in the test log")
 	assert.Regexp(t, `content_chars=0 reasoning_chars=\d{3,} reasoning_chunks=60`, out, "reasoning beside content")
 	assert.Contains(t, out, "note: enable_thinking=false was sent but", "the ignored flag is noted")
-	assert.Contains(t, out, `shapes.json: case "thinks": response: Truncated (finish_reason=length): the answer was reasoning only:`, "the failure says what the answer was")
+	assert.Contains(t, out, `shapes.json: case "thinks": capped: Truncated (finish_reason=length): the answer was reasoning only:`, "the capped answer (the one outcome) says what the answer was")
+	assert.Contains(t, out, "--- PASS: TestInnerWorkload/thinks", "a capped answer is not a failure")
 	assert.Regexp(t, `tpot_ms=null e2e_latency_ms=[\d.]+ gen_tps=null .* decode_timing=burst \(all \d+ tokens arrived in \d+ chunks within`, out, "a burst's rates are null with the reason")
 	assert.NotContains(t, out, "NaN", "no NaN in the log")
 	assert.Contains(t, out, `refusal="I'm sorry, but I can't help with that request."`, "the refusal in the log")

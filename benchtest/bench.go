@@ -14,6 +14,7 @@ import (
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/internal/sweep"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
@@ -202,7 +203,7 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 		elapsed += rr.Run.Duration
 		peak = max(peak, rr.Run.PeakInFlight)
 	}
-	st := loadgen.Summarize(samples, elapsed, loadgen.StatsOptions{Goodput: env.cfg.goodput})
+	st := summary.Requests(samples, elapsed, summary.Options{Goodput: env.cfg.goodput})
 	st.PeakInFlight = peak
 	for _, msg := range logged {
 		say(b).Logf("benchtest: %s", msg)
@@ -213,7 +214,7 @@ func (env *benchEnv) bench(b *testing.B, w *workloads.Workload, n int, pick func
 		// benchmark result; partial failures are reported in failures.
 		say(b).Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
 	}
-	for _, o := range loadgen.Evaluate(st, env.thresholds) {
+	for _, o := range summary.Evaluate(st, env.thresholds) {
 		if !o.Pass {
 			say(b).Errorf("benchtest: SLO %s: %s", o.Expr, o)
 		}
@@ -253,12 +254,12 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 		gaps += max(run.Sent-1, 0) // the arrivals' own rate, over each run's sending window
 		window += run.LastSent - run.FirstSent
 		for _, rec := range sess.Payload().Results {
-			if !rec.OK && len(failures) < maxLoggedFailures {
+			if rec.Outcome.Failed() && len(failures) < maxLoggedFailures {
 				failures = append(failures, fmt.Sprintf("%s/%d: %s", rec.CaseID, rec.Repetition, strings.Join(rec.Quality.Issues, "; ")))
 			}
 		}
 	}
-	st := loadgen.Summarize(samples, elapsed, loadgen.StatsOptions{Goodput: l.Goodput})
+	st := summary.Requests(samples, elapsed, summary.Options{Goodput: l.Goodput})
 	for _, f := range failures {
 		say(b).Logf("benchtest: failed request %s", f)
 	}
@@ -275,7 +276,7 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 	if len(samples) > 0 && st.Failed == len(samples) {
 		say(b).Errorf("benchtest: every one of %d requests failed; the figures above measure errors, not the server", len(samples))
 	}
-	for _, o := range loadgen.Evaluate(st, env.thresholds) {
+	for _, o := range summary.Evaluate(st, env.thresholds) {
 		if !o.Pass {
 			say(b).Errorf("benchtest: SLO %s: %s", o.Expr, o)
 		}

@@ -59,7 +59,7 @@ func SearchCapacity(t *testing.T, path string, search results.CapacitySearch, fl
 	r := newRunner(t, c, max(64, base.MaxConcurrency, int(cfg.Max)))
 	cfg.Goodput = base.Goodput
 	cfg.OnProbe = func(p results.CapacityProbe) { say(t).Logf("benchtest: %s", p) }
-	res, err := capacity.Search(t.Context(), r.CapacityProbe(w, runner.RunOptions{Tags: c.tags}, base, nil), cfg)
+	res, err := capacity.Search(t.Context(), capacity.SessionProbe(r, w, runner.RunOptions{Tags: c.tags}, base, nil), cfg)
 	if err != nil {
 		say(t).Fatalf("benchtest: capacity search: %v", err)
 	}

@@ -264,7 +264,7 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 		failed []runner.Outcome
 	)
 	run.onOutcome = func(out runner.Outcome) {
-		if !out.Record.OK {
+		if out.Record.Outcome.Failed() {
 			mu.Lock()
 			failed = append(failed, out)
 			mu.Unlock()
@@ -335,6 +335,15 @@ func (run *workloadRun) report(t *testing.T, out runner.Outcome) {
 	prefix := fmt.Sprintf("%s: case %q", run.file, rec.CaseID)
 	if rec.Interrupted {
 		say(t).Errorf("%s: interrupted: the run was stopped (go test's -timeout is near, or the test ended) while this request was in flight; it is left out of the statistics", prefix)
+		return
+	}
+	if rec.Outcome == results.OutcomeCapped {
+		// The engine's one verdict (results.OutcomeCapped): an answer
+		// ended by max_tokens whose case states no finish_reason is not a
+		// failure; checks.finish_reason ["stop"] makes it one.
+		for _, is := range out.Issues {
+			say(t).Logf("%s: capped: %s; not validated, not a failure (checks.finish_reason [\"stop\"] would make it one)", prefix, present.Message(is.Message))
+		}
 		return
 	}
 	// The request error first: the failed checks after it are often

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -23,8 +23,9 @@ import (
 // order (parse failures left out) and whether every threshold parsed and
 // passed.
 //
-// After RunWorkload: benchtest.checkSLOs(t, benchtest.payloadStats(p), …);
-// after a load run: benchtest.checkSLOs(t, run.Stats(opts), …).
+// Users do not call it: they give thresholds with WithSLO or the
+// workload's defaults.slo, and RunWorkload and BenchWorkload report the
+// engine's outcomes through reportSLOs; the tests drive it directly.
 func checkSLOs(t *testing.T, st results.LoadStats, thresholds ...string) ([]results.SLOResult, bool) {
 	t.Helper()
 	var ths []results.Threshold
@@ -37,7 +38,7 @@ func checkSLOs(t *testing.T, st results.LoadStats, thresholds ...string) ([]resu
 		}
 		ths = append(ths, th)
 	}
-	outcomes := loadgen.Evaluate(st, ths)
+	outcomes := summary.Evaluate(st, ths)
 	ok := len(bad) == 0
 	for _, o := range outcomes {
 		ok = ok && o.Pass
@@ -82,4 +83,4 @@ func formatAttr(v float64) string {
 
 // payloadStats summarizes a workload run's records as load statistics, so
 // checkSLOs can gate a RunWorkload result.
-func payloadStats(p *results.Payload) results.LoadStats { return loadgen.PayloadStats(p) }
+func payloadStats(p *results.Payload) results.LoadStats { return summary.Payload(p) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchserve/benchserve/benchtest"
 	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -22,7 +23,7 @@ func sloStats() results.LoadStats {
 		samples = append(samples, loadgen.Sample{TTFTms: ttft, E2ELms: 2 * ttft, TPOTms: 10, GenTPS: 100, CompletionTokens: 5})
 	}
 	samples = append(samples, loadgen.Sample{Kind: results.KindHTTP5xx})
-	return loadgen.Summarize(samples, 2*time.Second, loadgen.StatsOptions{})
+	return summary.Requests(samples, 2*time.Second, summary.Options{})
 }
 
 // TestCheckSLOsChild is run by TestCheckSLOs in a child process, where its
@@ -86,7 +87,7 @@ func TestPayloadStats(t *testing.T) {
 	st := benchtest.PayloadStats(p)
 	assert.Equal(t, 5, st.Requests, "every record is a request")
 	assert.Equal(t, 2, st.Succeeded, "two clean records")
-	assert.Equal(t, map[results.ErrorKind]int{loadgen.KindRequest: 1, results.KindPolicyTimeout: 1, results.KindQuality: 1}, st.Errors, "errors by kind")
+	assert.Equal(t, map[results.ErrorKind]int{summary.KindRequest: 1, results.KindPolicyTimeout: 1, results.KindQuality: 1}, st.Errors, "errors by kind")
 	assert.Equal(t, 2*time.Second, st.Duration, "first start to last end")
 	assert.Equal(t, 200.0, st.TTFT.Mean, "TTFT mean of every measured record, the quality failure included")
 	assert.Equal(t, 3, st.TTFT.Count, "the wire failures have no timings")

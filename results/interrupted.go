@@ -9,7 +9,8 @@ const IssueInterrupted = "interrupted: the run was stopped while this request wa
 
 // MarkInterrupted marks r as the record of a request the run's stop cut
 // (Ctrl-C, SIGTERM, go test -timeout; KindInterrupted), not a
-// failed measurement: Interrupted, OK and Quality.OK false, Quality.Issues
+// failed measurement: Interrupted, OK and Quality.OK false, Outcome
+// error of kind KindInterrupted, Quality.Issues
 // exactly [IssueInterrupted] (the checks of a cut answer mean nothing),
 // Policy.WithinTimeout nil (no outcome), and Error prefixed with
 // "interrupted: " ("interrupted" when it was empty). The metrics are kept
@@ -22,6 +23,7 @@ func MarkInterrupted(r *Record) {
 	r.Quality.OK = false
 	r.Quality.Issues = []string{IssueInterrupted}
 	r.Policy.WithinTimeout = nil
+	r.Outcome, r.ErrorKind = OutcomeError, KindInterrupted
 	switch {
 	case r.Error == "":
 		r.Error = "interrupted"

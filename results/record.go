@@ -2,7 +2,6 @@ package results
 
 import (
 	"encoding/json"
-	"math"
 )
 
 // Runtime describes the server under test (reference: auto_detect_runtime).
@@ -390,6 +389,16 @@ type Record struct {
 	// "protocol" object, workloads.Protocol); nil (omitted) for an
 	// ordinary case. Addition.
 	Contract *Contract `json:"contract,omitempty"`
+	// Outcome is the request's one verdict (pass, capped, fail, error),
+	// decided by the engine from the error and the case's checks; every
+	// door reports it. Addition; omitted in payloads written before it
+	// existed (then OK and Error say pass, fail or error).
+	Outcome Outcome `json:"outcome,omitempty"`
+	// ErrorKind says why a failed or errored request counts against the
+	// run (KindQuality for a failed check, KindInterrupted for a stopped
+	// run, else the request error's kind); "" (omitted) for pass and
+	// capped. Addition.
+	ErrorKind ErrorKind `json:"error_kind,omitempty"`
 }
 
 // WorkloadInfo is the payload's "workload" block.
@@ -629,6 +638,7 @@ type CaseSummary struct {
 	InterruptedCount int `json:"interrupted_count,omitempty"`
 	// GenTPSSkipped counts the succeeded records left out of GenTPS
 	// because their gen_tps was not measured (null: Metrics.DecodeTiming);
+	// a gen_tps without a tpot_ms is not skipped (the reference's rule);
 	// omitted when 0. Addition.
 	GenTPSSkipped int `json:"gen_tps_skipped,omitempty"`
 }
@@ -666,6 +676,7 @@ type RunSummary struct {
 	GenTPS    *Stats `json:"gen_tps"`
 	// GenTPSSkipped counts the succeeded records left out of GenTPS
 	// because their gen_tps was not measured (null: Metrics.DecodeTiming);
+	// a gen_tps without a tpot_ms is not skipped (the reference's rule);
 	// omitted when 0. Addition.
 	GenTPSSkipped int `json:"gen_tps_skipped,omitempty"`
 	// CaseSummaries maps case id to its summary; never nil.
@@ -679,28 +690,4 @@ type RunSummary struct {
 	// server had closed a reused connection without answering. Addition;
 	// omitted when 0.
 	ConnectionRetries int `json:"connection_retries,omitempty"`
-}
-
-// UnmarshalJSON reads a record's metrics block; a null tpot_ms or gen_tps
-// (a decode span that was not observable) becomes NaN, as it was before
-// it was written, so a re-read payload summarizes the same way.
-func (m *Metrics) UnmarshalJSON(b []byte) error {
-	type plain Metrics
-	var aux struct {
-		*plain
-		TPOTms *float64 `json:"tpot_ms"`
-		GenTPS *float64 `json:"gen_tps"`
-	}
-	aux.plain = (*plain)(m)
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	m.TPOTms, m.GenTPS = math.NaN(), math.NaN()
-	if aux.TPOTms != nil {
-		m.TPOTms = *aux.TPOTms
-	}
-	if aux.GenTPS != nil {
-		m.GenTPS = *aux.GenTPS
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"slices"
 
 	"github.com/benchserve/benchserve/internal/py"
@@ -25,8 +26,9 @@ func GroupByCase(records []Record) map[string][]Record {
 // departure from the reference, which feeds the zero-valued metrics of a
 // failed request into the statistics and so drags means and low
 // percentiles down; a failed request has no latency to report. A gen_tps
-// that was not measured (NaN: the decode span was one chunk or a burst,
-// Metrics.DecodeTiming) is left out too and counted in skipped.
+// that was not measured (NaN, null in JSON: the decode span was one chunk
+// or a burst, Metrics.DecodeTiming) is left out too and counted in
+// skipped; a gen_tps without a tpot_ms is summarised, as the reference.
 func timedSamples(records []Record) (latency, ttft, genTPS []float64, skipped int) {
 	for _, r := range records {
 		if r.Error != "" {
@@ -34,7 +36,11 @@ func timedSamples(records []Record) (latency, ttft, genTPS []float64, skipped in
 		}
 		latency = append(latency, r.Metrics.E2ELms)
 		ttft = append(ttft, r.Metrics.TTFTms)
-		if !stats.DecodeTimed(r.Metrics.TPOTms, r.Metrics.GenTPS) {
+		if math.IsNaN(r.Metrics.GenTPS) {
+			// Only a missing gen_tps is skipped, not one without a
+			// tpot_ms beside it: the reference summarises gen_tps 20 and
+			// 10 as mean 15 whatever tpot_ms says (benchserve's own
+			// records have both or neither, stats.DecodeTimed).
 			skipped++
 			continue
 		}
@@ -225,18 +231,9 @@ func (s *CaseSummary) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
 	}
-	var err error
-	if s.LatencyMS, err = decodeOptStats(aux.LatencyMS); err != nil {
-		return err
-	}
-	if s.TTFTms, err = decodeOptStats(aux.TTFTms); err != nil {
-		return err
-	}
-	if s.GenTPS, err = decodeOptStats(aux.GenTPS); err != nil {
-		return err
-	}
-	s.ContentChars, err = decodeOptStats(aux.ContentChars)
-	return err
+	return decodeStatsBlocks(
+		statsBlock{&s.LatencyMS, aux.LatencyMS}, statsBlock{&s.TTFTms, aux.TTFTms},
+		statsBlock{&s.GenTPS, aux.GenTPS}, statsBlock{&s.ContentChars, aux.ContentChars})
 }
 
 // MarshalJSON writes the reference shape and key order, with nil
@@ -270,17 +267,33 @@ func (s *RunSummary) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
 	}
-	var err error
-	if s.LatencyMS, err = decodeOptStats(aux.LatencyMS); err != nil {
-		return err
-	}
-	if s.TTFTms, err = decodeOptStats(aux.TTFTms); err != nil {
-		return err
-	}
-	s.GenTPS, err = decodeOptStats(aux.GenTPS)
-	return err
+	return decodeStatsBlocks(
+		statsBlock{&s.LatencyMS, aux.LatencyMS}, statsBlock{&s.TTFTms, aux.TTFTms},
+		statsBlock{&s.GenTPS, aux.GenTPS})
 }
 
+// statsBlock is one statistics block of a summary: its raw JSON and the
+// field it decodes into.
+type statsBlock struct {
+	dst **Stats
+	raw json.RawMessage
+}
+
+// decodeStatsBlocks decodes each block into its field (decodeOptStats: {}
+// or null is nil), stopping at the first error.
+func decodeStatsBlocks(blocks ...statsBlock) error {
+	for _, b := range blocks {
+		st, err := decodeOptStats(b.raw)
+		if err != nil {
+			return err
+		}
+		*b.dst = st
+	}
+	return nil
+}
+
+// decodeOptStats decodes one statistics block; {} or null (or absent) is
+// nil, as the reference's _summary_or_empty wrote it.
 func decodeOptStats(raw json.RawMessage) (*Stats, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {

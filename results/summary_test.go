@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -111,4 +112,19 @@ func TestSummarizeSumsConnectionRetries(t *testing.T) {
 	recs[2].Interrupted = true
 	assert.Equal(t, 1, Summarize(recs).ConnectionRetries, "an interrupted record is left out, as from every count")
 	assert.Zero(t, Summarize(fixedRecords()).ConnectionRetries, "no retry, 0 (omitted from the JSON)")
+}
+
+// TestSummarizeGenTPSWithoutTPOT: only a missing gen_tps is skipped; a
+// gen_tps without a tpot_ms beside it is summarised, as the reference
+// summarises gen_tps 20 and 10 as mean 15.
+func TestSummarizeGenTPSWithoutTPOT(t *testing.T) {
+	recs := []Record{
+		{CaseID: "a", Metrics: Metrics{E2ELms: 100, TTFTms: 10, TPOTms: math.NaN(), GenTPS: 20}, Quality: Quality{OK: true}, OK: true},
+		{CaseID: "a", Repetition: 1, Metrics: Metrics{E2ELms: 100, TTFTms: 10, TPOTms: math.NaN(), GenTPS: 10}, Quality: Quality{OK: true}, OK: true},
+		{CaseID: "a", Repetition: 2, Metrics: Metrics{E2ELms: 100, TTFTms: 10, TPOTms: math.NaN(), GenTPS: math.NaN()}, Quality: Quality{OK: true}, OK: true},
+	}
+	s := Summarize(recs)
+	require.NotNil(t, s.GenTPS)
+	assert.Equal(t, 15.0, s.GenTPS.Mean, "gen_tps 20 and 10 without tpot_ms: mean 15")
+	assert.Equal(t, 1, s.GenTPSSkipped, "only the missing gen_tps is skipped")
 }

@@ -14,7 +14,9 @@ var (
 )
 
 // Load reads and parses the workload file at path (reference:
-// load_workload); a leading ~ is expanded. Read errors are returned as
+// load_workload); path is used as it is (the doors expand a leading ~;
+// request_path values inside the file are expanded, as in the
+// reference). Read errors are returned as
 // "workload: load PATH: ..." wrapping the *fs.PathError; a file larger than
 // MaxFileSize (or an endless one such as /dev/zero) is refused; problems in
 // the content as a *LoadError (see Parse).

@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/results"
 )
 
 // PromptOptions shape the cases FromPrompts builds. The zero value sends
 // results.DefaultMaxTokens, no enable_thinking, no extra body, and judges each
 // answer by the basic validation only (a length ending fails it, as the
-// reference's validate_response).
+// reference's validate_response; the engine's verdict of such an answer
+// is results.OutcomeCapped, not a failure).
 type PromptOptions struct {
 	// MaxTokens is each case's max_tokens; 0 means results.DefaultMaxTokens.
 	MaxTokens int
@@ -21,10 +21,6 @@ type PromptOptions struct {
 	EnableThinking *bool
 	// ExtraBody is merged into every request body; nil sends none.
 	ExtraBody map[string]any
-	// AcceptLength gives every case the check finish_reason in
-	// ["stop", "length"], so an answer capped by max_tokens passes (a
-	// capacity probe measures load, not answer length).
-	AcceptLength bool
 }
 
 // FromPrompts is the one way a prompt set (one message list per prompt,
@@ -38,12 +34,6 @@ func FromPrompts(name string, prompts [][]results.Message, o PromptOptions) *Wor
 		maxTokens = results.DefaultMaxTokens
 	}
 	defaults := map[string]any{"max_tokens": maxTokens}
-	var spec *checks.Spec
-	if o.AcceptLength {
-		allowed := []string{"stop", "length"}
-		spec = &checks.Spec{FinishReason: allowed, Raw: map[string]any{"finish_reason": []any{"stop", "length"}}}
-		defaults["checks"] = spec.Raw
-	}
 	var extraJSON json.RawMessage
 	if o.ExtraBody != nil {
 		extraJSON, _ = json.Marshal(o.ExtraBody) // a decoded JSON object always marshals
@@ -61,7 +51,6 @@ func FromPrompts(name string, prompts [][]results.Message, o PromptOptions) *Wor
 			EnableThinking: o.EnableThinking,
 			ExtraBody:      o.ExtraBody,
 			ExtraBodyJSON:  extraJSON,
-			Checks:         spec,
 			Tags:           []string{"prompts"},
 		})
 	}

@@ -13,7 +13,7 @@ import (
 // 45 req/s (see server in search_test.go). With a real server, the probe
 // is capacity.LoadProbe(fn, opts), fn a loadgen.Func sending request i;
 // benchtest.SearchCapacity and benchserve capacity use the engine's probes
-// (runner.Runner.CapacityProbe).
+// (capacity.SessionProbe).
 func ExampleSearch() {
 	slo, _ := results.ParseThreshold("ttft_p95_ms <= 500")
 	res, err := capacity.Search(context.Background(), server(37), capacity.Config{

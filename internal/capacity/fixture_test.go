@@ -16,6 +16,7 @@ import (
 	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -104,7 +105,7 @@ func calibrated(t *testing.T, fn loadgen.Func, q queue) queue {
 	t.Helper()
 	run, err := loadgen.RunClosed(t.Context(), fn, loadgen.Closed{Concurrency: q.Slots, Requests: 10 * q.Slots})
 	require.NoError(t, err, "calibration")
-	st := run.Stats(loadgen.StatsOptions{})
+	st := summary.Run(run, summary.Options{})
 	require.Equal(t, 10*q.Slots, st.Succeeded, "calibration requests succeed")
 	q.TTFT = time.Duration(st.TTFT.P50 * float64(time.Millisecond))
 	q.Serve = time.Duration(st.E2EL.P50 * float64(time.Millisecond))

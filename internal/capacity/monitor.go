@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stats"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -222,7 +223,7 @@ const MinBusyCycles = 10
 // first send to last end) and judged by ths: pass when every threshold
 // holds with confidence (and, open-loop, the window holds MinBusyCycles
 // busy cycles), fail when one fails with confidence, else inconclusive.
-func analyze(samples []loadgen.Sample, ths []results.Threshold, opts loadgen.StatsOptions, minWarm int, openLoop bool) analysis {
+func analyze(samples []loadgen.Sample, ths []results.Threshold, opts summary.Options, minWarm int, openLoop bool) analysis {
 	a := analysis{prefix: len(samples), warmup: warmupOf(samples, minWarm)}
 	a.measured = samples[a.warmup:]
 	var first, last time.Duration
@@ -236,13 +237,13 @@ func analyze(samples []loadgen.Sample, ths []results.Threshold, opts loadgen.Sta
 			late++
 		}
 	}
-	a.st = loadgen.Summarize(a.measured, last-first, opts)
+	a.st = summary.Requests(a.measured, last-first, opts)
 	a.st.Late = late
 	if q := inFlight(samples); len(q) > a.warmup {
 		a.st.PeakInFlight = slices.Max(q[a.warmup:]) + 1
 		a.cycles = cycles(q[a.warmup:])
 	}
-	a.outcomes = loadgen.Evaluate(a.st, ths)
+	a.outcomes = summary.Evaluate(a.st, ths)
 	a.verdict = VerdictPass
 	for _, o := range a.outcomes {
 		switch {
@@ -269,7 +270,7 @@ var errStopped = errors.New("capacity: probe stopped: verdict reached")
 // or when the server saturates (open-loop probes).
 type monitor struct {
 	ths     []results.Threshold
-	opts    loadgen.StatsOptions
+	opts    summary.Options
 	minWarm int
 	// targets are the measured-request counts at which the verdict is
 	// looked at: the probe's target, then doubled per extension.

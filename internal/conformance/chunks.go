@@ -32,6 +32,18 @@ type wireChunk struct {
 	Model   *string        `json:"model"`
 	Choices *[]wireChoice  `json:"choices"`
 	Usage   *results.Usage `json:"usage"`
+	// PromptFilterResults is Azure OpenAI's content-filter verdict on the
+	// prompt (azurePreamble).
+	PromptFilterResults json.RawMessage `json:"prompt_filter_results"`
+}
+
+// azurePreamble reports whether a chunk is Azure OpenAI's first chunk:
+// prompt_filter_results, no choice, and an empty id and object. It is
+// Azure's report on the prompt, not a part of the answer, so the stream
+// contracts leave it out (docs/streams.md).
+func (c *wireChunk) azurePreamble() bool {
+	return len(c.PromptFilterResults) > 0 && (c.Choices == nil || len(*c.Choices) == 0) &&
+		(c.ID == nil || *c.ID == "") && c.Object == ""
 }
 
 // wireChoice is one choice of a wireChunk.
@@ -41,7 +53,8 @@ type wireChoice struct {
 	FinishReason *string       `json:"finish_reason"`
 }
 
-// parseChunks decodes every data event but keep-alives and [DONE].
+// parseChunks decodes every data event but keep-alives, [DONE] and
+// Azure's prompt_filter_results preamble.
 func parseChunks(events []stream.Event) []chunkView {
 	var out []chunkView
 	for i, ev := range events {
@@ -51,6 +64,9 @@ func parseChunks(events []stream.Event) []chunkView {
 		}
 		v := chunkView{event: i + 1, raw: data}
 		v.err = json.Unmarshal([]byte(data), &v.c)
+		if v.err == nil && v.c.azurePreamble() {
+			continue
+		}
 		out = append(out, v)
 	}
 	return out

@@ -8,12 +8,14 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/internal/contract"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/results"
 )
 
 // compare judges the contracts that compare a streamed answer with a
 // non-streamed one: usage.prompt_agrees, nonstream.agrees and
-// tools.stream_agrees.
+// tools.stream_agrees (which also holds the non-streamed tool calls to
+// the rules of the streamed ones: nonStreamedCalls).
 func (r *contractRun) compare(ctx context.Context) Outcome {
 	st, err := r.stream(ctx, 0)
 	if err != nil {
@@ -68,6 +70,11 @@ func (r *contractRun) compare(ctx context.Context) Outcome {
 			y, _ := json.Marshal(b)
 			return fmt.Sprintf("streamed %s; non-streamed %s", contract.Cut(string(x), 200), contract.Cut(string(y), 200))
 		}
+		// The non-streamed calls keep the rules tools.ids and
+		// tools.finish_reason judge on the stream.
+		if o, ok := nonStreamedCalls(c, ex); !ok {
+			return st.with(o)
+		}
 		if len(a) != len(b) {
 			return st.with(failed(st.sentText()+" and non-streamed", got(), "%d tool call(s) streamed, %d not streamed", len(a), len(b)))
 		}
@@ -98,4 +105,33 @@ func sameJSON(a, b string) bool {
 		return a == b
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// nonStreamedCalls judges a non-streamed answer's tool calls by the rules
+// the tools.* contracts judge on a stream: each call has an id, no id is
+// used twice, and a choice with calls has finish_reason "tool_calls".
+func nonStreamedCalls(c nonStreamed, ex *exchange) (Outcome, bool) {
+	for i, ch := range c.Choices {
+		if ch.Message == nil || len(ch.Message.ToolCalls) == 0 {
+			continue
+		}
+		seen := map[string]bool{}
+		for k, call := range ch.Message.ToolCalls {
+			if call.ID == "" {
+				return failed(ex.sentText(), ex.gotText(), "the non-streamed answer: choices[%d] tool call %d has no id", i, k), false
+			}
+			if seen[call.ID] {
+				return failed(ex.sentText(), ex.gotText(), "the non-streamed answer: tool call id %s is used twice", present.Name(call.ID)), false
+			}
+			seen[call.ID] = true
+		}
+		if f := ch.FinishReason; f == nil || *f != "tool_calls" {
+			got := "none"
+			if f != nil {
+				got = present.Name(*f)
+			}
+			return failed(ex.sentText(), ex.gotText(), "the non-streamed answer: choices[%d] has %d tool call(s) but finish_reason %s", i, len(ch.Message.ToolCalls), got), false
+		}
+	}
+	return Outcome{}, true
 }

@@ -75,7 +75,7 @@ func (r *contractRun) judgeError(ex *exchange) Outcome {
 		if e.Error.Type == nil {
 			return failed("", "", "error.type is missing")
 		}
-		return pass("HTTP %d, error type %q: %s", s, *e.Error.Type, contract.Cut(*e.Error.Message, 100))
+		return pass("HTTP %d, error type %q: %s", s, nm(*e.Error.Type), contract.Cut(*e.Error.Message, 100))
 	}
 	return failed("", "", "check %s: not an error check", r.kind)
 }

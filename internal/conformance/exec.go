@@ -19,8 +19,13 @@ import (
 const DefaultTimeout = 120 * time.Second
 
 // KeptEvents is how many SSE events of a streamed answer a check reads
-// (stream.Request.KeepEvents); the suite's answers are far shorter.
-const KeptEvents = 2048
+// (stream.Request.KeepEvents): 65,536, far above any answer of the suite
+// (a 256-token answer is about 260 events). Each kept event holds up to
+// stream.MaxKeptEventBytes (1 MiB) and all of them stream.MaxKeptBytes
+// (16 MiB), so a contract's memory is bounded on an endless stream. A
+// stream past either cap is not judged on its events: the contracts that
+// read them are a skip saying which cap it passed (streamed.incomplete).
+const KeptEvents = 1 << 16
 
 // maxBody bounds the non-streamed answer a check reads: 1 MiB.
 const maxBody = 1 << 20
@@ -57,6 +62,14 @@ type Target struct {
 	Sender Sender
 	// Model is the model sent in every request.
 	Model string
+	// ModelFound reports that Model was not given but found from the
+	// server (its /v1/models or status): models.list then also asks that
+	// the model be served.
+	ModelFound bool
+	// Health, when non-nil, is shared by the contracts of one run: once
+	// the server went away, the rest are a skip saying so (GoneEvidence)
+	// instead of one failure each. Nil judges every contract alone.
+	Health *Health
 }
 
 // Input is one contract to check: its spec and the case's request.
@@ -81,6 +94,20 @@ type contractRun struct {
 	s     *workloads.Protocol
 	kind  contract.Kind
 	start time.Time
+	// answered is whether any request got an HTTP answer; noAnswer is
+	// the error of the last one that got none (Health).
+	answered bool
+	noAnswer error
+}
+
+// heard notes one request's fate for Health: status 0 with err is no
+// answer.
+func (r *contractRun) heard(status int, err error) {
+	if status != 0 {
+		r.answered = true
+	} else if err != nil {
+		r.noAnswer = err
+	}
 }
 
 // Run checks one contract on the target: it sends the request(s) the
@@ -89,8 +116,15 @@ type contractRun struct {
 // on a contract that needs an answer fails it). Safe for concurrent use.
 func Run(ctx context.Context, t Target, in Input) Outcome {
 	r := &contractRun{t: t, in: in, s: in.Protocol, kind: contract.Kind(in.Protocol.Check), start: time.Now()}
+	if out, gone := r.notChecked(ctx); gone {
+		out.Elapsed = time.Since(r.start)
+		return out
+	}
 	out := r.run(ctx)
 	out.Elapsed = time.Since(r.start)
+	if t.Health != nil && ctx.Err() == nil {
+		t.Health.record(r.kind, r.answered, r.noAnswer)
+	}
 	return out
 }
 
@@ -141,6 +175,7 @@ func (r *contractRun) do(ctx context.Context, method, path string, body []byte, 
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	got, err := r.t.Sender.Do(ctx, method, path, body, key, maxBody)
+	r.heard(got.Status, err)
 	ex.status, ex.contentType, ex.body = got.Status, got.ContentType, got.Body
 	if err != nil {
 		ex.err = fmt.Errorf("conformance: %w", err)

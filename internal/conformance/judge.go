@@ -28,7 +28,11 @@ func (r *contractRun) run(ctx context.Context) Outcome {
 	if err != nil {
 		return failed("", "", "%v", err)
 	}
-	return st.with(r.judgeStream(st))
+	o := st.with(r.judgeStream(st))
+	if r.kind == contract.StreamFraming && o.Verdict == contract.Pass {
+		return st.with(r.rawFraming(ctx, o))
+	}
+	return o
 }
 
 // judgeStream judges one streamed answer by the contract's kind: framing
@@ -44,6 +48,11 @@ func (r *contractRun) judgeStream(st *streamed) Outcome {
 	}
 	if o, bad := st.failedStream(); bad {
 		return o
+	}
+	if readsEvents[r.kind] {
+		if why, cut := st.incomplete(); cut {
+			return skip("%s", why)
+		}
 	}
 	switch r.kind {
 	case contract.StreamSameID:
@@ -74,6 +83,14 @@ func (r *contractRun) judgeStream(st *streamed) Outcome {
 		return reasoning(st)
 	}
 	return failed("", "", "check %s: not a streamed check", r.kind)
+}
+
+// readsEvents are the kinds judged on the stream's events one by one
+// (not only on the answer the stream client assembled): a stream whose
+// events were not all kept whole cannot be judged by them.
+var readsEvents = map[contract.Kind]bool{
+	contract.StreamSameID: true, contract.StreamFirstRole: true, contract.StreamFinishOnce: true,
+	contract.StreamUsageChunk: true, contract.ChoicesN: true, contract.ReasoningSeparated: true,
 }
 
 // refusal judges a 4xx answer to a request the kind lets a server refuse:

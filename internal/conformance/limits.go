@@ -19,12 +19,12 @@ func (r *contractRun) maxCompletionTokens(st *streamed) Outcome {
 	if n > limit {
 		return failed(st.sentText(), st.usageText(), "%s %d > max_completion_tokens %d", what, n, limit)
 	}
-	return pass("%s %d <= max_completion_tokens %d (finish_reason %q)", what, n, limit, res.FinishReason)
+	return pass("%s %d <= max_completion_tokens %d (finish_reason %q)", what, n, limit, nm(res.FinishReason))
 }
 
 // stopSequence judges limits.stop: the content holds no stop string and
 // the answer ends with finish_reason "stop"; an answer cut at max_tokens
-// first is a skip.
+// first is a skip, but "length" short of max_tokens is a failure.
 func (r *contractRun) stopSequence(st *streamed) Outcome {
 	res := st.res
 	stops := contract.StopStrings(r.in.ExtraBody["stop"])
@@ -37,10 +37,14 @@ func (r *contractRun) stopSequence(st *streamed) Outcome {
 		}
 	}
 	if res.FinishReason == "length" {
-		return skip("the answer reached max_tokens before any stop sequence came (content: %s)", contract.Cut(res.Content, 80))
+		limit := r.limit("max_tokens")
+		if n := generated(res); n < limit {
+			return failed(st.sentText(), st.finishText(), `finish_reason "length" after %d of max_tokens %d tokens: the answer was not cut at max_tokens (a stop sequence ends it with "stop")`, n, limit)
+		}
+		return skip("the answer reached max_tokens %d before any stop sequence came (content: %s)", limit, contract.Cut(res.Content, 80))
 	}
 	if res.FinishReason != "stop" {
-		return failed(st.sentText(), st.finishText(), "finish_reason is %q", res.FinishReason)
+		return failed(st.sentText(), st.finishText(), "finish_reason is %q", nm(res.FinishReason))
 	}
 	return pass(`content stops before %q, finish_reason "stop"`, stops[0])
 }

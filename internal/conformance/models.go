@@ -10,7 +10,10 @@ import (
 )
 
 // models judges models.list: GET /v1/models is a list of model objects
-// with ids, the model in use among them.
+// with ids, the model in use among them; when that model was found from
+// the server rather than given (Target.ModelFound), a request for it must
+// also be answered, or the contract would pass on the list it was taken
+// from.
 func (r *contractRun) models(ctx context.Context) Outcome {
 	ex := r.do(ctx, http.MethodGet, contract.EndpointModels, nil, nil)
 	bad := func(format string, args ...any) Outcome {
@@ -32,7 +35,7 @@ func (r *contractRun) models(ctx context.Context) Outcome {
 		return bad("the body is not a JSON object: %v", err)
 	}
 	if l.Object != "list" {
-		return bad("object %q, not \"list\"", l.Object)
+		return bad("object %q, not \"list\"", nm(l.Object))
 	}
 	if l.Data == nil {
 		return bad("no data list")
@@ -43,7 +46,7 @@ func (r *contractRun) models(ctx context.Context) Outcome {
 			return bad("data[%d] has no id", i)
 		}
 		if m.Object != "model" {
-			return bad("data[%d] has object %q, not \"model\"", i, m.Object)
+			return bad("data[%d] has object %q, not \"model\"", i, nm(m.Object))
 		}
 		// Ollama lists "name:latest" for the model a client calls "name".
 		if *m.ID == r.t.Model || *m.ID == r.t.Model+":latest" {
@@ -51,7 +54,21 @@ func (r *contractRun) models(ctx context.Context) Outcome {
 		}
 	}
 	if found == "" {
-		return bad("the model in use, %q, is not listed", r.t.Model)
+		return bad("the model in use, %q, is not listed", nm(r.t.Model))
 	}
-	return Outcome{Verdict: contract.Pass, Evidence: fmt.Sprintf("%d model(s), %q among them", len(*l.Data), found), Status: ex.status}
+	if r.t.ModelFound {
+		// The model came from the server, maybe from this very list:
+		// that it is listed proves nothing unless it is served.
+		chat, err := r.post(ctx)
+		if err != nil {
+			return failed("", "", "%v", err)
+		}
+		if chat.status < 200 || chat.status > 299 {
+			o := failed(chat.sentText(), chat.gotText(), "the model in use, %q, was found from the server (no model was given) and is listed, but a request for it is answered HTTP %d", nm(r.t.Model), chat.status)
+			o.Status = chat.status
+			return o
+		}
+		return Outcome{Verdict: contract.Pass, Evidence: fmt.Sprintf("%d model(s), %q among them and served (it was found from the server, no model was given)", len(*l.Data), nm(found)), Status: ex.status}
+	}
+	return Outcome{Verdict: contract.Pass, Evidence: fmt.Sprintf("%d model(s), %q among them", len(*l.Data), nm(found)), Status: ex.status}
 }

@@ -50,7 +50,7 @@ func (r *contractRun) judgeCompletion(ex *exchange) Outcome {
 		return bad("the body is not a JSON object: %v", err)
 	}
 	if c.Object != "chat.completion" {
-		return bad("object %q, not \"chat.completion\"", c.Object)
+		return bad("object %q, not \"chat.completion\"", nm(c.Object))
 	}
 	if c.ID == "" {
 		return bad("no id")
@@ -63,11 +63,11 @@ func (r *contractRun) judgeCompletion(ex *exchange) Outcome {
 			return bad("choices[%d] has no message", i)
 		}
 		if ch.Message.Role != "assistant" {
-			return bad("choices[%d].message.role is %q", i, ch.Message.Role)
+			return bad("choices[%d].message.role is %q", i, nm(ch.Message.Role))
 		}
 		if ch.FinishReason == nil || *ch.FinishReason == "" {
 			return bad("choices[%d] has no finish_reason", i)
 		}
 	}
-	return pass("chat.completion %q with %d choice(s), finish_reason %q", c.ID, len(c.Choices), *c.Choices[0].FinishReason)
+	return pass("chat.completion %q with %d choice(s), finish_reason %q", nm(c.ID), len(c.Choices), nm(*c.Choices[0].FinishReason))
 }

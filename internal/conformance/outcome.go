@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/internal/contract"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -67,3 +68,9 @@ func skip(format string, args ...any) Outcome {
 func failed(sent, got, format string, args ...any) Outcome {
 	return Outcome{Verdict: contract.Fail, Evidence: fmt.Sprintf(format, args...), Sent: sent, Received: got}
 }
+
+// nm is a server-chosen name (a model, an id, an object, a role, a
+// finish_reason, a function name) cut to present.NameLimit bytes, so a
+// server's 10 KB model name does not fill the evidence; %q then escapes
+// it.
+func nm(s string) string { return present.Shorten(s, present.NameLimit) }

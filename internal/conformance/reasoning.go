@@ -7,7 +7,8 @@ import (
 	"github.com/benchserve/benchserve/internal/contract"
 )
 
-// reasoning judges reasoning.separated: no <think> in the content, and
+// reasoning judges reasoning.separated: no <think> or </think> in the
+// content, and
 // the reasoning (when any came) in delta.reasoning_content or
 // delta.reasoning.
 func reasoning(st *streamed) Outcome {
@@ -28,8 +29,12 @@ func reasoning(st *streamed) Outcome {
 			}
 		}
 	}
-	if i := strings.Index(st.res.Content, "<think>"); i >= 0 {
-		return failed("", "content: "+contract.Cut(st.res.Content[i:], EvidenceRunes), "the content holds <think>")
+	// A template that opens <think> in the prompt leaves only the closing
+	// tag in a content that holds the reasoning: as much a leak.
+	for _, tag := range []string{"<think>", "</think>"} {
+		if i := strings.Index(st.res.Content, tag); i >= 0 {
+			return failed("", "content: "+contract.Cut(st.res.Content[max(0, i-EvidenceRunes/2):], EvidenceRunes), "the content holds %s: the reasoning leaked into it", tag)
+		}
 	}
 	if len(fields) == 0 {
 		return skip("no reasoning arrived (a model that does not think, or one told not to)")

@@ -1,9 +1,11 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/benchserve/benchserve/internal/contract"
@@ -11,29 +13,37 @@ import (
 )
 
 // framing judges stream.framing: every event is a chat.completion.chunk
-// in JSON, none an error, and the stream ends with data: [DONE].
+// in JSON (Azure's prompt_filter_results chunk aside), none an error, and
+// the stream ends with data: [DONE].
 func (r *contractRun) framing(st *streamed) Outcome {
 	res := st.res
 	if s := st.httpStatus(); s != 0 {
 		return failed(st.sentText(), st.errText(), "the server answered HTTP %d, not a stream", s)
 	}
+	preamble := 0 // the event of Azure's prompt_filter_results chunk
 	for i, ev := range res.Events {
 		n := i + 1
 		if ev.Error != "" || ev.Type == "error" {
 			return failed(st.sentText(), st.eventText(n), "event %d is an error event", n)
 		}
+		if ev.Cut {
+			why, _ := st.incomplete()
+			return skip("%s", why)
+		}
 		data := strings.TrimSpace(ev.Data)
 		if data == "" || data == "[DONE]" {
 			continue
 		}
-		var c struct {
-			Object string `json:"object"`
-		}
+		var c wireChunk
 		if err := json.Unmarshal([]byte(data), &c); err != nil {
 			return failed(st.sentText(), st.eventText(n), "event %d is not JSON: %v", n, err)
 		}
+		if c.azurePreamble() {
+			preamble = n
+			continue
+		}
 		if c.Object != "chat.completion.chunk" {
-			return failed(st.sentText(), st.eventText(n), "event %d has object %q, not \"chat.completion.chunk\"", n, c.Object)
+			return failed(st.sentText(), st.eventText(n), "event %d has object %q, not \"chat.completion.chunk\"", n, nm(c.Object))
 		}
 	}
 	if !res.Done {
@@ -49,7 +59,61 @@ func (r *contractRun) framing(st *streamed) Outcome {
 	if st.err != nil {
 		return failed(st.sentText(), st.errText(), "the stream failed: %v", st.err)
 	}
+	if why, cut := st.incomplete(); cut {
+		return skip("%s", why)
+	}
+	if preamble > 0 {
+		return pass("%d events, %d chunks, then data: [DONE] (event %d is Azure's prompt_filter_results chunk, not judged)", res.EventsSeen, len(st.chunks), preamble)
+	}
 	return pass("%d events, %d chunks, then data: [DONE]", res.EventsSeen, len(st.chunks))
+}
+
+// rawFraming judges what the stream client does not keep: the stream's
+// Content-Type is text/event-stream, and nothing but blank lines and SSE
+// comments follows data: [DONE]. It sends the streamed request once more
+// and reads its raw body (up to maxBody; a longer one is not judged
+// after [DONE]). passed is stream.framing's verdict on the first stream.
+func (r *contractRun) rawFraming(ctx context.Context, passed Outcome) Outcome {
+	body, err := r.body(true)
+	if err != nil {
+		return failed("", "", "%v", err)
+	}
+	ex := r.do(ctx, http.MethodPost, contract.EndpointChat, body, nil)
+	if ex.status != http.StatusOK {
+		// The first stream came; a second failing is no framing rule's.
+		return passed
+	}
+	if mt, _, _ := strings.Cut(ex.contentType, ";"); !strings.EqualFold(strings.TrimSpace(mt), "text/event-stream") {
+		return failed(ex.sentText(), fmt.Sprintf("HTTP %d Content-Type %s", ex.status, orNone(ex.contentType)), "the stream's Content-Type is %s, not text/event-stream", orNone(ex.contentType))
+	}
+	if len(ex.body) >= maxBody {
+		return passed
+	}
+	if after, ok := afterDone(ex.body); ok && after != "" {
+		return failed(ex.sentText(), "after data: [DONE]: "+contract.Cut(after, EvidenceRunes), "the stream goes on after data: [DONE]")
+	}
+	return passed
+}
+
+// afterDone is what the raw SSE body holds after its data: [DONE] event,
+// blank lines and comment lines (": …") left out; ok is false when the
+// body has no data: [DONE].
+func afterDone(body []byte) (string, bool) {
+	lines := strings.Split(strings.ReplaceAll(strings.ReplaceAll(string(body), "\r\n", "\n"), "\r", "\n"), "\n")
+	for i, l := range lines {
+		field, value, _ := strings.Cut(l, ":")
+		if field != "data" || strings.TrimSpace(value) != "[DONE]" {
+			continue
+		}
+		var rest []string
+		for _, m := range lines[i+1:] {
+			if m = strings.TrimSpace(m); m != "" && !strings.HasPrefix(m, ":") {
+				rest = append(rest, m)
+			}
+		}
+		return strings.Join(rest, "\n"), true
+	}
+	return "", false
 }
 
 // sameID judges stream.same_id: every chunk has the first chunk's id
@@ -71,20 +135,20 @@ func sameID(st *streamed) Outcome {
 			continue
 		}
 		if *v.c.ID != *id {
-			return failed("", v.text(), "event %d has id %q, the first chunk %q", v.event, *v.c.ID, *id)
+			return failed("", v.text(), "event %d has id %q, the first chunk %q", v.event, nm(*v.c.ID), nm(*id))
 		}
 		if v.c.Model == nil || *v.c.Model != *model {
 			got := "none"
 			if v.c.Model != nil {
-				got = fmt.Sprintf("%q", *v.c.Model)
+				got = fmt.Sprintf("%q", nm(*v.c.Model))
 			}
-			return failed("", v.text(), "event %d has model %s, the first chunk %q", v.event, got, *model)
+			return failed("", v.text(), "event %d has model %s, the first chunk %q", v.event, got, nm(*model))
 		}
 	}
 	if id == nil {
 		return failed("", st.errText(), "no chunk came")
 	}
-	return pass("%d chunks with id %q and model %q", len(st.chunks), *id, *model)
+	return pass("%d chunks with id %q and model %q", len(st.chunks), nm(*id), nm(*model))
 }
 
 // firstRole judges stream.first_role: the first delta of every choice
@@ -102,7 +166,7 @@ func firstRole(st *streamed) Outcome {
 			}
 			seen[i] = true
 			if ch.Delta.Role != "assistant" {
-				return failed("", v.text(), "the first delta of choice %d has role %q", i, ch.Delta.Role)
+				return failed("", v.text(), "the first delta of choice %d has role %q", i, nm(ch.Delta.Role))
 			}
 		}
 	}
@@ -133,7 +197,7 @@ func finishOnce(st *streamed) Outcome {
 			if ch.FinishReason != nil && *ch.FinishReason != "" {
 				count[i]++
 				if count[i] > 1 {
-					return failed("", v.text(), "choice %d has a second non-null finish_reason (%q)", i, *ch.FinishReason)
+					return failed("", v.text(), "choice %d has a second non-null finish_reason (%q)", i, nm(*ch.FinishReason))
 				}
 			}
 		}

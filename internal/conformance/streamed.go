@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/internal/stream"
@@ -42,6 +43,11 @@ func (r *contractRun) stream(ctx context.Context, stopAfter int) (*streamed, err
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	res, serr := r.t.Sender.Stream(ctx, stream.Request{Body: body, KeepEvents: KeptEvents, StopAfterChunks: stopAfter})
+	status := res.StatusCode
+	if status == http.StatusOK && res.EventsSeen == 0 && serr != nil {
+		status = 0 // headers, then nothing: no answer
+	}
+	r.heard(status, serr)
 	st := &streamed{sent: body, res: res, err: serr}
 	st.chunks = parseChunks(res.Events)
 	return st, nil
@@ -61,7 +67,13 @@ func (st *streamed) with(o Outcome) Outcome {
 	return o
 }
 
-// failedStream is the outcome of a stream that gave no chunk to judge.
+// failedStream is the outcome of a stream that cannot be judged as an
+// answer: one that gave no chunk, one that carried the server's error,
+// and one that broke part-way (the connection lost, a malformed event,
+// the deadline passed), which would otherwise be judged as if the part
+// that came were the whole answer. A stream that ended cleanly without
+// data: [DONE] is judged (stream.framing fails it), and so is one the
+// client closed itself (cancel.stops).
 func (st *streamed) failedStream() (Outcome, bool) {
 	if st.httpStatus() != 0 || st.err != nil && len(st.chunks) == 0 {
 		return failed(st.sentText(), st.errText(), "the request failed: %v", st.err), true
@@ -69,6 +81,9 @@ func (st *streamed) failedStream() (Outcome, bool) {
 	var se *stream.ServerError
 	if errors.As(st.err, &se) {
 		return failed(st.sentText(), st.errText(), "the server reported an error inside the stream: %v", st.err), true
+	}
+	if st.err != nil && !errors.Is(st.err, stream.ErrTruncated) && !errors.Is(st.err, stream.ErrStopped) {
+		return failed(st.sentText(), st.errText(), "the stream broke after %d events, so the answer is not whole: %v", st.res.EventsSeen, st.err), true
 	}
 	return Outcome{}, false
 }
@@ -125,4 +140,24 @@ func (st *streamed) finishText() string {
 		}
 	}
 	return st.errText()
+}
+
+// incomplete says why the kept events are not the whole stream: an event
+// cut at stream.MaxKeptEventBytes, or more events (or bytes) than
+// KeptEvents and stream.MaxKeptBytes keep; ok is false when every event
+// was kept whole. The contracts that read the events skip such a stream
+// rather than judge a part of it as if it were all.
+func (st *streamed) incomplete() (why string, ok bool) {
+	if st.res == nil {
+		return "", false
+	}
+	for i, ev := range st.res.Events {
+		if ev.Cut {
+			return fmt.Sprintf("event %d is larger than the %d bytes the judge keeps of an event (stream.MaxKeptEventBytes): the stream was not judged", i+1, stream.MaxKeptEventBytes), true
+		}
+	}
+	if n := len(st.res.Events); st.res.EventsSeen > n {
+		return fmt.Sprintf("the stream ran to %d events, past the %d the judge keeps (KeptEvents, at most %d bytes in all): the stream was not judged", st.res.EventsSeen, n, stream.MaxKeptBytes), true
+	}
+	return "", false
 }

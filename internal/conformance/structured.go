@@ -10,8 +10,8 @@ import (
 
 // structured judges structured.json_object and structured.json_schema:
 // an answer cut at max_tokens is a skip (the reference: its JSON may be
-// partial); else the content is JSON, valid against the schema for
-// json_schema.
+// partial); else the content is a JSON object (json_object), or valid
+// against the schema (json_schema).
 func (r *contractRun) structured(st *streamed) Outcome {
 	res := st.res
 	if res.FinishReason == "length" {
@@ -24,7 +24,13 @@ func (r *contractRun) structured(st *streamed) Outcome {
 	if !json.Valid([]byte(c)) {
 		return failed(st.sentText(), "content: "+contract.Cut(res.Content, EvidenceRunes), "the content is not JSON")
 	}
-	return pass("content is JSON (%d chars)", len(c))
+	// json_object asks for an object: a string, number, list or null is
+	// JSON but not what the mode promises.
+	var obj map[string]any
+	if json.Unmarshal([]byte(c), &obj) != nil || obj == nil {
+		return failed(st.sentText(), "content: "+contract.Cut(res.Content, EvidenceRunes), "the content is JSON but not an object")
+	}
+	return pass("content is a JSON object (%d chars)", len(c))
 }
 
 // jsonSchema judges structured.json_schema: the content is valid

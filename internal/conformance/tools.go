@@ -26,7 +26,7 @@ func (r *contractRun) tools(st *streamed) Outcome {
 		if res.FinishReason == "tool_calls" {
 			return failed("", st.finishText(), `finish_reason "tool_calls" with no tool call`)
 		}
-		return pass("no tool call, finish_reason %q", res.FinishReason)
+		return pass("no tool call, finish_reason %q", nm(res.FinishReason))
 	case contract.ToolChoiceRequired:
 		if len(calls) == 0 {
 			return failed("", "content: "+contract.Cut(res.Content, EvidenceRunes), "no tool call came")
@@ -42,7 +42,7 @@ func (r *contractRun) tools(st *streamed) Outcome {
 		}
 		for _, c := range calls {
 			if c.Function.Name != want {
-				return failed("", callText(), "a call to %q; tool_choice names %q", c.Function.Name, want)
+				return failed("", callText(), "a call to %q; tool_choice names %q", nm(c.Function.Name), want)
 			}
 		}
 		return pass("%d call(s) to %q", len(calls), want)
@@ -61,10 +61,10 @@ func (r *contractRun) tools(st *streamed) Outcome {
 		for _, c := range calls {
 			sch, ok := schemas[c.Function.Name]
 			if !ok {
-				return failed("", callText(), "a call to %q, which is not one of the request's tools", c.Function.Name)
+				return failed("", callText(), "a call to %q, which is not one of the request's tools", nm(c.Function.Name))
 			}
 			if err := schema.Validate(sch, c.Function.Arguments); err != nil {
-				return failed("", callText(), "the arguments of %q: %v", c.Function.Name, err)
+				return failed("", callText(), "the arguments of %q: %v", nm(c.Function.Name), err)
 			}
 		}
 		return pass("%d call(s) with arguments valid against their schemas", len(calls))
@@ -75,14 +75,14 @@ func (r *contractRun) tools(st *streamed) Outcome {
 				return failed("", callText(), "tool call %d has no id", i)
 			}
 			if seen[c.ID] {
-				return failed("", callText(), "tool call id %q is used twice", c.ID)
+				return failed("", callText(), "tool call id %q is used twice", nm(c.ID))
 			}
 			seen[c.ID] = true
 		}
 		return pass("%d call(s), distinct ids", len(calls))
 	case contract.ToolFinishReason:
 		if res.FinishReason != "tool_calls" {
-			return failed("", st.finishText(), "%d tool call(s) but finish_reason %q", len(calls), res.FinishReason)
+			return failed("", st.finishText(), "%d tool call(s) but finish_reason %q", len(calls), nm(res.FinishReason))
 		}
 		return pass(`finish_reason "tool_calls"`)
 	}

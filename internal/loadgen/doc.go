@@ -15,11 +15,11 @@
 //     A cap on requests in flight bounds it; the overflow either waits
 //     (and is late) or is dropped and counted.
 //
-// Run.Stats / Summarize turn the samples into results.LoadStats: mean, median, stddev,
-// p50/p90/p95/p99 (and chosen percentiles) of TTFT, TTFO, TPOT, ITL (every
-// chunk gap, pooled) and E2EL, request and output-token throughput, peak
-// streams in flight, errors by kind (Classify) and DistServe goodput
-// (requests per second meeting a per-request results.GoodputSLO).
+// Each request is a Sample (timings, the engine's verdict as an error
+// kind, Classify for a bare stream error); the statistics of a run
+// (results.LoadStats) are computed outside the generator, in package
+// summary (summary.Run, summary.Requests), the one path from records
+// and samples to statistics and SLO verdicts.
 //
 // A run can be spread over several processes or machines (Shard: "I/N",
 // BENCHSERVE_SHARD, Kubernetes Indexed Jobs' JOB_COMPLETION_INDEX with
@@ -28,8 +28,4 @@
 // open-loop schedule (rate/N, its own seed), and Shard.Global numbers its
 // requests within the whole run; resultio.MergePayloads joins the shards'
 // payloads afterwards.
-//
-// Thresholds (results.ParseThreshold: "ttft_p95_ms <= 500", "error_rate <= 0.01")
-// are evaluated on results.LoadStats after the run, each giving an results.SLOResult with the
-// measured value; package benchtest turns them into subtests.
 package loadgen

@@ -8,6 +8,7 @@ import (
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -29,11 +30,11 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	st := run.Stats(loadgen.StatsOptions{Goodput: &results.GoodputSLO{TTFTms: 1000}})
+	st := summary.Run(run, summary.Options{Goodput: &results.GoodputSLO{TTFTms: 1000}})
 	fmt.Printf("requests=%d succeeded=%d output_tokens=%d errors=%d\n", st.Requests, st.Succeeded, st.OutputTokens, len(st.Errors))
 
 	ths, _ := results.ParseThresholds("ttft_p99_ms <= 1000", "error_rate <= 0")
-	for _, o := range loadgen.Evaluate(st, ths) {
+	for _, o := range summary.Evaluate(st, ths) {
 		fmt.Println(o.Name(), o.Pass)
 	}
 	// Output:

@@ -121,39 +121,12 @@ type Run struct {
 	Late int
 }
 
-// results.LoadStats summarizes the run (see Summarize) and adds the run-level counts.
-func (r *Run) Stats(opts StatsOptions) results.LoadStats {
-	s := Summarize(r.Samples, r.Duration, opts)
-	s.Mode = r.Mode
-	s.PeakInFlight = r.PeakInFlight
-	s.Unsent = r.Unsent
-	s.Late = r.Late
-	return s
-}
-
 // AchievedRate is the rate the run sent its requests at, over its sending
 // window (FirstSent to LastSent): stats.SendRate, so the time the last
 // request took is not part of it. ok is false, with the reason, when the
 // window holds too few requests to measure a rate.
 func (r *Run) AchievedRate() (rate float64, ok bool, reason string) {
 	return stats.SendRate(r.Sent, r.LastSent-r.FirstSent)
-}
-
-// Goodput is the rate of the sent requests that met slo (MetSLO):
-// AchievedRate times their share of the sent requests; ok false when
-// the achieved rate is not measured.
-func (r *Run) Goodput(slo results.GoodputSLO) (rate float64, ok bool) {
-	achieved, ok, _ := r.AchievedRate()
-	if !ok || r.Sent == 0 {
-		return 0, false
-	}
-	met := 0
-	for _, s := range r.Samples {
-		if s.Kind != results.KindDropped && MetSLO(slo, s) {
-			met++
-		}
-	}
-	return achieved * float64(met) / float64(r.Sent), true
 }
 
 // recorder collects samples and tracks requests in flight.

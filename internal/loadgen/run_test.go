@@ -13,6 +13,7 @@ import (
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -44,7 +45,7 @@ func TestRunClosedCount(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, run.PeakInFlight, 2, "requests overlap (all 4 workers do unless the machine starves one)")
 	assert.LessOrEqual(t, run.PeakInFlight, 4, "never more in flight than workers")
-	st := run.Stats(loadgen.StatsOptions{Percentiles: []float64{99.9}})
+	st := summary.Run(run, summary.Options{Percentiles: []float64{99.9}})
 	assert.Equal(t, "closed", st.Mode, "mode")
 	assert.Equal(t, 12, st.Succeeded, "all succeeded")
 	assert.Equal(t, 60, st.OutputTokens, "12 requests × 5 tokens")
@@ -84,7 +85,7 @@ func TestRunOpenReportsLagWhenOverloaded(t *testing.T) {
 	run, err := loadgen.RunOpen(t.Context(), fn, loadgen.Open{Rate: 200, Seed: 1, Requests: 20, MaxInFlight: 2})
 	require.NoError(t, err, "open run")
 	require.Len(t, run.Samples, 20, "every request is sent eventually (OverflowWait)")
-	st := run.Stats(loadgen.StatsOptions{})
+	st := summary.Run(run, summary.Options{})
 	assert.Equal(t, 20, st.Succeeded, "all succeeded")
 	assert.LessOrEqual(t, st.PeakInFlight, 2, "the in-flight cap holds")
 	// 10 waves of 2 × ≥100 ms: the last request goes out ≥ 900 ms after
@@ -101,7 +102,7 @@ func TestRunOpenDropsOverflow(t *testing.T) {
 	fn := scripted(t, 1, 100*time.Millisecond, 0)
 	run, err := loadgen.RunOpen(t.Context(), fn, loadgen.Open{Rate: 500, Seed: 3, Requests: 20, MaxInFlight: 2, Overflow: loadgen.OverflowDrop})
 	require.NoError(t, err, "open run")
-	st := run.Stats(loadgen.StatsOptions{})
+	st := summary.Run(run, summary.Options{})
 	assert.Len(t, run.Samples, 20, "sent and dropped requests are all recorded")
 	assert.Greater(t, st.Dropped, 10, "20 requests in ~40 ms with 2 slots of 100 ms: most are dropped")
 	assert.Equal(t, st.Dropped, st.Errors[results.KindDropped], "dropped requests are counted by kind")
@@ -121,7 +122,7 @@ func TestRunOpenInFlightCanceledAtCap(t *testing.T) {
 	fn := scripted(t, 1, 5*time.Second, 0)
 	run, err := loadgen.RunOpen(t.Context(), fn, loadgen.Open{Rate: 1000, Seed: 5, Requests: 3, MaxDuration: 100 * time.Millisecond})
 	require.NoError(t, err, "open run")
-	st := run.Stats(loadgen.StatsOptions{})
+	st := summary.Run(run, summary.Options{})
 	assert.Equal(t, 3, st.Errors[results.KindCanceled], "requests in flight at the cap are cancelled and counted")
 }
 
@@ -164,7 +165,7 @@ func TestRunWithFixtureErrors(t *testing.T) {
 	})
 	run, err := loadgen.RunClosed(t.Context(), fn, loadgen.Closed{Concurrency: 2, Requests: 8})
 	require.NoError(t, err, "closed run")
-	st := run.Stats(loadgen.StatsOptions{})
+	st := summary.Run(run, summary.Options{})
 	assert.Equal(t, map[results.ErrorKind]int{results.KindHTTP5xx: 2, results.KindServerError: 2, results.KindTruncated: 2}, st.Errors, "errors by kind")
 	assert.Equal(t, 2, st.Succeeded, "the plain requests succeeded")
 	assert.InDelta(t, 0.75, st.ErrorRate, 1e-9, "6 of 8 failed")

@@ -18,6 +18,7 @@ import (
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -135,8 +136,8 @@ func TestShardedRunMerges(t *testing.T) {
 	require.NoError(t, err, "merge")
 	require.Len(t, merged.Results, len(samples), "every record once")
 	assert.Equal(t, results.Summarize(merged.Results), merged.Summary, "summary = recomputation")
-	whole := loadgen.Summarize(samples, dur, loadgen.StatsOptions{})
-	fromPayload := loadgen.PayloadStats(merged)
+	whole := summary.Requests(samples, dur, summary.Options{})
+	fromPayload := summary.Payload(merged)
 	assert.Equal(t, whole.TTFT, fromPayload.TTFT, "TTFT distribution of the merged payload = of all samples")
 	assert.Equal(t, whole.E2EL, fromPayload.E2EL, "E2EL distribution too")
 	assert.Equal(t, whole.ITL.Count, fromPayload.ITL.Count, "every chunk gap kept")

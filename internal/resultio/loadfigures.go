@@ -225,7 +225,7 @@ func scheduleFromRecords(settings *results.Schedule, recs []results.Record, shar
 
 // metGoodput reports whether r succeeded within every limit of slo
 // (keys ttft_ms, tpot_ms, e2el_ms; a limit is met at <=; TPOT only with
-// two tokens or more), as loadgen.MetSLO judges a sample.
+// two tokens or more), as summary.MetSLO judges a sample.
 func metGoodput(slo map[string]float64, r *results.Record) bool {
 	if !r.OK || r.Error != "" || r.Interrupted {
 		return false

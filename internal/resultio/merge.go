@@ -76,7 +76,7 @@ func MergePayloads(ps ...*results.Payload) (*results.Payload, error) {
 //
 // The inputs' run-level SLO verdicts (Payload.SLO) held for one shard
 // only; the merged payload has none: evaluate the thresholds again on it
-// (loadgen.CheckPayload, with SLOThresholds(ps...)). The inputs are not
+// (summary.CheckPayload, with SLOThresholds(ps...)). The inputs are not
 // modified; the merged payload shares their records' slices and maps.
 func MergeNamed(names []string, ps []*results.Payload) (*results.Payload, error) {
 	if len(ps) == 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -243,7 +244,7 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runner: load: %w", err)
 	}
-	st := run.Stats(loadgen.StatsOptions{Goodput: l.Goodput})
+	st := summary.Run(run, summary.Options{Goodput: l.Goodput})
 	s.mu.Lock()
 	s.payload.Schedule = scheduleOf(l, rate, n, run, st)
 	s.version++
@@ -324,7 +325,7 @@ func scheduleOf(l Load, rate float64, n int, run *loadgen.Run, st results.LoadSt
 		sc.LagMS = &results.LagStats{P50: st.Lag.P50, P95: st.Lag.P95, P99: st.Lag.P99, Max: st.Lag.Max}
 	}
 	if l.Goodput != nil {
-		if g, ok := run.Goodput(*l.Goodput); ok {
+		if g, ok := summary.RunGoodput(run, *l.Goodput); ok {
 			sc.Goodput = &g
 		} else {
 			sc.GoodputReason = "the achieved rate is null: " + sc.AchievedRateReason

@@ -8,7 +8,6 @@ import (
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/contract"
-	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
@@ -42,7 +41,7 @@ func (r *Runner) runContract(ctx context.Context, w *workloads.Workload, c workl
 		in.Timeout = time.Duration(*c.PolicyTimeoutMS * float64(time.Millisecond))
 	}
 	started := time.Now()
-	out := conformance.Run(ctx, conformance.Target{Sender: sender{r.client}, Model: r.model}, in)
+	out := conformance.Run(ctx, conformance.Target{Sender: sender{r.client}, Model: r.model, ModelFound: r.cfg.Model == "", Health: &r.health}, in)
 	msg := out.Message(c.ID, spec)
 	failing := contract.Failing(contract.Level(spec.Level), out.Verdict, spec.Strict)
 	rule := contract.Rules[contract.Kind(spec.Check)]
@@ -52,59 +51,20 @@ func (r *Runner) runContract(ctx context.Context, w *workloads.Workload, c workl
 		con.Sent, con.Received = out.Sent, out.Received
 	}
 	nan := math.NaN()
-	rec := results.Record{
-		RunID: r.runID, Timestamp: r.stamp, StartedAt: resultio.ISOTimestamp(started),
-		Workload: w.Name, CaseID: c.ID, Repetition: rep, Tags: append([]string{}, c.Tags...),
-		ModelID: r.model, Runtime: r.runtime, Hardware: r.hardware,
-		Request: results.RequestInfo{MaxTokens: c.EffectiveMaxTokens(), EnableThinking: c.EnableThinking,
-			ExtraBody: c.ExtraBody, ExtraBodyJSON: c.ExtraBodyJSON, MessageCount: len(c.Messages)},
-		Policy:     policy(c.PolicyTimeoutMS, false, float64(out.Elapsed)/float64(time.Millisecond)),
-		CacheReset: results.CacheReset{Attempted: false},
-		Metrics: results.Metrics{TTFTms: nan, TPOTms: nan, GenTPS: nan, PromptTPS: nan,
-			E2ELms:           float64(out.Elapsed) / float64(time.Millisecond),
+	e2e := float64(out.Elapsed) / float64(time.Millisecond)
+	a := assembly{
+		w: w, c: c, rep: rep, cacheReset: cacheReset, started: started, res: out.Stream,
+		policy: policy(c.PolicyTimeoutMS, false, e2e),
+		metrics: results.Metrics{TTFTms: nan, TPOTms: nan, GenTPS: nan, PromptTPS: nan, E2ELms: e2e,
 			DecodeTimingNote: "a protocol contract: its requests are checked, not timed"},
-		Quality:  results.Quality{OK: !failing, Issues: []string{}},
-		OK:       !failing,
-		Contract: con,
-	}
-	if rec.Request.ExtraBody == nil {
-		rec.Request.ExtraBody = map[string]any{}
-	}
-	if cacheReset != nil {
-		rec.CacheReset = *cacheReset
+		contract: con,
 	}
 	if failing {
-		rec.Quality.Issues = append(rec.Quality.Issues, msg)
+		a.issues = []checks.Issue{{Check: "protocol." + string(spec.Check), Message: msg}}
 	} else if out.Verdict != contract.Pass {
-		rec.Quality.Notes = append(rec.Quality.Notes, msg)
+		a.notes = []string{msg}
 	}
-	if res := out.Stream; res != nil {
-		rec.Metrics.PromptTokens, rec.Metrics.CompletionTokens = res.PromptTokens, res.CompletionTokens
-		rec.Metrics.UsagePresent, rec.Metrics.TokenChunks = res.Usage != nil, res.TokenChunks
-		rec.Quality.ContentChars = len([]rune(res.Content))
-		rec.Quality.ContentPreview = truncateRunes(res.Content, PreviewChars)
-		if res.FinishReason != "" {
-			fr := res.FinishReason
-			rec.Quality.FinishReason = &fr
-		}
-		rec.ToolCalls = toolSummary(res)
-	}
-	if r.secrets != nil {
-		for _, s := range []*string{&con.Evidence, &con.Sent, &con.Received} {
-			*s = r.secrets.Replace(*s)
-		}
-		for i := range rec.Quality.Issues {
-			rec.Quality.Issues[i] = r.secrets.Replace(rec.Quality.Issues[i])
-		}
-		for i := range rec.Quality.Notes {
-			rec.Quality.Notes[i] = r.secrets.Replace(rec.Quality.Notes[i])
-		}
-	}
-	o := Outcome{Record: rec, Result: out.Stream}
-	if failing {
-		o.Issues = []checks.Issue{{Check: "protocol." + string(spec.Check), Message: rec.Quality.Issues[0]}}
-	}
-	return o
+	return r.assemble(a)
 }
 
 // sender is the engine's client as the conformance package's Sender: a

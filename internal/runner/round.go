@@ -105,12 +105,15 @@ func (s *Session) RunRound(ctx context.Context, rd Round) (RoundResult, error) {
 }
 
 // SampleOf is the load generator's sample of an outcome: its timings and
-// the one verdict of the record (a request that streamed but failed a
-// check is of kind quality).
+// the one verdict of the record (results.Record.Outcome): a request that
+// failed a check is of kind quality, a capped answer succeeded.
 func SampleOf(out Outcome) loadgen.Sample {
 	smp := loadgen.SampleOf(out.Result, out.Err)
-	if out.Err == nil && !out.Record.OK {
-		smp.Kind, smp.Err = results.KindQuality, errors.New("quality check failed")
+	if rec := out.Record; rec.Outcome.Failed() {
+		smp.Kind = rec.ErrorKind
+		if smp.Err == nil {
+			smp.Err = errors.New("quality check failed")
+		}
 	}
 	return smp
 }

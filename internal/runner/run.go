@@ -7,9 +7,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/resultio"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -247,7 +247,7 @@ func (s *Session) execute(ctx context.Context, j Job, record, side bool) Outcome
 		w = j.Workload
 	}
 	out := s.r.runCase(ctx, w, j.Case, j.Rep, reset, side)
-	if ctx.Err() != nil && (out.Err != nil || !out.Record.OK) {
+	if ctx.Err() != nil && out.Record.Outcome.Failed() {
 		// The run was stopped (Ctrl-C, the test's end) while this request
 		// was in flight: not a measurement of the server.
 		results.MarkInterrupted(&out.Record)
@@ -363,10 +363,10 @@ func (s *Session) Payload() *results.Payload {
 }
 
 // Outcomes are the run-level SLO outcomes on p's records (the same
-// samples as the payload summary: see loadgen.PayloadStats), in the order
+// samples as the payload summary: see summary.Payload), in the order
 // of SLOs: the verdicts recorded in p.SLO by Payload.
 func (s *Session) Outcomes(p *results.Payload) []results.SLOResult {
-	return loadgen.Evaluate(loadgen.PayloadStats(p), s.slos)
+	return summary.Evaluate(summary.Payload(p), s.slos)
 }
 
 // verdicts returns a copy of the payload with its summary and SLO block,
@@ -381,7 +381,7 @@ func (s *Session) verdicts() *results.Payload {
 		p.Results = append([]results.Record(nil), s.payload.Results...)
 		p.Summary = results.Summarize(p.Results)
 		if len(s.slos) > 0 {
-			loadgen.EvaluatePayload(&p, s.slos)
+			summary.EvaluatePayload(&p, s.slos)
 		}
 		s.cached, s.cachedVersion = &p, s.version
 	}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/scrape"
 	"github.com/benchserve/benchserve/internal/serverinfo"
@@ -114,6 +115,9 @@ type Runner struct {
 	runID    string
 	stamp    string
 	owned    bool
+	// health is shared by the protocol contracts the Runner checks: once
+	// the server went away the rest are a skip saying so.
+	health conformance.Health
 }
 
 // Close releases the idle connections of the HTTP client the Runner
@@ -326,163 +330,56 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 		status = r.statusWithin(ctx, side)
 	}
 
-	statusCode := responseStatus(res, err)
-	issues := caseIssues(c, statusCode, res)
-	thinkingNote := ""
+	issues := caseIssues(c, responseStatus(res, err), res)
+	var notes []string
 	if c.EnableThinking != nil && !*c.EnableThinking && hasReasoning(res) {
-		thinkingNote = ThinkingIgnored(r.runtime.Server, utf8.RuneCountInString(res.Reasoning))
+		note := ThinkingIgnored(r.runtime.Server, utf8.RuneCountInString(res.Reasoning))
+		notes = append(notes, note)
 		for i := range issues {
 			if issues[i].Check == checks.CheckResponse && strings.Contains(issues[i].Message, "reasoning only") {
-				issues[i].Message += "; " + thinkingNote
+				issues[i].Message += "; " + note
 			}
 		}
 	}
-	errText := ""
 	if err != nil {
-		errText = err.Error()
 		// One root cause first: the server's reason, then the check
 		// failures that follow from the failed request, marked so.
 		for i := range issues {
 			issues[i].Message = ConsequencePrefix + issues[i].Message
 		}
 	}
-	issueText := make([]string, 0, len(issues)+1)
-	if err != nil {
-		issueText = append(issueText, "request error: "+errText)
+	m := results.Metrics{
+		TTFTms:           res.TTFTms,
+		TPOTms:           res.TPOTms,
+		E2ELms:           res.E2ELms,
+		GenTPS:           res.GenTPS,
+		PromptTPS:        res.PromptTPS,
+		CacheHits:        scrape.Delta(before.Hits, after.Hits),
+		CacheMisses:      scrape.Delta(before.Misses, after.Misses),
+		TokensSaved:      scrape.Delta(before.TokensSaved, after.TokensSaved),
+		Metal:            serverinfo.ParseStatus(status),
+		ITLms:            res.ITLms,
+		ITLCount:         res.Gaps.Count,
+		ITLKept:          len(res.ITLms),
+		ITL:              itlStats(res),
+		CacheDialect:     after.Dialect,
+		DecodeTiming:     res.DecodeTiming,
+		DecodeTimingNote: res.DecodeNote,
+		DecodeMethod:     res.DecodeMethod,
+		DecodeTokens:     measured(res.DecodeTokens, res.DecodeMethod != ""),
+		RefTPOTms:        measured(res.RefTPOTms, !math.IsNaN(res.RefTPOTms)),
+		RefGenTPS:        measured(res.RefGenTPS, !math.IsNaN(res.RefGenTPS)),
 	}
-	for _, is := range issues {
-		issueText = append(issueText, is.Message)
-	}
-	ok := len(issueText) == 0
-
-	rec := results.Record{
-		RunID:      r.runID,
-		Timestamp:  r.stamp,
-		StartedAt:  resultio.ISOTimestamp(res.StartedAt),
-		Workload:   w.Name,
-		CaseID:     c.ID,
-		Repetition: rep,
-		Tags:       append([]string{}, c.Tags...),
-		ModelID:    r.model,
-		Runtime:    r.runtime,
-		Hardware:   r.hardware,
-		Request: results.RequestInfo{
-			MaxTokens:      c.EffectiveMaxTokens(),
-			EnableThinking: c.EnableThinking,
-			ExtraBody:      c.ExtraBody,
-			ExtraBodyJSON:  c.ExtraBodyJSON,
-			MessageCount:   len(c.Messages),
-			Endpoint:       recordEndpoint(c.Endpoint),
-			Inputs:         inputs,
-		},
-		Policy:     policy(c.PolicyTimeoutMS, err != nil, res.E2ELms),
-		CacheReset: results.CacheReset{Attempted: false},
-		Metrics: results.Metrics{
-			TTFTms:           res.TTFTms,
-			TPOTms:           res.TPOTms,
-			E2ELms:           res.E2ELms,
-			GenTPS:           res.GenTPS,
-			PromptTPS:        res.PromptTPS,
-			PromptTokens:     res.PromptTokens,
-			CompletionTokens: res.CompletionTokens,
-			CacheHits:        scrape.Delta(before.Hits, after.Hits),
-			CacheMisses:      scrape.Delta(before.Misses, after.Misses),
-			TokensSaved:      scrape.Delta(before.TokensSaved, after.TokensSaved),
-			Metal:            serverinfo.ParseStatus(status),
-			ITLms:            res.ITLms,
-			ITLCount:         res.Gaps.Count,
-			ITLKept:          len(res.ITLms),
-			ITL:              itlStats(res),
-			UsagePresent:     res.Usage != nil,
-			TokenChunks:      res.TokenChunks,
-			CacheDialect:     after.Dialect,
-			DecodeTiming:     res.DecodeTiming,
-			DecodeTimingNote: res.DecodeNote,
-			DecodeMethod:     res.DecodeMethod,
-			DecodeTokens:     measured(res.DecodeTokens, res.DecodeMethod != ""),
-			RefTPOTms:        measured(res.RefTPOTms, !math.IsNaN(res.RefTPOTms)),
-			RefGenTPS:        measured(res.RefGenTPS, !math.IsNaN(res.RefGenTPS)),
-		},
-		Quality: results.Quality{
-			OK:               ok,
-			Issues:           issueText,
-			ContentChars:     utf8.RuneCountInString(res.Content),
-			ContentTruncated: res.ContentTruncated,
-			ContentPreview:   truncateRunes(res.Content, PreviewChars),
-			ReasoningChars:   utf8.RuneCountInString(res.Reasoning),
-			ReasoningChunks:  res.ReasoningChunks,
-			ReasoningTokens:  reasoningTokens(res.Usage),
-			Refusal:          res.Refusal,
-		},
-		ToolCalls: toolSummary(res),
-		OK:        ok,
-		Error:     errText,
-	}
-	rec.Metrics.ConnectionRetries = res.ConnectionRetries
-	if rec.Request.ExtraBody == nil {
-		rec.Request.ExtraBody = map[string]any{}
-	}
-	if c.RequestPath != "" {
-		p := c.RequestPath
-		rec.Request.RequestPath = &p
-	}
-	if res.FinishReason != "" {
-		fr := res.FinishReason
-		rec.Quality.FinishReason = &fr
-	}
+	m.ConnectionRetries = res.ConnectionRetries
 	if res.HasOutput {
 		ttfo := res.TTFOms
-		rec.Metrics.TTFOms = &ttfo
+		m.TTFOms = &ttfo
 	}
-	if cacheReset != nil {
-		rec.CacheReset = *cacheReset
-	}
-	if thinkingNote != "" {
-		rec.Quality.Notes = append(rec.Quality.Notes, thinkingNote)
-	}
-	limit := r.cfg.MaxContentChars
-	if limit <= 0 {
-		limit = 1_000_000
-	}
-	if r.cfg.IncludeContent {
-		content := truncateRunes(res.Content, limit)
-		rec.Quality.Content = &content
-		if res.Reasoning != "" {
-			reasoning := truncateRunes(res.Reasoning, limit)
-			rec.Quality.Reasoning = &reasoning
-		}
-	}
-	for _, ch := range res.Choices {
-		qc := results.Choice{
-			Index: ch.Index, ContentChars: utf8.RuneCountInString(ch.Content),
-			ReasoningChars: utf8.RuneCountInString(ch.Reasoning), Refusal: ch.Refusal,
-			ToolCalls: summarizeTools(ch.ToolCalls),
-		}
-		if ch.FinishReason != "" {
-			fr := ch.FinishReason
-			qc.FinishReason = &fr
-		}
-		if r.cfg.IncludeContent {
-			content := truncateRunes(ch.Content, limit)
-			qc.Content = &content
-		}
-		rec.Quality.Choices = append(rec.Quality.Choices, qc)
-	}
-	if r.secrets != nil {
-		// A server may echo the API key (or the URL's password) in its
-		// error message: never into a record, a log or a file.
-		rec.Error = r.secrets.Replace(rec.Error)
-		for i := range rec.Quality.Issues {
-			rec.Quality.Issues[i] = r.secrets.Replace(rec.Quality.Issues[i])
-		}
-		for i := range issues {
-			issues[i].Message = r.secrets.Replace(issues[i].Message)
-		}
-		if err != nil {
-			err = &redactedError{err: err, msg: r.secrets.Replace(err.Error())}
-		}
-	}
-	return Outcome{Record: rec, Result: res, Issues: issues, Err: err}
+	return r.assemble(assembly{
+		w: w, c: c, rep: rep, cacheReset: cacheReset, started: res.StartedAt,
+		res: res, err: err, issues: issues, notes: notes, metrics: m, inputs: inputs,
+		policy: policy(c.PolicyTimeoutMS, err != nil, res.E2ELms),
+	})
 }
 
 // ConsequencePrefix marks a check failure that follows from a failed

@@ -87,13 +87,14 @@ type Request struct {
 	StopAfterChunks int
 }
 
-// MaxKeptEventBytes bounds each event kept by Request.KeepEvents: 16 KiB
-// of its data (Event.Cut reports a longer one).
-const MaxKeptEventBytes = 16 << 10
+// MaxKeptEventBytes bounds each event kept by Request.KeepEvents: 1 MiB
+// of its data (Event.Cut reports a longer one), far above a real chunk
+// (a whole tool call's arguments sent in one chunk included).
+const MaxKeptEventBytes = 1 << 20
 
 // MaxKeptBytes bounds the data of all the events one Result keeps: once
-// 4 MiB are kept, later events are counted (EventsSeen) but not kept.
-const MaxKeptBytes = 4 << 20
+// 16 MiB are kept, later events are counted (EventsSeen) but not kept.
+const MaxKeptBytes = 16 << 20
 
 // Event is one SSE event as the server sent it (Request.KeepEvents).
 type Event struct {

@@ -24,9 +24,11 @@ func ok(ttft, tpot, e2e, gen, prompt float64, completion int, validated bool) *r
 			CompletionTokens: completion,
 		},
 		Quality: results.Quality{OK: validated},
+		Outcome: results.OutcomePass,
 	}
 	if !validated {
 		rec.Quality.Issues = []string{"Empty response content"}
+		rec.Outcome, rec.ErrorKind = results.OutcomeFail, results.KindQuality
 	}
 	return rec
 }
@@ -39,8 +41,10 @@ func failed() *results.Record {
 			TTFTms: 9000, TPOTms: 900, E2ELms: 64000, GenTPS: 999, PromptTPS: 9999,
 			CompletionTokens: 5000,
 		},
-		Error:   "stream: read: connection reset",
-		Quality: results.Quality{Issues: []string{"request error: stream: read: connection reset"}},
+		Error:     "stream: read: connection reset",
+		Quality:   results.Quality{Issues: []string{"request error: stream: read: connection reset"}},
+		Outcome:   results.OutcomeError,
+		ErrorKind: results.KindTransport,
 	}
 }
 
@@ -135,6 +139,7 @@ func TestAggregate(t *testing.T) {
 					r := ok(100, 20, 1000, 50, 400, 40, false)
 					fr := "length"
 					r.Quality.FinishReason, r.Quality.Issues = &fr, []string{"Truncated (finish_reason=length)"}
+					r.Outcome, r.ErrorKind = results.OutcomeCapped, ""
 					return r
 				}(),
 			},

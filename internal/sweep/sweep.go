@@ -665,9 +665,11 @@ type aggregation struct {
 
 // aggregate combines the records of one round that did not error
 // (reference: step i of run_bench_serve) and counts what went wrong; a
-// nil record is a request never sent. With validate, an answer the
-// engine judged failed makes the row not validated: capped when it ended
-// by max_tokens, else invalid.
+// nil record is a request never sent. The counts follow the engine's
+// one verdict (results.Record.Outcome): an error is failed; with
+// validate, a failed answer is invalid and a capped one capped; the
+// row's validated flag is the reference's (every answer's quality.ok),
+// so a capped answer leaves the row not validated.
 func aggregate(recs []*results.Record, concurrency int, validate bool) aggregation {
 	var a aggregation
 	a.validated = true
@@ -684,20 +686,20 @@ func aggregate(recs []*results.Record, concurrency int, validate bool) aggregati
 			reason("not sent: the run was stopped")
 			continue
 		}
-		if rec.Error != "" {
+		if rec.Outcome == results.OutcomeError {
 			a.failed++
 			reason(rec.Error)
 			continue
 		}
 		ok := rec.Quality.OK || !validate
-		if !ok {
-			if fr := rec.Quality.FinishReason; fr != nil && *fr == "length" {
-				a.capped++
-			} else {
-				a.invalid++
-				if len(rec.Quality.Issues) > 0 {
-					reason(rec.Quality.Issues[0])
-				}
+		switch {
+		case !validate:
+		case rec.Outcome == results.OutcomeCapped:
+			a.capped++
+		case rec.Outcome == results.OutcomeFail:
+			a.invalid++
+			if len(rec.Quality.Issues) > 0 {
+				reason(rec.Quality.Issues[0])
 			}
 		}
 		m := rec.Metrics

@@ -97,7 +97,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.Var(f.validate, "validate", "Validate responses: `true` or false")
 	fs.Var(f.scrapeMetrics, "scrape-metrics", "Scrape /metrics before and after each run: `true` or false")
 	fs.BoolVar(&f.includeContent, "include-content", false, "Include full generated content in workload JSON output")
-	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; <= 0 disables. Product policy timeouts\nbelong in the workload.")
+	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", defaultRequestTimeoutS, "HTTP transport timeout in `seconds`; <= 0 disables. Product policy timeouts\nbelong in the workload.")
 	fs.Var(f.cachePolicy, "cache-policy", "Workload cache handling: `preserve`, before-run or before-case\n(default: the workload's defaults.cache_policy, else preserve)")
 	fs.Var(&f.tag, "tag", "Optional tag `string` stored in every sweep result row")
 	fs.Var(&f.overrides, "override-field", "Override sweep result fields as `key=value` pairs (e.g. chip=M4Pro);\nrepeatable, and like the reference several pairs may follow one flag")
@@ -189,11 +189,21 @@ func (f *benchFlags) tags() []string {
 	return out
 }
 
-func (f *benchFlags) requestTimeout() time.Duration {
-	if !(f.requestTimeoutS > 0) || checkSeconds(f.requestTimeoutS) != "" { // 0 disables; bad values are refused by commonChecks
-		return -1 // none (runner's convention: 0 would mean the default)
+func (f *benchFlags) requestTimeout() time.Duration { return secondsTimeout(f.requestTimeoutS) }
+
+// defaultRequestTimeoutS is --request-timeout-s's default in every
+// command, in seconds (the reference's 300).
+const defaultRequestTimeoutS = 300
+
+// secondsTimeout is a --request-timeout-s value as runner.Config's
+// RequestTimeout: 0 or less disables the timeout, which runner spells -1
+// (its 0 means the default); a value checkSeconds refuses (the commands
+// report it before connecting) gives -1 too.
+func secondsTimeout(s float64) time.Duration {
+	if !(s > 0) || checkSeconds(s) != "" {
+		return -1
 	}
-	return time.Duration(f.requestTimeoutS * float64(time.Second))
+	return time.Duration(s * float64(time.Second))
 }
 
 // minTimeout is the smallest positive timeout a duration flag accepts.

@@ -20,6 +20,7 @@ import (
 	"github.com/benchserve/benchserve/internal/capacity"
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -47,15 +48,40 @@ var doorsVerdict = map[string]string{
 	"short":   "content shorter than min_chars=100000",
 }
 
+// doorsOutcome is the engine's one verdict of each case
+// (results.Record.Outcome): the reasoning-only answer ended by max_tokens
+// in a case that states no finish_reason, so it is capped (not
+// validated, not a failure) in every door.
+var doorsOutcome = map[string]results.Outcome{
+	"tool":    results.OutcomePass,
+	"thinker": results.OutcomeCapped,
+	"refusal": results.OutcomeFail,
+	"two":     results.OutcomePass,
+	"short":   results.OutcomeFail,
+}
+
+// doorsFailure is the start of the first issue of each case whose
+// outcome fails the run ("" for pass and capped): what a benchmark
+// logs.
+func doorsFailure(verdicts map[string]string) map[string]string {
+	out := map[string]string{}
+	for id, v := range verdicts {
+		if doorsOutcome[id].Failed() {
+			out[id] = v
+		}
+	}
+	return out
+}
+
 // doorsOrder is the cases in file order.
 var doorsOrder = []string{"tool", "thinker", "refusal", "two", "short"}
 
 // failedOfCycle is how many of n requests cycling through the cases (a
-// load run's mix) fail by doorsVerdict.
+// load run's mix) fail by doorsOutcome.
 func failedOfCycle(n int) int {
 	failed := 0
 	for i := range n {
-		if doorsVerdict[doorsOrder[i%len(doorsOrder)]] != "" {
+		if doorsOutcome[doorsOrder[i%len(doorsOrder)]].Failed() {
 			failed++
 		}
 	}
@@ -122,6 +148,7 @@ func assertVerdicts(t *testing.T, door string, recs []results.Record) {
 	for _, rec := range recs {
 		want, ok := doorsVerdict[rec.CaseID]
 		require.True(t, ok, "%s: case %q", door, rec.CaseID)
+		assert.Equal(t, doorsOutcome[rec.CaseID], rec.Outcome, "%s: case %q: the one outcome", door, rec.CaseID)
 		got := verdictOf(rec)
 		if want == "" {
 			assert.Empty(t, got, "%s: case %q passes", door, rec.CaseID)
@@ -132,9 +159,11 @@ func assertVerdicts(t *testing.T, door string, recs []results.Record) {
 }
 
 // summaryDefinitions is what the one statistics definition says of a
-// run's records, without the timings (which differ between runs).
+// run's records, without the timings (which differ between runs): the
+// summary's counts are the reference's (every quality.ok false, a capped
+// answer included), the load statistics count the outcomes that fail.
 func summaryDefinitions(p *results.Payload) [5]int {
-	st := loadgen.PayloadStats(p)
+	st := summary.Payload(p)
 	return [5]int{p.Summary.CaseCount, p.Summary.FailureCount, p.Summary.QualityFailureCount, st.Failed, st.Errors[results.KindQuality]}
 }
 
@@ -160,14 +189,14 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 	require.NoError(t, err)
 	assertVerdicts(t, "runner", engine.Results)
 	want := summaryDefinitions(engine)
-	assert.Equal(t, [5]int{5, 3, 3, 3, 3}, want, "5 requests, 3 failed checks, counted alike by the summary and the SLO statistics")
+	assert.Equal(t, [5]int{5, 3, 3, 2, 2}, want, "5 requests, 3 not validated (the reference's summary), 2 failed (the outcomes the SLO statistics count)")
 
 	t.Run("RunWorkload", func(t *testing.T) {
 		out := filepath.Join(dir, "runworkload.json")
 		log := runDoorsChild(t, dir, srv.URL, []string{"-test.run=^TestDoorsInnerRunWorkload$"}, "DOORS_WORKLOAD="+wpath, "BENCHSERVE_OUTPUT="+out)
 		for _, id := range doorsOrder {
 			verdict := "PASS"
-			if doorsVerdict[id] != "" {
+			if doorsOutcome[id].Failed() {
 				verdict = "FAIL"
 			}
 			assert.Contains(t, log, "--- "+verdict+": TestDoorsInnerRunWorkload/"+id, "subtest of case %q", id)
@@ -215,7 +244,7 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 
 	t.Run("BenchWorkload", func(t *testing.T) {
 		log := runDoorsChild(t, dir, srv.URL, []string{"-test.run=^$", "-test.bench=^BenchmarkDoorsInnerWorkload$", "-test.benchtime=1x"}, "DOORS_WORKLOAD="+wpath)
-		assertBench(t, "BenchWorkload", benchVerdicts(log, "case"), doorsVerdict, doorsOrder)
+		assertBench(t, "BenchWorkload", benchVerdicts(log, "case"), doorsFailure(doorsVerdict), doorsOrder)
 	})
 
 	// A prompt set carries messages only: the tool and n = 2 requests get
@@ -234,7 +263,7 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 	t.Run("BenchSweep", func(t *testing.T) {
 		sets := []string{prompts["thinker"], prompts["refusal"], prompts["short"]}
 		log := runDoorsChild(t, dir, srv.URL, []string{"-test.run=^$", "-test.bench=^BenchmarkDoorsInnerSweep$", "-test.benchtime=1x"}, "DOORS_PROMPTS="+strings.Join(sets, ","))
-		assertBench(t, "BenchSweep", benchVerdicts(log, "prompts"), promptVerdict, []string{"thinker", "refusal", "short"})
+		assertBench(t, "BenchSweep", benchVerdicts(log, "prompts"), doorsFailure(promptVerdict), []string{"thinker", "refusal", "short"})
 	})
 
 	t.Run("CLI sweep", func(t *testing.T) {
@@ -266,17 +295,17 @@ func TestEveryDoorJudgesAlike(t *testing.T) {
 	})
 
 	// Capacity: each probe is a load run of the cases; per request the
-	// engine's records (CapacityProbe's sessions), per probe the error rate
+	// engine's records (SessionProbe's sessions), per probe the error rate
 	// of the same verdicts.
 	t.Run("CapacityProbe", func(t *testing.T) {
 		var recs []results.Record
-		probe := r.CapacityProbe(w, runner.RunOptions{}, runner.Load{}, func(_ capacity.ProbeSpec, s *runner.Session) {
+		probe := capacity.SessionProbe(r, w, runner.RunOptions{}, runner.Load{}, func(_ capacity.ProbeSpec, s *runner.Session) {
 			recs = append(recs, s.Payload().Results...)
 		})
 		run, err := probe(context.Background(), capacity.ProbeSpec{By: capacity.ByConcurrency, Load: 1, Requests: len(doorsOrder)}, nopObserver{})
 		require.NoError(t, err)
 		assertVerdicts(t, "capacity probe", recs)
-		assert.Equal(t, 3, run.Stats(loadgen.StatsOptions{}).Failed, "the probe's failures are the records' verdicts")
+		assert.Equal(t, 2, summary.Run(run, summary.Options{}).Failed, "the probe's failures are the records' failing outcomes")
 	})
 
 	t.Run("SearchCapacity", func(t *testing.T) {

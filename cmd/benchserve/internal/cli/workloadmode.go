@@ -89,16 +89,20 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		CacheReset:  cacheResetReporter(e.stderr),
 		Progress: func(out runner.Outcome, done, total int) {
 			rec := out.Record
+			failing := rec.Outcome.Failed() // the engine's one verdict
 			if live != nil {
-				live.Done(rec.CaseID, rec.OK)
-				if !rec.OK {
+				live.Done(rec.CaseID, !failing)
+				if failing {
 					failed = append(failed, rec)
 				}
 				return
 			}
 			status := "ok"
-			if !rec.OK {
+			switch {
+			case failing:
 				status = "FAIL"
+			case rec.Outcome == results.OutcomeCapped:
+				status = "ok (capped by max_tokens)"
 			}
 			var b strings.Builder
 			if f.loadMode() {
@@ -112,7 +116,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 			if s := answerLine(rec); s != "" {
 				fmt.Fprintf(&b, "      %s\n", s)
 			}
-			if !rec.OK {
+			if failing {
 				for _, is := range recordIssues(rec) {
 					fmt.Fprintln(&b, detailLine("      ", is))
 				}
@@ -158,7 +162,9 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		fmt.Fprintf(e.stderr, "benchserve: %s\n", explain(runErr))
 		return ExitFailed
 	}
-	if !p.Summary.Passed || sloFailed {
+	if anyFailed(p.Results) || sloFailed {
+		// The records' outcomes, not summary.passed (the reference's
+		// every-quality.ok): a capped answer does not fail the run.
 		return ExitFailed
 	}
 	return ExitOK
@@ -285,4 +291,15 @@ func overrideEndpoint(w *workloads.Workload, endpoint string) {
 			w.Cases[i].Endpoint = workloads.Endpoint(endpoint)
 		}
 	}
+}
+
+// anyFailed reports whether a record's outcome counts against the run
+// (results.Outcome.Failed).
+func anyFailed(recs []results.Record) bool {
+	for _, r := range recs {
+		if r.Outcome.Failed() {
+			return true
+		}
+	}
+	return false
 }

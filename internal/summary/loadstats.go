@@ -1,14 +1,15 @@
-package loadgen
+package summary
 
 import (
 	"time"
 
+	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
 
-// StatsOptions tunes Summarize. The zero value works.
-type StatsOptions struct {
+// Options tunes Requests and Run. The zero value works.
+type Options struct {
 	// Percentiles are extra percentiles (besides 50/90/95/99) to compute
 	// for every results.Dist, e.g. 99.9.
 	Percentiles []float64
@@ -17,12 +18,12 @@ type StatsOptions struct {
 	Goodput *results.GoodputSLO
 }
 
-// Summarize computes the results.LoadStats of samples collected over duration
+// Requests computes the results.LoadStats of samples collected over duration
 // (reference: compute_summary_stats per metric, extended with vLLM's
 // percentiles and throughputs). Samples of kind "dropped" count as Dropped,
 // not as Requests. Run-level fields (Mode, PeakInFlight, Unsent, Late) are
-// left zero; Run.Stats fills them.
-func Summarize(samples []Sample, duration time.Duration, opts StatsOptions) results.LoadStats {
+// left zero; Run fills them.
+func Requests(samples []loadgen.Sample, duration time.Duration, opts Options) results.LoadStats {
 	var ttft, ttfo, tpot, itl, e2el, gen, lag []float64
 	s := results.LoadStats{Duration: duration, Errors: map[results.ErrorKind]int{}, GoodputSLO: opts.Goodput}
 	for _, x := range samples {
@@ -37,7 +38,7 @@ func Summarize(samples []Sample, duration time.Duration, opts StatsOptions) resu
 			s.Failed++
 			kind := x.Kind
 			if kind == "" {
-				kind = Classify(x.Err)
+				kind = loadgen.Classify(x.Err)
 			}
 			s.Errors[kind]++
 			// A request that streamed its answer and only failed a
@@ -85,10 +86,10 @@ func Summarize(samples []Sample, duration time.Duration, opts StatsOptions) resu
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// Met reports whether s succeeded and stayed within every limit (a limit
+// MetSLO reports whether s succeeded and stayed within every limit (a limit
 // is met when the value is <= it, as in vLLM). TPOT is only checked for
 // requests with >= 2 completion tokens.
-func MetSLO(slo results.GoodputSLO, s Sample) bool {
+func MetSLO(slo results.GoodputSLO, s loadgen.Sample) bool {
 	if !s.OK() {
 		return false
 	}
@@ -106,7 +107,7 @@ func MetSLO(slo results.GoodputSLO, s Sample) bool {
 
 // Goodput returns the requests per second of duration that met slo
 // (DistServe's goodput); 0 when duration is not positive.
-func Goodput(samples []Sample, duration time.Duration, slo results.GoodputSLO) float64 {
+func Goodput(samples []loadgen.Sample, duration time.Duration, slo results.GoodputSLO) float64 {
 	if duration <= 0 {
 		return 0
 	}
@@ -117,4 +118,33 @@ func Goodput(samples []Sample, duration time.Duration, slo results.GoodputSLO) f
 		}
 	}
 	return float64(n) / duration.Seconds()
+}
+
+// Run is the results.LoadStats of a load run (Requests over its samples
+// and duration) with the run-level counts: mode, peak in flight, unsent
+// and late requests.
+func Run(r *loadgen.Run, opts Options) results.LoadStats {
+	s := Requests(r.Samples, r.Duration, opts)
+	s.Mode = r.Mode
+	s.PeakInFlight = r.PeakInFlight
+	s.Unsent = r.Unsent
+	s.Late = r.Late
+	return s
+}
+
+// RunGoodput is the rate of r's sent requests that met slo (MetSLO): the
+// run's achieved rate (loadgen.Run.AchievedRate) times their share of the
+// sent requests; ok false when the achieved rate is not measured.
+func RunGoodput(r *loadgen.Run, slo results.GoodputSLO) (rate float64, ok bool) {
+	achieved, ok, _ := r.AchievedRate()
+	if !ok || r.Sent == 0 {
+		return 0, false
+	}
+	met := 0
+	for _, s := range r.Samples {
+		if s.Kind != results.KindDropped && MetSLO(slo, s) {
+			met++
+		}
+	}
+	return achieved * float64(met) / float64(r.Sent), true
 }

@@ -1,4 +1,4 @@
-package loadgen_test
+package summary_test
 
 import (
 	"testing"
@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
 func TestEvaluateThresholds(t *testing.T) {
-	st := loadgen.Summarize(handBuilt(), 2*time.Second, loadgen.StatsOptions{})
+	st := summary.Requests(handBuilt(), 2*time.Second, summary.Options{})
 	ths, err := results.ParseThresholds(
 		"ttft_p95_ms <= 500",  // 385
 		"ttft_p95_ms <= 300",  // fails
@@ -25,7 +25,7 @@ func TestEvaluateThresholds(t *testing.T) {
 		"ttft_count == 4",
 	)
 	require.NoError(t, err, "thresholds parse")
-	got := loadgen.Evaluate(st, ths)
+	got := summary.Evaluate(st, ths)
 	want := []struct {
 		pass bool
 		msg  string
@@ -45,7 +45,7 @@ func TestEvaluateThresholds(t *testing.T) {
 		assert.Equal(t, w.pass, got[i].Pass, "%s passes: %v", got[i].Expr, w.pass)
 		assert.Equal(t, w.msg, got[i].String(), "message of %s", got[i].Expr)
 	}
-	empty := loadgen.Summarize(nil, time.Second, loadgen.StatsOptions{})
+	empty := summary.Requests(nil, time.Second, summary.Options{})
 	th, _ := results.ParseThreshold("ttft_p95_ms <= 500")
 	o := th.Evaluate(empty)
 	assert.False(t, o.Pass, "no samples fails a threshold")

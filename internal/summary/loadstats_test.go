@@ -1,4 +1,4 @@
-package loadgen_test
+package summary_test
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -31,7 +32,7 @@ func handBuilt() []loadgen.Sample {
 }
 
 func TestSummarize(t *testing.T) {
-	st := loadgen.Summarize(handBuilt(), 2*time.Second, loadgen.StatsOptions{Percentiles: []float64{75}})
+	st := summary.Requests(handBuilt(), 2*time.Second, summary.Options{Percentiles: []float64{75}})
 	assert.Equal(t, 5, st.Requests, "dropped samples are not requests")
 	assert.Equal(t, 4, st.Succeeded, "succeeded")
 	assert.Equal(t, 1, st.Failed, "failed")
@@ -65,7 +66,7 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestSummarizeEmpty(t *testing.T) {
-	st := loadgen.Summarize(nil, 0, loadgen.StatsOptions{})
+	st := summary.Requests(nil, 0, summary.Options{})
 	assert.Zero(t, st.TTFT.Count, "no samples")
 	assert.True(t, math.IsNaN(st.TTFT.Mean), "empty distributions are NaN, not 0")
 	assert.True(t, math.IsNaN(st.TTFT.Percentile(99)), "empty percentile is NaN")
@@ -86,10 +87,10 @@ func TestGoodput(t *testing.T) {
 		{results.GoodputSLO{TTFTms: 1000, TPOTms: 25, E2ELms: 300}, 0.5, "only the first meets all three"},
 		{results.GoodputSLO{E2ELms: 10}, 0, "the failed request's 5 ms does not count"},
 	} {
-		assert.Equal(t, tc.want, loadgen.Goodput(samples, 2*time.Second, tc.slo), tc.why)
+		assert.Equal(t, tc.want, summary.Goodput(samples, 2*time.Second, tc.slo), tc.why)
 	}
 	slo := results.GoodputSLO{TTFTms: 250}
-	st := loadgen.Summarize(samples, 2*time.Second, loadgen.StatsOptions{Goodput: &slo})
+	st := summary.Requests(samples, 2*time.Second, summary.Options{Goodput: &slo})
 	assert.Equal(t, 1.0, st.Goodput, "Summarize computes goodput with an SLO")
 }
 
@@ -99,7 +100,7 @@ func TestCheckPayloadRecordsOutcomes(t *testing.T) {
 			StartedAt: "2026-01-02T03:04:05.000000+00:00"}
 	}
 	p := &results.Payload{Results: []results.Record{ok(100), ok(200), ok(300)}}
-	outs, err := loadgen.CheckPayload(p, []string{"ttft_max_ms <= 250", "error_rate <= 0", "tpot_mean_ms <= 5"})
+	outs, err := summary.CheckPayload(p, []string{"ttft_max_ms <= 250", "error_rate <= 0", "tpot_mean_ms <= 5"})
 	require.NoError(t, err)
 	require.Len(t, outs, 3)
 	require.Len(t, p.SLO, 3)
@@ -111,7 +112,7 @@ func TestCheckPayloadRecordsOutcomes(t *testing.T) {
 	assert.True(t, math.IsNaN(p.SLO[2].Measured), "no request had two tokens: no TPOT sample, recorded as null")
 	assert.False(t, p.SLO[2].Pass, "a threshold without samples fails")
 
-	_, err = loadgen.CheckPayload(p, []string{"ttft <= 1", "bogus"})
+	_, err = summary.CheckPayload(p, []string{"ttft <= 1", "bogus"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"ttft <= 1"`)
 	assert.Contains(t, err.Error(), `"bogus"`)
