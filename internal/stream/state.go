@@ -126,21 +126,21 @@ func (st *state) read(body io.Reader, maxEvent int) error {
 		if tr.err != nil {
 			// The block, if any, is a fragment cut by the failure.
 			if isDeadline(tr.err) {
-				return fmt.Errorf("stream: chat: read after %d events: the request's deadline passed mid-stream (the transport timeout, --request-timeout-s, or the run's end): %w", st.events, tr.err)
+				return fmt.Errorf("%s: read after %d events: the request's deadline passed mid-stream (the transport timeout, --request-timeout-s, or the run's end): %w", st.op(), st.events, tr.err)
 			}
-			return fmt.Errorf("stream: chat: read after %d events: %w: %w", st.events, ErrConnectionLost, tr.err)
+			return fmt.Errorf("%s: read after %d events: %w: %w", st.op(), st.events, ErrConnectionLost, tr.err)
 		}
 		if err != nil {
 			if errors.Is(err, bufio.ErrTooLong) {
-				return fmt.Errorf("stream: chat: read after %d events: %w: larger than %d bytes (Client.MaxEventBytes): %w", st.events, ErrEventTooLarge, maxEvent, err)
+				return fmt.Errorf("%s: read after %d events: %w: larger than %d bytes (Client.MaxEventBytes): %w", st.op(), st.events, ErrEventTooLarge, maxEvent, err)
 			}
 			if err == io.EOF && st.endpoint == workloads.EndpointResponses {
 				return fmt.Errorf("stream: responses: body ended after %d events without a terminal event (response.completed, .incomplete or .failed): %w", st.events, ErrTruncated)
 			}
 			if err == io.EOF {
-				return fmt.Errorf("stream: chat: body ended after %d events: %w", st.events, ErrTruncated)
+				return fmt.Errorf("%s: body ended after %d events: %w", st.op(), st.events, ErrTruncated)
 			}
-			return fmt.Errorf("stream: chat: read after %d events: %w: %w", st.events, ErrConnectionLost, err)
+			return fmt.Errorf("%s: read after %d events: %w: %w", st.op(), st.events, ErrConnectionLost, err)
 		}
 		for pos := 0; ; {
 			ev, next, ok := st.sse.next(block, pos)
@@ -195,7 +195,7 @@ func (st *state) handle(ev *sseEvent) (done bool, err error) {
 	}
 	ck := &st.chunk
 	if err := st.dec.decode(data, ck); err != nil {
-		return false, fmt.Errorf("stream: chat: event %d: %w: %w: %.200q", st.events, ErrMalformed, err, data)
+		return false, fmt.Errorf("%s: event %d: %w: %w: %.200q", st.op(), st.events, ErrMalformed, err, data)
 	}
 	st.setID(ck.id)
 	if ck.errRaw != nil {
@@ -271,7 +271,7 @@ func (st *state) addChunk(first *decodedChoice, rest []decodedChoice, usage *res
 		st.sawOutput, st.firstOut = true, t
 	}
 	if st.stopAfter > 0 && st.res.TokenChunks >= st.stopAfter {
-		return fmt.Errorf("stream: chat: after %d token chunks: %w", st.res.TokenChunks, ErrStopped)
+		return fmt.Errorf("%s: after %d token chunks: %w", st.op(), st.res.TokenChunks, ErrStopped)
 	}
 	return nil
 }
@@ -308,4 +308,14 @@ func (st *state) addChoice(c *decodedChoice) (tokens, output bool) {
 		a.tools.Add(c.toolCalls)
 	}
 	return tokens, output
+}
+
+// op names the request in errors: "stream: chat", "stream: responses",
+// "stream: completions".
+func (st *state) op() string {
+	switch st.endpoint {
+	case workloads.EndpointResponses, workloads.EndpointCompletions:
+		return "stream: " + string(st.endpoint)
+	}
+	return "stream: chat"
 }

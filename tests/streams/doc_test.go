@@ -8,7 +8,9 @@
 // exact expected values. TestCase11… to TestCase15… are the
 // shapes of modern servers — reasoning only, bursts and one-chunk tool
 // calls, n > 1, refusals, a failed request's root cause — each on a named
-// fixture scenario ([fixture:NAME]). TestConnectionsReleased and TestMemoryBounded
+// fixture scenario ([fixture:NAME]). TestCase16… and TestCase17… are the
+// other endpoints: the Responses API's typed events, legacy completions and
+// embeddings. TestConnectionsReleased and TestMemoryBounded
 // check that cut streams free their connections and that a server
 // streaming forever cannot grow the client's memory without bound.
 //
@@ -16,7 +18,7 @@
 // without a space, comments and fields, line endings, large events and
 // UTF-8), chunk_payloads (6–8: errors in a stream, tool-call deltas,
 // finish reasons), timing_and_http_failures (9–10 and the released
-// connections), modern_shapes (11–15), memory.
+// connections), modern_shapes (11–15), endpoints (16–17), memory.
 //
 // docs/streams.md describes each case: what the server sends, which
 // servers do it, and what benchserve records.
