@@ -19,6 +19,8 @@ func (r *contractRun) run(ctx context.Context) Outcome {
 		return r.errorAnswer(ctx)
 	case contract.NonObjectBody:
 		return r.nonObjectBodies(ctx)
+	case contract.SeedRepeats:
+		return r.seedRepeats(ctx)
 	case contract.WrongAPIKey:
 		return r.wrongKey(ctx)
 	case contract.ModelsList:

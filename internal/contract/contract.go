@@ -93,7 +93,14 @@ const (
 	// NonObjectBody: "stream": false; sends the JSON bodies "…", [1], 42
 	// and null.
 	NonObjectBody Kind = "non_object_body"
+	// SeedRepeats: "stream": false, extra_body temperature 0 and a seed;
+	// the request is sent SeedRepeatCount times.
+	SeedRepeats Kind = "seed_repeats"
 )
+
+// SeedRepeatCount is how many times a seed_repeats contract sends its
+// request: 4, as the servers' own suites do.
+const SeedRepeatCount = 4
 
 // Rule is the rule of the OpenAI API reference a check kind holds a
 // server to: Text says it in one sentence, Ref is the page it comes from.
@@ -150,6 +157,7 @@ var Rules = map[Kind]Rule{
 	ReasoningSeparated:    {"reasoning arrives in a delta field (reasoning_content or reasoning), not as <think> in content", refReasoning},
 	CancelStops:           {"after the client closes a stream the server stops generating (its running-requests gauge falls)", refStreaming},
 	StreamOptionsNoStream: {"stream_options with stream: false is answered 400 (a 4xx), not ignored", refCreate},
+	SeedRepeats:           {"at temperature 0 with a seed, the same request gets the same answer (content and tool calls) four times", refCreate},
 	NonObjectBody:         {"a JSON body that is not an object (a string, a list, a number, null) is answered 4xx, never 2xx or 5xx", refErrors},
 }
 

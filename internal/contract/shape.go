@@ -61,7 +61,7 @@ func (s Shape) Problems() []Problem {
 		}
 	}
 	streamed := !(k == CompletionObject || k == WrongAPIKey || raw || k == UnknownModel || k == EmptyMessages || k == ModelsList ||
-		k == StreamOptionsNoStream || k == NonObjectBody)
+		k == StreamOptionsNoStream || k == NonObjectBody || k == SeedRepeats)
 	if streamed && !s.Stream {
 		bad("stream", "check %s judges a stream; remove \"stream\": false", k)
 	}
@@ -108,6 +108,13 @@ func ExtraProblems(k Kind, extra map[string]any, compiles func(schema any) error
 	case StopSequence:
 		if len(StopStrings(extra["stop"])) == 0 {
 			bad("stop", "check %s needs a stop sequence: a string or a list of strings", k)
+		}
+	case SeedRepeats:
+		if _, ok := AsInt(extra["seed"]); !ok {
+			bad("seed", "check %s needs a seed (an integer), got %s", k, Describe(extra["seed"]))
+		}
+		if t, ok := AsInt(extra["temperature"]); !ok || t != 0 {
+			bad("temperature", "check %s needs temperature 0, got %s", k, Describe(extra["temperature"]))
 		}
 	case ChoicesN:
 		if n, ok := AsInt(extra["n"]); !ok || n < 2 {
