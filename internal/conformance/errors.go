@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/benchserve/benchserve/internal/contract"
 )
@@ -47,6 +48,11 @@ func (r *contractRun) judgeError(ex *exchange) Outcome {
 			return pass("HTTP %d", s)
 		}
 		return failed("", "", "HTTP %d for empty messages", s)
+	case contract.StreamOptionsNoStream:
+		if s >= 400 && s < 500 {
+			return pass("HTTP %d for stream_options without stream", s)
+		}
+		return failed("", "", "HTTP %d for stream_options with stream: false (the option was ignored, not refused)", s)
 	case contract.ErrorJSON:
 		if s < 400 {
 			return skip("no error came (HTTP %d)", s)
@@ -103,4 +109,29 @@ func (r *contractRun) wrongKey(ctx context.Context) Outcome {
 		return o
 	}
 	return Outcome{Verdict: contract.Pass, Evidence: fmt.Sprintf("HTTP %d without a key, 401 with a wrong one", open.status), Status: ex.status}
+}
+
+// nonObjectBodies are the JSON bodies non_object_body sends: valid JSON,
+// none of it an object.
+var nonObjectBodies = []string{`"Say hello."`, `[{"role": "user", "content": "Say hello."}]`, `42`, `null`}
+
+// nonObjectBodies judges errors.non_object_body: each JSON body that is
+// not an object is answered 4xx (a 2xx serves nonsense, a 5xx is retried
+// and paged as the server's fault).
+func (r *contractRun) nonObjectBodies(ctx context.Context) Outcome {
+	var statuses []string
+	for _, b := range nonObjectBodies {
+		ex := r.do(ctx, http.MethodPost, contract.EndpointChat, []byte(b), nil)
+		if ex.status < 400 || ex.status >= 500 {
+			what := fmt.Sprintf("HTTP %d", ex.status)
+			if ex.status == 0 {
+				what = "no answer"
+			}
+			o := failed(ex.sentText(), ex.gotText(), "%s for the body %s, which is JSON but not an object", what, b)
+			o.Status = ex.status
+			return o
+		}
+		statuses = append(statuses, fmt.Sprintf("%s: %d", b, ex.status))
+	}
+	return pass("HTTP 4xx for each (%s)", strings.Join(statuses, ", "))
 }

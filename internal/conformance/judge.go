@@ -15,8 +15,12 @@ func (r *contractRun) run(ctx context.Context) Outcome {
 		return r.completionObject(ctx)
 	case contract.UsagePromptAgrees, contract.StreamAgrees, contract.ToolArgsAgree:
 		return r.compare(ctx)
-	case contract.MalformedBody, contract.ErrorJSON, contract.UnknownModel, contract.EmptyMessages:
+	case contract.MalformedBody, contract.ErrorJSON, contract.UnknownModel, contract.EmptyMessages, contract.StreamOptionsNoStream:
 		return r.errorAnswer(ctx)
+	case contract.NonObjectBody:
+		return r.nonObjectBodies(ctx)
+	case contract.SeedRepeats:
+		return r.seedRepeats(ctx)
 	case contract.WrongAPIKey:
 		return r.wrongKey(ctx)
 	case contract.ModelsList:

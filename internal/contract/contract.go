@@ -88,7 +88,19 @@ const (
 	ModelsList         Kind = "models_list"           // "endpoint": "/v1/models"
 	ReasoningSeparated Kind = "reasoning_separated"   // streamed, enable_thinking true
 	CancelStops        Kind = "cancel_stops"          // streamed, "cancel_after" chunks
+	// StreamOptionsNoStream: "stream": false, body {"stream_options": {…}}.
+	StreamOptionsNoStream Kind = "stream_options_no_stream"
+	// NonObjectBody: "stream": false; sends the JSON bodies "…", [1], 42
+	// and null.
+	NonObjectBody Kind = "non_object_body"
+	// SeedRepeats: "stream": false, extra_body temperature 0 and a seed;
+	// the request is sent SeedRepeatCount times.
+	SeedRepeats Kind = "seed_repeats"
 )
+
+// SeedRepeatCount is how many times a seed_repeats contract sends its
+// request: 4, as the servers' own suites do.
+const SeedRepeatCount = 4
 
 // Rule is the rule of the OpenAI API reference a check kind holds a
 // server to: Text says it in one sentence, Ref is the page it comes from.
@@ -112,38 +124,41 @@ const (
 // Rules maps every check kind to its rule. docs/streams.md lists the same
 // table with where the reference is silent and what the suite accepts.
 var Rules = map[Kind]Rule{
-	StreamFraming:      {"a stream is data: events of JSON chat.completion.chunk objects ending with data: [DONE]", refStreaming},
-	StreamSameID:       {"every chunk of a stream carries the same id and model", refStreaming},
-	StreamFirstRole:    {`the first delta of each choice carries role "assistant"`, refStreaming},
-	StreamFinishOnce:   {"each choice ends with exactly one non-null finish_reason and no content after it", refStreaming},
-	StreamUsageChunk:   {"with stream_options.include_usage the last chunk before [DONE] has choices: [] and usage", refStreaming},
-	UsageTotal:         {"usage.total_tokens = prompt_tokens + completion_tokens", refObject},
-	UsageMaxTokens:     {"usage.completion_tokens <= max_tokens", refCreate},
-	UsageLengthFinish:  {`an answer cut at max_tokens ends with finish_reason "length"`, refObject},
-	UsagePromptAgrees:  {"the same request streamed and not streamed reports the same prompt_tokens", refObject},
-	CompletionObject:   {"a non-streamed answer is a chat.completion object with choices[].message and a finish_reason", refObject},
-	StreamAgrees:       {"at temperature 0 with a seed, the streamed and non-streamed answers have the same content and tool calls", refCreate},
-	MaxCompletionToken: {"max_completion_tokens caps the answer as max_tokens does", refCreate},
-	StopSequence:       {`a stop sequence ends the answer before it: the stop string is not in the content and finish_reason is "stop"`, refCreate},
-	ChoicesN:           {"n: 2 gives choices with indexes 0 and 1, or a 4xx saying n is unsupported", refCreate},
-	ToolChoiceNone:     {`tool_choice "none" gives no tool call`, refTools},
-	ToolChoiceRequired: {`tool_choice "required" gives at least one tool call`, refTools},
-	ToolChoiceNamed:    {"tool_choice naming a function gives calls to that function", refTools},
-	ToolArguments:      {"tool-call arguments are JSON that validates against the tool's parameters schema", refTools},
-	ToolCallIDs:        {"every tool call has an id, unique within the response", refObject},
-	ToolFinishReason:   {`an answer that calls tools ends with finish_reason "tool_calls"`, refObject},
-	ToolParallelFalse:  {"parallel_tool_calls: false gives at most one tool call", refTools},
-	ToolArgsAgree:      {"streamed tool-call argument deltas reassemble to the non-streamed arguments", refStreaming},
-	JSONObject:         {`response_format {"type": "json_object"} gives content that parses as JSON`, refStructured},
-	JSONSchema:         {"response_format json_schema with strict: true gives content valid against the schema, or a 4xx saying it is unsupported", refStructured},
-	MalformedBody:      {"a body that is not JSON is answered 400, never 2xx or 5xx", refErrors},
-	ErrorJSON:          {`an error body is JSON ({"error": {…}})`, refErrors},
-	UnknownModel:       {`an unknown model is answered 404 (or 400) with the error object {"error": {"message": …, "type": …}}`, refErrors},
-	EmptyMessages:      {"empty messages are answered 4xx", refCreate},
-	WrongAPIKey:        {"a wrong API key is answered 401 when the server requires one", refErrors},
-	ModelsList:         {`GET /v1/models gives {"object": "list", "data": [{"id": …, "object": "model"}]} listing the model in use`, refModels},
-	ReasoningSeparated: {"reasoning arrives in a delta field (reasoning_content or reasoning), not as <think> in content", refReasoning},
-	CancelStops:        {"after the client closes a stream the server stops generating (its running-requests gauge falls)", refStreaming},
+	StreamFraming:         {"a stream is data: events of JSON chat.completion.chunk objects ending with data: [DONE]", refStreaming},
+	StreamSameID:          {"every chunk of a stream carries the same id and model", refStreaming},
+	StreamFirstRole:       {`the first delta of each choice carries role "assistant"`, refStreaming},
+	StreamFinishOnce:      {"each choice ends with exactly one non-null finish_reason and no content after it", refStreaming},
+	StreamUsageChunk:      {"with stream_options.include_usage the last chunk before [DONE] has choices: [] and usage", refStreaming},
+	UsageTotal:            {"usage.total_tokens = prompt_tokens + completion_tokens", refObject},
+	UsageMaxTokens:        {"usage.completion_tokens <= max_tokens", refCreate},
+	UsageLengthFinish:     {`an answer cut at max_tokens ends with finish_reason "length"`, refObject},
+	UsagePromptAgrees:     {"the same request streamed and not streamed reports the same prompt_tokens", refObject},
+	CompletionObject:      {"a non-streamed answer is a chat.completion object with choices[].message and a finish_reason", refObject},
+	StreamAgrees:          {"at temperature 0 with a seed, the streamed and non-streamed answers have the same content and tool calls", refCreate},
+	MaxCompletionToken:    {"max_completion_tokens caps the answer as max_tokens does", refCreate},
+	StopSequence:          {`a stop sequence ends the answer before it: the stop string is not in the content and finish_reason is "stop"`, refCreate},
+	ChoicesN:              {"n: 2 gives choices with indexes 0 and 1, or a 4xx saying n is unsupported", refCreate},
+	ToolChoiceNone:        {`tool_choice "none" gives no tool call`, refTools},
+	ToolChoiceRequired:    {`tool_choice "required" gives at least one tool call`, refTools},
+	ToolChoiceNamed:       {"tool_choice naming a function gives calls to that function", refTools},
+	ToolArguments:         {"tool-call arguments are JSON that validates against the tool's parameters schema", refTools},
+	ToolCallIDs:           {"every tool call has an id, unique within the response", refObject},
+	ToolFinishReason:      {`an answer that calls tools ends with finish_reason "tool_calls"`, refObject},
+	ToolParallelFalse:     {"parallel_tool_calls: false gives at most one tool call", refTools},
+	ToolArgsAgree:         {"streamed tool-call argument deltas reassemble to the non-streamed arguments", refStreaming},
+	JSONObject:            {`response_format {"type": "json_object"} gives content that is a JSON object`, refStructured},
+	JSONSchema:            {"response_format json_schema with strict: true gives content valid against the schema, or a 4xx saying it is unsupported", refStructured},
+	MalformedBody:         {"a body that is not JSON is answered 400, never 2xx or 5xx", refErrors},
+	ErrorJSON:             {`an error body is JSON ({"error": {…}})`, refErrors},
+	UnknownModel:          {`an unknown model is answered 404 (or 400) with the error object {"error": {"message": …, "type": …}}`, refErrors},
+	EmptyMessages:         {"empty messages are answered 4xx", refCreate},
+	WrongAPIKey:           {"a wrong API key is answered 401 when the server requires one", refErrors},
+	ModelsList:            {`GET /v1/models gives {"object": "list", "data": [{"id": …, "object": "model"}]} listing the model in use`, refModels},
+	ReasoningSeparated:    {"reasoning arrives in a delta field (reasoning_content or reasoning), not as <think> in content", refReasoning},
+	CancelStops:           {"after the client closes a stream the server stops generating (its running-requests gauge falls)", refStreaming},
+	StreamOptionsNoStream: {"stream_options with stream: false is answered 400 (a 4xx), not ignored", refCreate},
+	SeedRepeats:           {"at temperature 0 with a seed, the same request gets the same answer (content and tool calls) four times", refCreate},
+	NonObjectBody:         {"a JSON body that is not an object (a string, a list, a number, null) is answered 4xx, never 2xx or 5xx", refErrors},
 }
 
 // Kinds returns every check kind, sorted.

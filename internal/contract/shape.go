@@ -60,7 +60,8 @@ func (s Shape) Problems() []Problem {
 			bad("endpoint", "check %s posts to %s; only models_list reads %s", k, EndpointChat, EndpointModels)
 		}
 	}
-	streamed := !(k == CompletionObject || k == WrongAPIKey || raw || k == UnknownModel || k == EmptyMessages || k == ModelsList)
+	streamed := !(k == CompletionObject || k == WrongAPIKey || raw || k == UnknownModel || k == EmptyMessages || k == ModelsList ||
+		k == StreamOptionsNoStream || k == NonObjectBody || k == SeedRepeats)
 	if streamed && !s.Stream {
 		bad("stream", "check %s judges a stream; remove \"stream\": false", k)
 	}
@@ -75,6 +76,11 @@ func (s Shape) Problems() []Problem {
 	if k == EmptyMessages {
 		if m, ok := s.Body["messages"].([]any); !ok || len(m) != 0 {
 			bad("body", "check %s sends no messages: set \"body\": {\"messages\": []}", k)
+		}
+	}
+	if k == StreamOptionsNoStream {
+		if _, ok := s.Body["stream_options"].(map[string]any); !ok {
+			bad("body", "check %s sends stream_options without stream: set \"body\": {\"stream_options\": {\"include_usage\": true}}", k)
 		}
 	}
 	if k == MaxCompletionToken {
@@ -102,6 +108,13 @@ func ExtraProblems(k Kind, extra map[string]any, compiles func(schema any) error
 	case StopSequence:
 		if len(StopStrings(extra["stop"])) == 0 {
 			bad("stop", "check %s needs a stop sequence: a string or a list of strings", k)
+		}
+	case SeedRepeats:
+		if _, ok := AsInt(extra["seed"]); !ok {
+			bad("seed", "check %s needs a seed (an integer), got %s", k, Describe(extra["seed"]))
+		}
+		if t, ok := AsInt(extra["temperature"]); !ok || t != 0 {
+			bad("temperature", "check %s needs temperature 0, got %s", k, Describe(extra["temperature"]))
 		}
 	case ChoicesN:
 		if n, ok := AsInt(extra["n"]); !ok || n < 2 {

@@ -46,6 +46,13 @@ const toolsModel = defaultModel + "-tools"
 //   - errors.wrong_api_key (skip): Ollama requires no key.
 //   - reasoning.separated (skip): the model does not think.
 //   - cancel.stops (skip): no running-requests gauge (no /metrics).
+//   - errors.stream_options_no_stream (warn): stream_options is ignored
+//     without stream (ChatMiddleware binds it and never checks). Read from
+//     v0.17.4's middleware/openai.go, not yet watched: the servers were
+//     not built when the contract came.
+//   - errors.non_object_body (pass): gin's ShouldBindJSON refuses a
+//     string, list or number with 400, and null binds to no messages,
+//     400 too (read from the source as above).
 var ollamaVerdicts = map[string]string{
 	// Sampled: either verdict, see above.
 	"structured.json_object": "pass|skip", "usage.length_finish": "pass|skip",
@@ -66,6 +73,13 @@ var ollamaVerdicts = map[string]string{
 	"models.list":         "pass",
 	"reasoning.separated": "skip",
 	"cancel.stops":        "skip",
+
+	"errors.stream_options_no_stream": "fail", "errors.non_object_body": "pass",
+	// Not yet watched: the same content streamed and not at temperature
+	// 0 with a seed (nonstream.agrees passes) says greedy decoding repeats,
+	// but a second identical request meets the prompt cache, which may
+	// change the numerics; either verdict until a run pins it.
+	"nonstream.seed_repeats": "pass|fail",
 }
 
 // llamaCppVerdicts is the verdict of every builtin contract on
@@ -89,6 +103,13 @@ var ollamaVerdicts = map[string]string{
 //     serves its one model whatever "model" names, and answers empty
 //     messages (the template renders the generation prompt alone), 200.
 //   - reasoning.separated (skip): the model does not think.
+//   - errors.stream_options_no_stream (warn): params_from_json reads
+//     stream_options whatever stream says (server-task.cpp). Read from
+//     the vendored source, not yet watched: llama-server was not built
+//     when the contract came.
+//   - errors.non_object_body (pass): a body without "messages" is
+//     std::invalid_argument "'messages' is required", a 400
+//     (server-common.cpp, read from the source as above).
 var llamaCppVerdicts = map[string]string{
 	// Sampled: either verdict, see above.
 	"structured.json_object": "fail|skip", "usage.length_finish": "pass|skip",
@@ -109,6 +130,10 @@ var llamaCppVerdicts = map[string]string{
 	"models.list":         "pass",
 	"reasoning.separated": "skip",
 	"cancel.stops":        "pass",
+
+	"errors.stream_options_no_stream": "fail", "errors.non_object_body": "pass",
+	// Not yet watched, as for Ollama: either verdict until a run pins it.
+	"nonstream.seed_repeats": "pass|fail",
 }
 
 // conformanceByServer is keyed by serverID.String(): the version Ollama
