@@ -369,7 +369,7 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 		pctx, stopProbe := context.WithCancelCause(probeCtx)
 		defer stopProbe(nil)
 		mon := &monitor{ths: ths, opts: loadgen.StatsOptions{Goodput: cfg.Goodput}, targets: cfg.targets(spec),
-			openLoop: cfg.By == ByRate, cancel: stopProbe}
+			openLoop: cfg.By == ByRate, cancel: stopProbe, maxErrorRate: cfg.MaxErrorRate}
 		if cfg.By == ByConcurrency {
 			mon.minWarm = int(load)
 		}
