@@ -296,6 +296,12 @@ type monitor struct {
 	maxErrorRate float64
 	failed       int
 	errorStop    string
+	// spec is the probe; onProgress, when set, is told its Progress at
+	// every completion (under mu: it must be quick); lastInterval is the
+	// binding interval at the last undecided look.
+	spec         ProbeSpec
+	onProgress   func(Progress)
+	lastInterval string
 }
 
 // errorStopMin is the fewest completions the error stop judges: with
@@ -360,6 +366,9 @@ func (m *monitor) Done(s loadgen.Sample) {
 		return
 	}
 	m.checkpoint()
+	if m.onProgress != nil && !m.stopped {
+		m.onProgress(m.progress())
+	}
 	if !m.stopped && m.openLoop {
 		m.sinceSat++
 		if m.sinceSat >= max(1, m.completed/40) {
@@ -389,6 +398,7 @@ func (m *monitor) checkpoint() {
 		samples[i] = *m.done[i]
 	}
 	a := analyze(samples, m.ths, m.opts, m.minWarm, m.openLoop)
+	m.lastInterval = intervalText(a)
 	if len(a.measured) < target {
 		m.lastTry = m.prefix
 		return

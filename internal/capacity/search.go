@@ -105,6 +105,12 @@ type Config struct {
 	// OnProbe, when set, is called with every probe as it finishes (to
 	// print it: results.CapacityProbe.String).
 	OnProbe func(results.CapacityProbe)
+	// OnStart, when set, is called as every probe starts (to log it:
+	// StartLine), and OnProgress with a running probe's Progress at each
+	// of its completions (for a live line; it is called under the
+	// probe's lock, from the requests' goroutines: keep it quick).
+	OnStart    func(ProbeSpec)
+	OnProgress func(Progress)
 
 	// now is the clock (time.Now when nil); tests replace it.
 	now func() time.Time
@@ -369,7 +375,10 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 		pctx, stopProbe := context.WithCancelCause(probeCtx)
 		defer stopProbe(nil)
 		mon := &monitor{ths: ths, opts: loadgen.StatsOptions{Goodput: cfg.Goodput}, targets: cfg.targets(spec),
-			openLoop: cfg.By == ByRate, cancel: stopProbe, maxErrorRate: cfg.MaxErrorRate}
+			openLoop: cfg.By == ByRate, cancel: stopProbe, maxErrorRate: cfg.MaxErrorRate, spec: spec, onProgress: cfg.OnProgress}
+		if cfg.OnStart != nil {
+			cfg.OnStart(spec)
+		}
 		if cfg.By == ByConcurrency {
 			mon.minWarm = int(load)
 		}
