@@ -113,4 +113,3 @@ func binding(p results.CapacityProbe) int {
 	}
 	return k
 }
-
