@@ -77,6 +77,12 @@ type RequestInfo struct {
 	ExtraBodyJSON json.RawMessage `json:"-"`
 	// MessageCount is the number of messages sent.
 	MessageCount int `json:"message_count"`
+	// ID is the X-Request-Id the request was sent with, unique per
+	// request; ServerID the server's own id for it: its X-Request-Id
+	// response header, else the chunks' "id". Both join a record to the
+	// server's logs and traces; omitted when unknown. Addition.
+	ID       string `json:"id,omitempty"`
+	ServerID string `json:"server_id,omitempty"`
 }
 
 // Policy is the case's policy timeout and its outcome. WithinTimeout is nil

@@ -417,6 +417,10 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 		Error:     errText,
 	}
 	rec.Metrics.ConnectionRetries = res.ConnectionRetries
+	rec.Request.ID, rec.Request.ServerID = res.SentRequestID, res.HeaderRequestID
+	if rec.Request.ServerID == "" {
+		rec.Request.ServerID = res.RequestID
+	}
 	if rec.Request.ExtraBody == nil {
 		rec.Request.ExtraBody = map[string]any{}
 	}
