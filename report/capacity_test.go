@@ -165,7 +165,7 @@ func TestCapacityByConcurrency(t *testing.T) {
 	assert.EqualValues(t, 1, cd["probes"].([]any)[0].(map[string]any)["number"], "the first probe is probe 1, as on the CLI")
 	assert.Contains(t, page, `<td class="num">1</td><td class="num">4</td>`, "and the table numbers it 1")
 	assert.Contains(t, page, `<span class="badge fail">FIRST PROBE FAILED</span>`, "the badge is the search's status")
-	assert.Contains(t, page, `Capacity <strong>none (no probe passed), 95% CI -inf–inf streams</strong> · first_probe_failed`, "the summary gives the unit and status")
+	assert.Contains(t, page, `Capacity <strong>none (no probe passed), 95% CI 0–inf streams</strong> · first_probe_failed`, "the summary gives the unit and status")
 	assert.Contains(t, page, "goodput was not measured", "the page says why goodput is not drawn")
 	svg := capacityFigure(t, page, "run-1-capacity")
 	assert.Contains(t, svg, ">concurrency (streams)<", "the load axis is concurrency")

@@ -83,6 +83,12 @@ type RequestInfo struct {
 	// Inputs is an embeddings request's batch size (the inputs embedded
 	// in one request), omitted for other endpoints. Addition.
 	Inputs int `json:"inputs,omitempty"`
+	// ID is the X-Request-Id the request was sent with, unique per
+	// request; ServerID the server's own id for it: its X-Request-Id
+	// response header, else the chunks' "id". Both join a record to the
+	// server's logs and traces; omitted when unknown. Addition.
+	ID       string `json:"id,omitempty"`
+	ServerID string `json:"server_id,omitempty"`
 }
 
 // Policy is the case's policy timeout and its outcome. WithinTimeout is nil

@@ -291,7 +291,7 @@ func (t Threshold) Evaluate(s LoadStats) SLOResult {
 // ok is false for a threshold
 // that is neither a percentile (pN or median) of a distribution metric
 // nor the error rate (whose interval is the exact binomial one over its
-// failed and dropped requests, stats.ProportionInterval; none without a
+// failed and dropped requests, Clopper–Pearson; none without a
 // request), and for == and != (an interval decides neither).
 func (t Threshold) Interval(s LoadStats, confidence float64) (iv Interval, ok bool) {
 	if t.Op == "==" || t.Op == "!=" {

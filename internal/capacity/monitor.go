@@ -291,6 +291,40 @@ type monitor struct {
 	result    *analysis
 	saturated string // why the probe was called saturated
 	sinceSat  int
+	// maxErrorRate is the probe's error-rate limit; failed counts the
+	// completions that failed (cancelled and interrupted ones left
+	// out), errorStop says why the errors stopped the probe.
+	maxErrorRate float64
+	failed       int
+	errorStop    string
+	// spec is the probe; onProgress, when set, is told its Progress at
+	// every completion (under mu: it must be quick); lastInterval is the
+	// binding interval at the last undecided look.
+	spec         ProbeSpec
+	onProgress   func(Progress)
+	lastInterval string
+}
+
+// errorStopMin is the fewest completions the error stop judges: with
+// fewer, even every request failing does not lie beyond a limit of a few
+// percent with confidence.
+const errorStopMin = 10
+
+// errorsOver reports why the probe's errors so far exceed its limit
+// with confidence ("" when they do not): the exact binomial interval of
+// failed of completed lies wholly above maxErrorRate. A server that
+// fails requests at this load fails the probe however its latency looks,
+// and every request more is paid for (GPU hours).
+func (m *monitor) errorsOver() string {
+	if m.completed < errorStopMin || m.failed == 0 {
+		return ""
+	}
+	low, high := stats.ProportionInterval(m.failed, m.completed, results.DefaultConfidence)
+	if !(low > m.maxErrorRate) {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d requests failed (error rate %.1f%%, 95%% CI %.1f%%–%.1f%%), over the limit %g with confidence",
+		m.failed, m.completed, 100*float64(m.failed)/float64(m.completed), 100*low, 100*high, m.maxErrorRate)
 }
 
 func (m *monitor) Sent(i int, at time.Duration) {
@@ -313,14 +347,29 @@ func (m *monitor) Done(s loadgen.Sample) {
 		m.done = append(m.done, nil)
 	}
 	m.done[s.Index] = &s
-	m.completed++
+	if s.Kind == results.KindCanceled || s.Kind == results.KindInterrupted {
+		// Cut short, not failed by the server: the search's own stop.
+	} else {
+		m.completed++
+		if !s.OK() {
+			m.failed++
+		}
+	}
 	e := end(s)
 	m.ends = append(m.ends, e)
 	m.now = max(m.now, e)
 	for m.prefix < len(m.done) && m.done[m.prefix] != nil {
 		m.prefix++
 	}
+	if why := m.errorsOver(); why != "" && !m.stopped {
+		m.errorStop = why
+		m.stop()
+		return
+	}
 	m.checkpoint()
+	if m.onProgress != nil && !m.stopped {
+		m.onProgress(m.progress())
+	}
 	if !m.stopped && m.openLoop {
 		m.sinceSat++
 		if m.sinceSat >= max(1, m.completed/40) {
@@ -350,6 +399,7 @@ func (m *monitor) checkpoint() {
 		samples[i] = *m.done[i]
 	}
 	a := analyze(samples, m.ths, m.opts, m.minWarm, m.openLoop)
+	m.lastInterval = intervalText(a)
 	if len(a.measured) < target {
 		m.lastTry = m.prefix
 		return

@@ -51,7 +51,7 @@ func finite(v float64) *float64 {
 // search ended the probe, so requests cancelled in flight are left out).
 func newProbe(spec ProbeSpec, run *loadgen.Run, mon *monitor, ths []results.Threshold, cut bool) results.CapacityProbe {
 	samples := completePrefix(run, cut)
-	if mon.result != nil && mon.saturated == "" && len(samples) > mon.result.prefix {
+	if mon.result != nil && mon.saturated == "" && mon.errorStop == "" && len(samples) > mon.result.prefix {
 		// The verdict is the one the probe was stopped with: over the
 		// requests the monitor judged, not those that completed after.
 		samples = samples[:mon.result.prefix]
@@ -97,6 +97,12 @@ func newProbe(spec ProbeSpec, run *loadgen.Run, mon *monitor, ths []results.Thre
 		if !o.ConfidentPass() {
 			p.Failed = append(p.Failed, describe(o))
 		}
+	}
+	if mon.errorStop != "" {
+		// Stopped on its errors (monitor.errorsOver): a failure, whatever
+		// the latency of the requests that succeeded.
+		p.Verdict, p.Pass, p.PointPass = VerdictFail, false, false
+		p.Failed = append(p.Failed, "stopped early: "+mon.errorStop)
 	}
 	return p
 }

@@ -328,3 +328,41 @@ func TestSearchEstimatedStart(t *testing.T) {
 	assert.Equal(t, capacity.StatusFound, res.Status, "found by stepping down: %s", res.Reason)
 	assert.InEpsilon(t, slow.capacity(), res.Capacity, 0.15, "within 15%% of the steady state")
 }
+
+// A search tells its caller of every probe as it starts (a log line with
+// its first look, most requests and how long they take at its rate) and
+// of a running probe's progress (sent of planned, the interval so far,
+// elapsed, what is left), for a live line on a terminal.
+func TestSearchReportsProgress(t *testing.T) {
+	q := queue{Slots: 4, TTFT: 50 * time.Millisecond, Serve: 240 * time.Millisecond, SLOms: 200}
+	th, err := results.ParseThresholds("ttft_p95_ms <= 200")
+	require.NoError(t, err)
+	var starts []string
+	var last []capacity.Progress
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: th},
+		OnStart: func(s capacity.ProbeSpec) { starts = append(starts, capacity.StartLine(s)) },
+		OnProgress: func(p capacity.Progress) {
+			if len(last) <= p.Spec.Index {
+				last = append(last, p)
+			}
+			last[p.Spec.Index] = p
+		}}
+	res, err := capacity.Search(t.Context(), q.probe(1), cfg)
+	require.NoError(t, err)
+	require.Len(t, starts, len(res.Probes), "a line at each probe's start")
+	require.Len(t, last, len(res.Probes), "progress of every probe")
+	assert.Equal(t, "probe 1: 8.3 req/s: started; first look at 100 measured, at most 890 requests (about 13s to the first look, 1m47s at most)", starts[0])
+	interval := false
+	for i, p := range last {
+		assert.Equal(t, res.Probes[i].Requests, p.Planned, "probe %d: planned", i+1)
+		assert.Positive(t, p.Completed, "probe %d: completions counted", i+1)
+		assert.LessOrEqual(t, p.Sent, p.Planned, "probe %d", i+1)
+		assert.Contains(t, p.String(), fmt.Sprintf("probe %d at %s req/s: %d of %d sent (next look at ", i+1, stats.FormatLoad(p.Spec.Load), p.Sent, p.Planned), "probe %d: the line", i+1)
+		assert.Contains(t, p.String(), "more", "probe %d: what is left at its rate", i+1)
+		if p.Interval != "" {
+			interval = true
+			assert.Contains(t, p.String(), "for ttft_p95_ms <= 200", "probe %d: the interval so far names its threshold", i+1)
+		}
+	}
+	assert.True(t, interval, "an extended probe shows the interval it was extended on")
+}

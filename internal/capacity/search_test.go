@@ -279,7 +279,8 @@ func TestResultJSON(t *testing.T) {
 	assert.Equal(t, 1.0, st["error_rate"], "error rate")
 	slo := probe["slos"].([]any)[0].(map[string]any)
 	assert.Equal(t, map[string]any{"threshold": "ttft_p95_ms <= 100", "measured": nil, "pass": false}, slo, "unmeasurable threshold")
-	assert.Equal(t, []any{"ttft_p95_ms: no samples, want <= 100", "error_rate = 1, want <= 0, 95% CI 0.6915–1"}, probe["failed"], "failed list")
+	assert.Equal(t, []any{"ttft_p95_ms: no samples, want <= 100", "error_rate = 1, want <= 0, 95% CI 0.6637–1",
+		"stopped early: 10 of 10 requests failed (error rate 100.0%, 95% CI 69.2%–100.0%), over the limit 0 with confidence"}, probe["failed"], "failed list: the thresholds, then why it stopped early")
 
 	var back results.Capacity
 	require.NoError(t, json.Unmarshal(b, &back))
@@ -362,4 +363,48 @@ func slosOf(exprs ...string) []results.Threshold {
 		panic(err)
 	}
 	return ths
+}
+
+// A probe whose errors exceed the limit with confidence is stopped
+// early, a failure saying why, rather than run to its target: above 20
+// req/s the synthetic server answers every third request with 429. One
+// error in 100 against a limit of 5% is judged at the target as before;
+// against a limit of 0 it stops the probe at once (it can never pass).
+func TestProbeStopsOnErrors(t *testing.T) {
+	probe := serverWith(1000, func(load int, s *loadgen.Sample) {
+		if load > 20 && s.Index%3 == 0 {
+			s.Err, s.Kind = errors.New("HTTP 429"), results.KindHTTP4xx
+		}
+	})
+	var printed []string
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), MaxErrorRate: 0.05, Start: 40, Max: 40},
+		OnProbe: func(p results.CapacityProbe) { printed = append(printed, p.String()) }}
+	res, err := capacity.Search(context.Background(), probe, cfg)
+	require.NoError(t, err)
+	require.Len(t, res.Probes, 1)
+	p := res.Probes[0]
+	assert.Equal(t, capacity.VerdictFail, p.Verdict, "a failure: %s", p)
+	assert.Less(t, p.Summary.Sent, 30, "stopped after a few dozen requests, not its %d", p.Requests)
+	assert.Contains(t, printed[0], "stopped early: ", "the probe line says so")
+	assert.Contains(t, printed[0], "stopped early: 4 of 10 requests failed (error rate 40.0%, 95% CI 12.2%–73.8%)", "with the error rate and its interval")
+	assert.Contains(t, printed[0], "over the limit 0.05 with confidence", "and the limit")
+
+	few := serverWith(1000, func(load int, s *loadgen.Sample) {
+		if s.Index == 50 {
+			s.Err, s.Kind = errors.New("HTTP 500"), results.KindHTTP5xx
+		}
+	})
+	cfg = capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), MaxErrorRate: 0.05, Start: 10, Max: 10}}
+	res, err = capacity.Search(context.Background(), few, cfg)
+	require.NoError(t, err)
+	require.Len(t, res.Probes, 1)
+	assert.NotContains(t, strings.Join(res.Probes[0].Failed, "; "), "stopped early", "one error in 100 does not stop a probe early")
+	assert.GreaterOrEqual(t, res.Probes[0].Summary.Measured, 100, "it ran to its target")
+
+	cfg.MaxErrorRate = 0
+	res, err = capacity.Search(context.Background(), few, cfg)
+	require.NoError(t, err)
+	require.Len(t, res.Probes, 1)
+	assert.Contains(t, strings.Join(res.Probes[0].Failed, "; "), "stopped early: 1 of 51 requests failed", "a limit of 0 fails on the first error")
+	assert.Equal(t, capacity.VerdictFail, res.Probes[0].Verdict)
 }

@@ -77,6 +77,12 @@ func (r *Runner) assemble(a assembly) Outcome {
 		Contract:   a.contract,
 		Requested:  c.Requested,
 	}
+	if a.res != nil {
+		rec.Request.ID, rec.Request.ServerID = a.res.SentRequestID, a.res.HeaderRequestID
+		if rec.Request.ServerID == "" {
+			rec.Request.ServerID = a.res.RequestID
+		}
+	}
 	if rec.Request.ExtraBody == nil {
 		rec.Request.ExtraBody = map[string]any{}
 	}

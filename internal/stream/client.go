@@ -157,6 +157,7 @@ func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
 	c.setHeaders(hreq.Header)
+	st.res.SentRequestID = setRequestID(hreq.Header)
 	if c.beforeSend != nil {
 		c.beforeSend()
 	}
@@ -167,6 +168,7 @@ func (c *Client) ChatStream(ctx context.Context, req Request) (*Result, error) {
 	}
 	defer resp.Body.Close()
 	st.res.StatusCode = resp.StatusCode
+	st.res.HeaderRequestID = resp.Header.Get(requestIDHeader)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		herr := readHTTPError(resp)
 		st.finish(time.Now())

@@ -127,6 +127,12 @@ type Result struct {
 	ConnectionRetries int
 	// RequestID is the chunk "id" the server assigned, "" if none seen.
 	RequestID string
+	// SentRequestID is the X-Request-Id header the request was sent with:
+	// a fresh random id per request (or the caller's own header), so a
+	// record joins the server's logs and traces. HeaderRequestID is the
+	// X-Request-Id header of the server's response, "" when it sent none
+	// (a server that takes the client's id echoes it).
+	SentRequestID, HeaderRequestID string
 
 	// TTFTms is the time to the first token of content, reasoning or a tool
 	// call (never a role-only or empty chunk). When no token arrived it

@@ -149,9 +149,17 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	defer r.Close()
 	fmt.Fprintf(e.stderr, "Capacity search by %s on %s (model %s), %d cases in the mix, SLOs: %s, max error rate %g\n",
 		cfg.By, present.Path(serverinfo.RedactURL(r.URL())), present.Name(r.Model()), len(w.Select(f.caseTags)), strings.Join(f.slo, "; "), f.maxErrorRate)
-	cfg.OnProbe = func(p results.CapacityProbe) { fmt.Fprintf(e.stderr, "  %s\n", p) }
+	var ctl io.Writer
+	if stderrIsTerminal(e.stderr) {
+		ctl = e.control()
+	}
+	live := newCapacityLive(e.stderr, ctl)
+	cfg.OnStart = func(s capacity.ProbeSpec) { live.line("  %s", capacity.StartLine(s)) }
+	cfg.OnProgress = live.update
+	cfg.OnProbe = func(p results.CapacityProbe) { live.probeDone(); live.line("  %s", p) }
 	probe := capacity.SessionProbe(r, w, runner.RunOptions{Tags: f.caseTags}, l, nil)
 	res, err := capacity.Search(ctx, probe, cfg)
+	live.close()
 	if err != nil && len(res.Probes) == 0 {
 		fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(err))
 		return ExitFailed

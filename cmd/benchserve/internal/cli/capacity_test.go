@@ -90,3 +90,19 @@ func TestCapacityOddInputs(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(res.stderr, c.want), "%v: said once: %s", c.args, res.stderr)
 	}
 }
+
+// A capacity search logs a line as each probe starts (its first look,
+// most requests and how long they take at its rate) beside the line as
+// it ends; off a terminal no live line is drawn.
+func TestCapacityProbeStartLines(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	res := invoke(t, "capacity", "--url", srv.URL, "--workload", smoke, "--slo", "ttft_mean_ms <= 5000",
+		"--start", "5", "--max-rate", "5", "--probe-requests", "10")
+	assert.Contains(t, res.stderr, "  probe 1: 5 req/s: started; first look at 10 measured, at most 90 requests (about 2s to the first look, 18s at most)\n", "the start line")
+	end := strings.Index(res.stderr, "  probe 1: 5 req/s: ")
+	start := strings.Index(res.stderr, "started; first look")
+	require.GreaterOrEqual(t, start, 0, "%s", res.stderr)
+	assert.Greater(t, strings.Index(res.stderr[start:], "\n  probe 1: 5 req/s: "), 0, "the end line after the start line: %s", res.stderr)
+	assert.GreaterOrEqual(t, end, 0, "the probe's lines")
+	assert.NotContains(t, res.stderr, "\033[K", "no live line off a terminal")
+}

@@ -144,6 +144,7 @@ func TestWorkloadJSONKeyStructure(t *testing.T) {
 		"results[].metrics.itl.estimated": true, "results[].metrics.itl.relative_error": true,
 		"results[].runtime.server": true, "results[].error": true, "workload.digest": true,
 		"results[].outcome": true, "results[].error_kind": true,
+		"results[].request.id": true, "results[].request.server_id": true,
 		"results[].quality.reasoning_chars": true, "results[].quality.reasoning_chunks": true, "results[].quality.reasoning_tokens": true,
 		"results[].metrics.decode_timing": true, "results[].metrics.decode_timing_note": true, "summary.gen_tps_skipped": true,
 		"results[].metrics.decode_tokens": true, "results[].metrics.decode_method": true,
