@@ -417,13 +417,13 @@ func (r *Runner) Run(ctx context.Context, w *workloads.Workload, opts RunOptions
 func ResolveCachePolicy(override string, w *workloads.Workload) (string, error) {
 	v := override
 	if v == "" && w != nil {
-		v = w.CachePolicy
+		v = string(w.CachePolicy)
 	}
 	p, err := workloads.NormalizeCachePolicy(v)
 	if err != nil {
 		return "", fmt.Errorf("runner: %w", err)
 	}
-	return p, nil
+	return string(p), nil
 }
 
 // newPayload returns the empty payload of a run of w (resultio.BuildPayload,

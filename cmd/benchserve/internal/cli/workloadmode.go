@@ -49,8 +49,11 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		w = nil
 	} else if w == nil {
 		// the dataset flags were refused: pr says why
-	} else if selected = w.Select(tags); len(selected) == 0 {
-		pr.addUsage("--case-tag %s: no case of %s has any of these tags", strings.Join(tags, ","), f.workload.val)
+	} else {
+		overrideEndpoint(w, f.endpoint.val)
+		if selected = w.Select(tags); len(selected) == 0 {
+			pr.addUsage("--case-tag %s: no case of %s has any of these tags", strings.Join(tags, ","), f.workload.val)
+		}
 	}
 	commonChecks(f, &pr, w)
 	if err := checkOutput(f.output, format); err != nil {
@@ -286,4 +289,17 @@ func printSLOs(e *env, outcomes []results.SLOResult) bool {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// overrideEndpoint sends every case of w that is not a protocol contract
+// to endpoint (--endpoint); "" leaves the workload's choice.
+func overrideEndpoint(w *workloads.Workload, endpoint string) {
+	if endpoint == "" {
+		return
+	}
+	for i := range w.Cases {
+		if w.Cases[i].Protocol == nil {
+			w.Cases[i].Endpoint = workloads.Endpoint(endpoint)
+		}
+	}
 }
