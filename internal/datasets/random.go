@@ -51,7 +51,7 @@ type random struct {
 	spec     Spec
 	p        *Prompter
 	in, out  LengthRange
-	prefix   int // tokens of a prefix every prompt shares (--random-prefix-len)
+	prefix   int         // tokens of a prefix every prompt shares (--random-prefix-len)
 	mix      []component // weighted (input, output) means, nil for one pair
 	requests int
 }
