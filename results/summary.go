@@ -174,7 +174,7 @@ func Summarize(records []Record) RunSummary {
 		CaseSummaries:             summaries,
 		InterruptedCount:          interrupted,
 		ConnectionRetries:         connectionRetries(records),
-		Lengths:                   SummarizeLengths(records),
+		Lengths:                   summarizeLengths(records),
 	}
 }
 
