@@ -714,7 +714,7 @@ type RunSummary struct {
 	// omitted when 0.
 	ConnectionRetries int `json:"connection_retries,omitempty"`
 	// Lengths compares the generated requests' asked input and output
-	// lengths with the server's (SummarizeLengths); nil (omitted) when no
+	// lengths with the server's (summarizeLengths); nil (omitted) when no
 	// record is a generated one. Addition.
 	Lengths *LengthSummary `json:"lengths,omitempty"`
 }

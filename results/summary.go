@@ -181,7 +181,7 @@ func Summarize(records []Record) RunSummary {
 		InterruptedCount:          interrupted,
 		ConnectionRetries:         connectionRetries(records),
 		PromptCache:               promptCache(records),
-		Lengths:                   SummarizeLengths(records),
+		Lengths:                   summarizeLengths(records),
 	}
 }
 

@@ -20,6 +20,10 @@ import (
 // generator parameter; a malformed dataset file's names its file, line
 // and field.
 //
+// A timed generator (a trace: its requests carry Arrival) is not
+// expanded: w is returned as is, for a load run to stream it at the
+// trace's times.
+//
 // A workload already expanded (one of its cases carries Requested) is
 // returned as is, so the doors may expand before Start does.
 //
@@ -34,6 +38,9 @@ func ExpandGenerator(w *workloads.Workload) (*workloads.Workload, error) {
 		Seed: spec.Seed, Params: spec.Params})
 	if err != nil {
 		return nil, fmt.Errorf("runner: %s: generator: %w", w.Path, err)
+	}
+	if timed(g) {
+		return w, nil // a trace: a load run streams it at its times (Load.Trace), never held as cases
 	}
 	gs := g.Spec()
 	spec.Params, spec.NumPrompts, spec.TokenCounting = gs.Params, gs.NumPrompts, string(gs.Counting)
@@ -94,4 +101,12 @@ func (r *Runner) checkContext(ctx context.Context, w *workloads.Workload) error 
 		return nil
 	}
 	return fmt.Errorf("runner: %s: case %q asks for %d tokens (input + output) but %s serves at most %d (max_model_len in /v1/models): lower the lengths or serve a longer context", w.Path, id, longest, r.model, n)
+}
+
+// timed reports whether g's first request carries a trace's arrival time.
+func timed(g datasets.Generator) bool {
+	for r, err := range g.Requests() {
+		return err == nil && r.Timed
+	}
+	return false
 }

@@ -2,13 +2,16 @@ package runner_test
 
 import (
 	"context"
+	"iter"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/datasets"
 	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/results"
 )
 
 func TestGeneratorWorkloadRecordsRequestedAndAchievedLengths(t *testing.T) {
@@ -117,4 +120,27 @@ func TestCheckTokenizerWarnsWhenTheEndpointDisagreesWithUsage(t *testing.T) {
 			assert.Contains(t, warning, tc.want, "both numbers, usage wins")
 		}
 	}
+}
+
+// timedGen is a one-request trace, for ExpandGenerator's rule on timed
+// generators.
+type timedGen struct{}
+
+func (timedGen) Spec() datasets.Spec { return datasets.Spec{Name: "test_timed"} }
+func (timedGen) Requests() iter.Seq2[datasets.Request, error] {
+	return func(yield func(datasets.Request, error) bool) {
+		yield(datasets.Request{ID: "t-0", Messages: []results.Message{{"role": "user", "content": "x"}}, Timed: true}, nil)
+	}
+}
+
+func init() {
+	datasets.Register("test_timed", func(datasets.Options) (datasets.Generator, error) { return timedGen{}, nil })
+}
+
+func TestExpandGeneratorLeavesATraceToTheLoad(t *testing.T) {
+	w := load(t, `{"generator": {"name": "test_timed"}}`)
+	got, err := runner.ExpandGenerator(w)
+	require.NoError(t, err)
+	assert.Empty(t, got.Cases, "a timed generator's requests are never held as cases")
+	assert.Same(t, w, got)
 }
