@@ -23,8 +23,9 @@ import (
 // order (parse failures left out) and whether every threshold parsed and
 // passed.
 //
-// After RunWorkload: benchtest.checkSLOs(t, benchtest.payloadStats(p), …);
-// after a load run: benchtest.checkSLOs(t, run.Stats(opts), …).
+// Users do not call it: they give thresholds with WithSLO or the
+// workload's defaults.slo, and RunWorkload and BenchWorkload report the
+// engine's outcomes through reportSLOs; the tests drive it directly.
 func checkSLOs(t *testing.T, st results.LoadStats, thresholds ...string) ([]results.SLOResult, bool) {
 	t.Helper()
 	var ths []results.Threshold

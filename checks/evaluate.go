@@ -7,6 +7,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"github.com/benchserve/benchserve/internal/py"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -114,7 +115,7 @@ func Evaluate(spec *Spec, r Response) []Issue {
 	// A missing finish_reason is Python's None, which no allowed string equals.
 	if spec.FinishReason != nil && (r.FinishReason == "" || !contains(spec.FinishReason, r.FinishReason)) {
 		add(keyFinishReason, "finish_reason %s not in allowed set %s",
-			pyReprOptional(r.FinishReason), pyReprList(spec.FinishReason))
+			py.ReprOrNone(r.FinishReason), py.ReprList(spec.FinishReason))
 	}
 
 	n := utf8.RuneCountInString(r.Content)
@@ -143,7 +144,7 @@ func Evaluate(spec *Spec, r Response) []Issue {
 					if pe, ok := err.(*PatternError); ok {
 						reason = pe.Reason
 					}
-					add(kind.key, "invalid %s %s: %s", kind.key, pyRepr(p.Source), reason)
+					add(kind.key, "invalid %s %s: %s", kind.key, py.Repr(p.Source), reason)
 					continue
 				}
 			}
@@ -174,7 +175,7 @@ func Evaluate(spec *Spec, r Response) []Issue {
 		expected := append([]string(nil), spec.ToolCallNames...)
 		sort.Strings(expected)
 		if !equalStrings(actual, expected) {
-			add(keyToolCallNames, "tool_call_names: expected %s, got %s", pyReprList(expected), pyReprList(actual))
+			add(keyToolCallNames, "tool_call_names: expected %s, got %s", py.ReprList(expected), py.ReprList(actual))
 		}
 	}
 
@@ -196,7 +197,7 @@ func checkToolCallArgs(required []RequiredKeys, calls []results.ToolCall) []Issu
 	for _, rk := range required {
 		matches := byName[rk.Function]
 		if len(matches) == 0 {
-			add("no tool call named %s", pyRepr(rk.Function))
+			add("no tool call named %s", py.Repr(rk.Function))
 			continue
 		}
 		for _, tc := range matches {
@@ -221,7 +222,7 @@ func checkToolCallArgs(required []RequiredKeys, calls []results.ToolCall) []Issu
 				}
 			}
 			if len(missing) > 0 {
-				add("%s missing keys %s", rk.Function, pyReprList(missing))
+				add("%s missing keys %s", rk.Function, py.ReprList(missing))
 			}
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/benchserve/benchserve/internal/py"
 )
 
 // Check keys understood by ParseSpec (the reference's validate_quality_checks
@@ -193,7 +195,7 @@ func ParseSpec(raw map[string]any) (*Spec, error) {
 		bad(keyNoToolCalls, "no_tool_calls contradicts tool_call_count=%d, so every response would fail", *s.ToolCallCount)
 	}
 	if s.NoToolCalls && len(s.ToolCallNames) > 0 {
-		bad(keyNoToolCalls, "no_tool_calls contradicts tool_call_names %s, so every response would fail", pyReprList(s.ToolCallNames))
+		bad(keyNoToolCalls, "no_tool_calls contradicts tool_call_names %s, so every response would fail", py.ReprList(s.ToolCallNames))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -12,7 +12,6 @@ import (
 
 	_ "modernc.org/sqlite" // pure-Go driver "sqlite"
 
-	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
@@ -47,8 +46,8 @@ func AppendPayloadCount(p *results.Payload, path string) (skipped int, err error
 
 // WriteRows appends rows (cells in columns order) to table in the SQLite
 // database at path (reference: _write_sqlite_rows), through the pure-Go
-// modernc.org/sqlite driver. A leading "~/" in path is expanded. Table and
-// column names are checked with ValidateIdentifier before the file is
+// modernc.org/sqlite driver. path is used as it is (no "~" expansion: the
+// doors do that). Table and column names are checked with ValidateIdentifier before the file is
 // touched. CREATE TABLE IF NOT EXISTS table (schema) and every INSERT run in
 // one transaction: when any statement fails the transaction is rolled
 // back, so the database holds all of the rows or none of them, and rows
@@ -78,7 +77,6 @@ func writeRows(ctx context.Context, path, table, schema string, columns []string
 			return 0, fmt.Errorf("history: identity column %q is not a column of %s", c, table)
 		}
 	}
-	path = paths.ExpandHome(path)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		return skipped, fmt.Errorf("history: sqlite %s: open: %w", path, err)
@@ -184,7 +182,6 @@ func ReadRows(ctx context.Context, path, table string) (_ []map[string]any, err 
 	if err := resultio.ValidateIdentifier(table, "table"); err != nil {
 		return nil, err
 	}
-	path = paths.ExpandHome(path)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("history: sqlite %s: %w", path, err)
 	}

@@ -2,11 +2,11 @@ package metrics
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"reflect"
 	"strconv"
-	"strings"
+
+	"github.com/benchserve/benchserve/internal/py"
 )
 
 // CoerceFloat converts a stats value to float64 leniently, porting the
@@ -116,15 +116,10 @@ func CoerceInt(v any, def int64) int64 {
 		}
 		return truncFloat(f, def)
 	case string:
-		s, ok := stripDigitUnderscores(strings.TrimSpace(x))
-		if !ok {
-			return def
+		if n, ok := py.ParseInt(x); ok {
+			return n
 		}
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return def
-		}
-		return n
+		return def
 	}
 	return def
 }
@@ -147,73 +142,12 @@ func truncFloat(f float64, def int64) int64 {
 	return int64(t)
 }
 
+// parsePyFloat is Python's float(raw) (py.ParseFloat), def where it raises.
 func parsePyFloat(raw string, def float64) float64 {
-	s, ok := stripDigitUnderscores(strings.TrimSpace(raw))
-	if !ok || s == "" || strings.ContainsAny(s, "xXpP") && !isInfOrNaNWord(s) {
-		return def
+	if f, ok := py.ParseFloat(raw); ok {
+		return f
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return def
-	}
-	return f
-}
-
-func isInfOrNaNWord(s string) bool {
-	s = strings.ToLower(strings.TrimLeft(s, "+-"))
-	return s == "inf" || s == "infinity" || s == "nan"
-}
-
-// stripDigitUnderscores removes underscores that sit between two digits and
-// reports false when any underscore is elsewhere (Python's rule).
-func stripDigitUnderscores(s string) (string, bool) {
-	if !strings.Contains(s, "_") {
-		return s, true
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '_' {
-			if i == 0 || i == len(s)-1 || !isDigit(s[i-1]) || !isDigit(s[i+1]) {
-				return "", false
-			}
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String(), true
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// truthy ports Python truthiness for stats values: nil, false, numeric
-// zero, "" and empty maps/slices are false; everything else (including
-// NaN) is true.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		return err != nil || f != 0
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return rv.Int() != 0
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return rv.Uint() != 0
-	case reflect.Float32, reflect.Float64:
-		return rv.Float() != 0
-	case reflect.Map, reflect.Slice, reflect.Array, reflect.String:
-		return rv.Len() != 0
-	case reflect.Pointer, reflect.Interface:
-		return !rv.IsNil()
-	}
-	return true
+	return def
 }
 
 // asMap reports whether v is a map with string keys (the reference's

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"github.com/benchserve/benchserve/internal/py"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -159,7 +160,7 @@ func EngineSamples(engine StatsProvider, mcp MCPStatus, registry RegistryStats) 
 	for _, et := range engineTypes {
 		add(labelled(descEngineType, "vllm_mlx_engine_type", "engine_type", et, oneIf(currentOK && current == et)))
 	}
-	add(sample(descEngineIsMLLM, "vllm_mlx_engine_is_mllm", oneIf(truthy(stats["is_mllm"]))))
+	add(sample(descEngineIsMLLM, "vllm_mlx_engine_is_mllm", oneIf(py.Truthy(stats["is_mllm"]))))
 	add(sample(descSchedWaiting, "vllm_mlx_scheduler_waiting_requests", float64(CoerceInt(stats["num_waiting"], 0))))
 	add(sample(descSchedRunning, "vllm_mlx_scheduler_running_requests", float64(CoerceInt(stats["num_running"], 0))))
 	add(sample(descStepsExecuted, "vllm_mlx_engine_steps_executed", float64(CoerceInt(stats["steps_executed"], 0))))

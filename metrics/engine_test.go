@@ -191,12 +191,3 @@ func TestCoerceInt(t *testing.T) {
 		assert.Equal(t, tc.want, CoerceInt(tc.in, -1), "CoerceInt(%#v)", tc.in)
 	}
 }
-
-func TestTruthy(t *testing.T) {
-	for _, v := range []any{true, 1, -1, 0.5, math.NaN(), "x", []int{1}, map[string]int{"a": 1}, struct{}{}} {
-		assert.True(t, truthy(v), "truthy(%#v)", v)
-	}
-	for _, v := range []any{nil, false, 0, 0.0, uint(0), "", []int{}, map[string]any{}} {
-		assert.False(t, truthy(v), "falsy(%#v)", v)
-	}
-}

@@ -24,7 +24,10 @@ type CapacitySearch struct {
 	// open-loop request rate in requests per second, or "concurrency",
 	// the number of streams of a closed loop, a whole number (--by).
 	By string
-	// Start is the first probe's load; 0 means 1 (req/s or stream). Max
+	// Start is the first probe's load; 0 lets the search choose: a rate
+	// search measures the server's service rate with a short closed-loop
+	// burst and starts at half of it (Capacity.StartFrom says so), a
+	// concurrency search starts at 1 stream. Max
 	// bounds the ramp: a search whose probe at Max passes reports Max,
 	// status "max_reached"; 0 means 1024 (--start, --max-rate).
 	// Concurrency is rounded down to a whole number.
@@ -92,6 +95,11 @@ type Capacity struct {
 	// thresholds.
 	Status string
 	Reason string
+	// StartFrom says where the first probe's load came from when the
+	// search chose it ("" when CapacitySearch.Start was given): the
+	// service rate a short closed-loop burst measured, and the share of
+	// it started at.
+	StartFrom string
 	// Elapsed is the search's wall time.
 	Elapsed time.Duration
 	// Probes are every probe run, in order.

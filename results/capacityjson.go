@@ -20,7 +20,7 @@ func loadKey(by string) string {
 // probeJSON is a probe's JSON shape minus its load key.
 type probeJSON struct {
 	Number     int                `json:"number"`
-	Requests   int                `json:"requests,omitempty"`
+	Requests   int                `json:"planned_requests,omitempty"`
 	DurationS  float64            `json:"duration_s,omitempty"`
 	Target     int                `json:"target"`
 	Verdict    string             `json:"verdict"`
@@ -34,7 +34,9 @@ type probeJSON struct {
 }
 
 // MarshalJSON writes {"rate" (or "concurrency"): load, "number" (from 1),
-// "requests" (the most planned; omitted for a timed concurrency probe),
+// "planned_requests" (the most it was to send, the warm-up and every
+// extension included; omitted for a timed concurrency probe; what it sent
+// is stats.sent),
 // "duration_s" (timed probes only), "target", "verdict" ("pass", "fail",
 // "inconclusive" or "saturated"), "pass", "extended", "saturation" (why,
 // saturated probes only), "failed": [...], "slos": [{"threshold",
@@ -66,6 +68,7 @@ func (p *CapacityProbe) UnmarshalJSON(b []byte) error {
 	var aux struct {
 		probeJSON
 		Index       *int     `json:"index"`
+		OldPlanned  int      `json:"requests"` // before planned_requests
 		Rate        *float64 `json:"rate"`
 		Concurrency *float64 `json:"concurrency"`
 	}
@@ -76,6 +79,9 @@ func (p *CapacityProbe) UnmarshalJSON(b []byte) error {
 	*p = CapacityProbe{Number: a.Number, Requests: a.Requests, Duration: time.Duration(a.DurationS * float64(time.Second)),
 		Target: a.Target, Verdict: a.Verdict, Pass: a.Pass, PointPass: a.PointPass, Extended: a.Extended,
 		Saturation: a.Saturation, Failed: a.Failed, SLOs: a.SLOs, Summary: a.Stats}
+	if p.Requests == 0 {
+		p.Requests = aux.OldPlanned
+	}
 	if p.Number == 0 && aux.Index != nil {
 		p.Number = *aux.Index + 1
 	}
@@ -111,6 +117,7 @@ type resultJSON struct {
 	Interval      bracketJSON     `json:"interval"`
 	Status        string          `json:"status"`
 	Reason        string          `json:"reason"`
+	StartFrom     string          `json:"start_from,omitempty"`
 	SLOs          []string        `json:"slos"`
 	MaxErrorRate  float64         `json:"max_error_rate"`
 	Start         float64         `json:"start"`
@@ -164,7 +171,7 @@ func (r Capacity) MarshalJSON() ([]byte, error) {
 	for _, t := range r.SLOs {
 		slos = append(slos, t.Expr)
 	}
-	body, err := marshalPlain(resultJSON{By: by, Status: r.Status, Reason: r.Reason, SLOs: slos,
+	body, err := marshalPlain(resultJSON{By: by, Status: r.Status, Reason: r.Reason, StartFrom: r.StartFrom, SLOs: slos,
 		Interval:     bracketJSON{Low: finite(r.Interval.Low), High: finite(r.Interval.High), Confidence: conf, Method: method},
 		MaxErrorRate: r.MaxErrorRate, Start: r.Start, Max: r.Max, Precision: r.Precision,
 		ProbeRequests: r.ProbeRequests, ProbeDuration: r.ProbeDuration.Seconds(), Extensions: r.Extensions,
@@ -205,7 +212,7 @@ func (r *Capacity) UnmarshalJSON(b []byte) error {
 	*r = Capacity{CapacitySearch: CapacitySearch{By: a.By, SLOs: thresholdsOf(a.SLOs), MaxErrorRate: a.MaxErrorRate,
 		Start: a.Start, Max: a.Max, Precision: a.Precision, ProbeRequests: a.ProbeRequests,
 		ProbeDuration: secs(a.ProbeDuration), Extensions: a.Extensions, MaxTime: secs(a.MaxTime)},
-		Status: a.Status, Reason: a.Reason, Elapsed: secs(a.Elapsed), Probes: a.Probes}
+		Status: a.Status, Reason: a.Reason, StartFrom: a.StartFrom, Elapsed: secs(a.Elapsed), Probes: a.Probes}
 	raw, ok := keys["capacity_concurrency"]
 	if !ok {
 		raw, ok = keys["capacity_rps"]

@@ -153,5 +153,7 @@ func (r Capacity) Headline() string {
 	if conf == 0 {
 		conf = DefaultConfidence
 	}
-	return fmt.Sprintf("%s, %g%% CI %s–%s %s", head, 100*conf, end(r.Interval.Low, "-inf"), end(r.Interval.High, "inf"), unit)
+	// No load passed with confidence: the capacity is at least 0 (a load
+	// is never negative), not "-inf".
+	return fmt.Sprintf("%s, %g%% CI %s–%s %s", head, 100*conf, end(r.Interval.Low, "0"), end(r.Interval.High, "inf"), unit)
 }

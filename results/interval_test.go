@@ -106,8 +106,34 @@ func TestOutcomeInterval(t *testing.T) {
 	assert.False(t, out[1].ConfidentPass(), "not a confident pass")
 	assert.Nil(t, out[2].CI, "a mean has no interval here")
 	assert.True(t, out[2].Conclusive(), "judged on its value")
-	assert.Nil(t, out[3].CI, "nor does error_rate")
+	assert.Nil(t, out[3].CI, "nor does error_rate without a request")
 	assert.True(t, !out[4].Pass && out[4].Conclusive(), "50 ms is below the whole interval: a confident failure")
+}
+
+// An error rate carries its exact binomial interval: 3 failures in 100
+// requests are over a 1% limit by their point value but not with
+// confidence (0.6%–8.5%), 30 in 100 are; 0 in 100 passes on its point
+// value, as does 1 in 100 against 1%.
+func TestErrorRateInterval(t *testing.T) {
+	th, err := results.ParseThreshold("error_rate <= 0.01")
+	require.NoError(t, err)
+	judge := func(failed, requests int) results.SLOResult {
+		return th.Evaluate(results.LoadStats{Requests: requests, Failed: failed, ErrorRate: float64(failed) / float64(requests)})
+	}
+	few := judge(3, 100)
+	require.NotNil(t, few.CI, "the error rate has an interval")
+	assert.Equal(t, "Clopper-Pearson exact binomial", few.CI.Method, "named")
+	assert.InDelta(t, 0.00623, few.CI.Low, 1e-5, "low end")
+	assert.InDelta(t, 0.08518, few.CI.High, 1e-5, "high end")
+	assert.False(t, few.Pass, "over the limit by its point value")
+	assert.False(t, few.Conclusive(), "but not with confidence: %s", few.CI)
+	assert.False(t, few.ConfidentPass(), "nor a pass")
+	many := judge(30, 100)
+	assert.True(t, !many.Pass && many.Conclusive(), "30 in 100 fail a 1%% limit with confidence: %s", many.CI)
+	for _, failed := range []int{0, 1} {
+		o := judge(failed, 100)
+		assert.True(t, o.Pass && o.Conclusive() && o.ConfidentPass(), "%d in 100 pass on the point value: %s", failed, o.CI)
+	}
 }
 
 // A threshold's interval takes its autocorrelation over the samples

@@ -31,9 +31,9 @@ type LengthSummary struct {
 	EndedShortBy map[string]int `json:"ended_short_by,omitempty"`
 }
 
-// SummarizeLengths returns the LengthSummary of records (interrupted ones
+// summarizeLengths returns the LengthSummary of records (interrupted ones
 // left out), nil when none carries Requested.
-func SummarizeLengths(records []Record) *LengthSummary {
+func summarizeLengths(records []Record) *LengthSummary {
 	var reqIn, in, reqOut, out []float64
 	s := &LengthSummary{}
 	for _, r := range records {

@@ -2,7 +2,6 @@ package results
 
 import (
 	"encoding/json"
-	"math"
 )
 
 // Runtime describes the server under test (reference: auto_detect_runtime).
@@ -77,6 +76,13 @@ type RequestInfo struct {
 	ExtraBodyJSON json.RawMessage `json:"-"`
 	// MessageCount is the number of messages sent.
 	MessageCount int `json:"message_count"`
+	// Endpoint is the API the request went to ("responses",
+	// "completions", "embeddings"; workloads.Endpoint), omitted for chat
+	// completions so chat records stay the reference's. Addition.
+	Endpoint string `json:"endpoint,omitempty"`
+	// Inputs is an embeddings request's batch size (the inputs embedded
+	// in one request), omitted for other endpoints. Addition.
+	Inputs int `json:"inputs,omitempty"`
 }
 
 // Policy is the case's policy timeout and its outcome. WithinTimeout is nil
@@ -690,31 +696,7 @@ type RunSummary struct {
 	// omitted when 0.
 	ConnectionRetries int `json:"connection_retries,omitempty"`
 	// Lengths compares the generated requests' asked input and output
-	// lengths with the server's (SummarizeLengths); nil (omitted) when no
+	// lengths with the server's (summarizeLengths); nil (omitted) when no
 	// record is a generated one. Addition.
 	Lengths *LengthSummary `json:"lengths,omitempty"`
-}
-
-// UnmarshalJSON reads a record's metrics block; a null tpot_ms or gen_tps
-// (a decode span that was not observable) becomes NaN, as it was before
-// it was written, so a re-read payload summarizes the same way.
-func (m *Metrics) UnmarshalJSON(b []byte) error {
-	type plain Metrics
-	var aux struct {
-		*plain
-		TPOTms *float64 `json:"tpot_ms"`
-		GenTPS *float64 `json:"gen_tps"`
-	}
-	aux.plain = (*plain)(m)
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	m.TPOTms, m.GenTPS = math.NaN(), math.NaN()
-	if aux.TPOTms != nil {
-		m.TPOTms = *aux.TPOTms
-	}
-	if aux.GenTPS != nil {
-		m.GenTPS = *aux.GenTPS
-	}
-	return nil
 }

@@ -73,10 +73,12 @@ func formatMeasured(v float64) string {
 // Conclusive reports whether the verdict holds with the confidence of its
 // interval: the whole interval lies within the threshold (a pass) or
 // outside it (a failure). An outcome without an interval (a mean, a
-// count, error_rate, == and !=) or without samples is conclusive on its
-// measured value.
+// count, == and !=) or without samples is conclusive on its measured
+// value. An error rate within its limit is conclusive on its point
+// value too (pointPassDecides); one over it only when its interval lies
+// wholly beyond the limit.
 func (o SLOResult) Conclusive() bool {
-	if o.CI == nil || math.IsNaN(o.Measured) {
+	if o.CI == nil || math.IsNaN(o.Measured) || o.pointPassDecides() {
 		return true
 	}
 	_, decided := confident(o.Op, o.Value, *o.CI)
@@ -84,13 +86,24 @@ func (o SLOResult) Conclusive() bool {
 }
 
 // ConfidentPass reports whether the threshold holds with confidence: its
-// interval lies within it (or, without an interval, it passed).
+// interval lies within it (or, without an interval, it passed; an error
+// rate within its limit passes, pointPassDecides).
 func (o SLOResult) ConfidentPass() bool {
-	if o.CI == nil || math.IsNaN(o.Measured) {
+	if o.CI == nil || math.IsNaN(o.Measured) || o.pointPassDecides() {
 		return o.Pass
 	}
 	pass, _ := confident(o.Op, o.Value, *o.CI)
 	return pass
+}
+
+// pointPassDecides reports an error rate within its limit: it passes on
+// its point value. Bounding it with confidence would take about 3 / limit
+// requests with no failure (the rule of three: 300 for 1%, none for a
+// limit of 0), more than a latency probe measures; its interval still
+// keeps a failure from being called confident on a few errors (3 in 100
+// is 0.6%–8.5%, not over 1% with confidence).
+func (o SLOResult) pointPassDecides() bool {
+	return o.Metric == "error_rate" && o.Pass
 }
 
 // sloJSON is SLOResult's JSON shape.

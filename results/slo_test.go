@@ -95,5 +95,5 @@ func TestCapacityJSONThresholds(t *testing.T) {
 	var back results.Capacity
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, ths, back.SLOs, "parsed back")
-	assert.Equal(t, "none (no probe passed), 95% CI -inf–2 streams", back.Headline(), "the bracket of a hand-made result")
+	assert.Equal(t, "none (no probe passed), 95% CI 0–2 streams", back.Headline(), "the bracket of a hand-made result")
 }

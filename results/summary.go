@@ -175,7 +175,7 @@ func Summarize(records []Record) RunSummary {
 		InterruptedCount:          interrupted,
 		ConnectionRetries:         connectionRetries(records),
 		PromptCache:               promptCache(records),
-		Lengths:                   SummarizeLengths(records),
+		Lengths:                   summarizeLengths(records),
 	}
 }
 
@@ -227,18 +227,9 @@ func (s *CaseSummary) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
 	}
-	var err error
-	if s.LatencyMS, err = decodeOptStats(aux.LatencyMS); err != nil {
-		return err
-	}
-	if s.TTFTms, err = decodeOptStats(aux.TTFTms); err != nil {
-		return err
-	}
-	if s.GenTPS, err = decodeOptStats(aux.GenTPS); err != nil {
-		return err
-	}
-	s.ContentChars, err = decodeOptStats(aux.ContentChars)
-	return err
+	return decodeStatsBlocks(
+		statsBlock{&s.LatencyMS, aux.LatencyMS}, statsBlock{&s.TTFTms, aux.TTFTms},
+		statsBlock{&s.GenTPS, aux.GenTPS}, statsBlock{&s.ContentChars, aux.ContentChars})
 }
 
 // MarshalJSON writes the reference shape and key order, with nil
@@ -272,17 +263,33 @@ func (s *RunSummary) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
 	}
-	var err error
-	if s.LatencyMS, err = decodeOptStats(aux.LatencyMS); err != nil {
-		return err
-	}
-	if s.TTFTms, err = decodeOptStats(aux.TTFTms); err != nil {
-		return err
-	}
-	s.GenTPS, err = decodeOptStats(aux.GenTPS)
-	return err
+	return decodeStatsBlocks(
+		statsBlock{&s.LatencyMS, aux.LatencyMS}, statsBlock{&s.TTFTms, aux.TTFTms},
+		statsBlock{&s.GenTPS, aux.GenTPS})
 }
 
+// statsBlock is one statistics block of a summary: its raw JSON and the
+// field it decodes into.
+type statsBlock struct {
+	dst **Stats
+	raw json.RawMessage
+}
+
+// decodeStatsBlocks decodes each block into its field (decodeOptStats: {}
+// or null is nil), stopping at the first error.
+func decodeStatsBlocks(blocks ...statsBlock) error {
+	for _, b := range blocks {
+		st, err := decodeOptStats(b.raw)
+		if err != nil {
+			return err
+		}
+		*b.dst = st
+	}
+	return nil
+}
+
+// decodeOptStats decodes one statistics block; {} or null (or absent) is
+// nil, as the reference's _summary_or_empty wrote it.
 func decodeOptStats(raw json.RawMessage) (*Stats, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {

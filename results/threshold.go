@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"github.com/benchserve/benchserve/internal/stats"
 	"math"
 	"regexp"
 	"strconv"
@@ -288,11 +289,24 @@ func (t Threshold) Evaluate(s LoadStats) SLOResult {
 // the samples rounded to a hundredth of the limit (timer jitter far below
 // the limit is no run of slow requests);
 // ok is false for a threshold
-// that is not a percentile (pN or median) of a distribution metric, and
-// for == and != (an interval decides neither).
+// that is neither a percentile (pN or median) of a distribution metric
+// nor the error rate (whose interval is the exact binomial one over its
+// failed and dropped requests, stats.ProportionInterval; none without a
+// request), and for == and != (an interval decides neither).
 func (t Threshold) Interval(s LoadStats, confidence float64) (iv Interval, ok bool) {
 	if t.Op == "==" || t.Op == "!=" {
 		return Interval{}, false
+	}
+	if t.Metric == "error_rate" {
+		// A proportion carries its interval as a percentile does: 3
+		// failures in 100 requests do not fail a 1% limit with confidence.
+		k, n := s.Failed+s.Dropped, s.Requests+s.Dropped
+		if n < 1 {
+			return Interval{}, false
+		}
+		low, high := stats.ProportionInterval(k, n, confidence)
+		return Interval{Low: low, High: high, Confidence: confidence, Method: stats.MethodClopperPearson,
+			N: n, EffectiveN: float64(n)}, true
 	}
 	p := 50.0
 	switch {

@@ -1,15 +1,9 @@
 package workloads
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"math"
-	"math/big"
 	"os"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -64,151 +58,6 @@ func invalidUTF8(data []byte) int {
 		off += size
 	}
 	return -1
-}
-
-// pyStr returns Python's str() of a decoded JSON scalar (string, json.Number,
-// bool, nil): 5 → "5", 1.5 → "1.5", 1e3 → "1000.0", true → "True", null →
-// "None". ok is false for lists and objects, whose Python str() is a repr
-// benchserve does not reproduce.
-func pyStr(v any) (s string, ok bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case nil:
-		return "None", true
-	case bool:
-		if x {
-			return "True", true
-		}
-		return "False", true
-	case json.Number:
-		return pyNumberStr(string(x)), true
-	}
-	return "", false
-}
-
-// pyNumberStr is str() of the number json.loads makes of the JSON number
-// literal lit: an int for integer literals (arbitrary precision), else a
-// float in Python's repr.
-func pyNumberStr(lit string) string {
-	if !strings.ContainsAny(lit, ".eE") {
-		if n, ok := new(big.Int).SetString(lit, 10); ok {
-			return n.String()
-		}
-		return lit
-	}
-	f, err := strconv.ParseFloat(lit, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return lit
-	}
-	return pyFloatRepr(f)
-}
-
-// pyFloatRepr is Python's repr(float): the shortest round-tripping digits,
-// scientific notation below 1e-4 and from 1e16, ".0" on integral values.
-func pyFloatRepr(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
-	}
-	sci := strconv.FormatFloat(f, 'e', -1, 64)
-	exp, _ := strconv.Atoi(sci[strings.IndexByte(sci, 'e')+1:])
-	if exp < -4 || exp >= 16 {
-		return sci
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsRune(s, '.') {
-		s += ".0"
-	}
-	return s
-}
-
-// pyFalsy reports whether a decoded JSON value is false in Python's truth
-// test: null, false, 0, 0.0, "", [] and {}.
-func pyFalsy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case bool:
-		return !x
-	case string:
-		return x == ""
-	case json.Number:
-		f, err := x.Float64()
-		return err == nil && f == 0
-	case []any:
-		return len(x) == 0
-	case map[string]any:
-		return len(x) == 0
-	}
-	return false
-}
-
-// objectMembers returns the members of the JSON object raw in written
-// order, each value as its raw JSON. ok is false when raw is not an object.
-func objectMembers(raw json.RawMessage) (keys []string, vals map[string]json.RawMessage, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, nil, false
-	}
-	vals = map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, nil, false
-		}
-		k, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, nil, false
-		}
-		if _, dup := vals[k]; !dup {
-			keys = append(keys, k)
-		}
-		vals[k] = v
-	}
-	return keys, vals, true
-}
-
-// orderedObject writes keys with their raw values as one JSON object, in
-// the order given.
-func orderedObject(keys []string, vals map[string]json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vals[k])
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
-// rawMember returns the raw JSON of obj[key] when raw is an object that has
-// key, else nil.
-func rawMember(raw json.RawMessage, key string) json.RawMessage {
-	_, vals, ok := objectMembers(raw)
-	if !ok {
-		return nil
-	}
-	return vals[key]
-}
-
-// rawElems returns the raw elements of the JSON array raw, or nil.
-func rawElems(raw json.RawMessage) []json.RawMessage {
-	var out []json.RawMessage
-	if json.Unmarshal(raw, &out) != nil {
-		return nil
-	}
-	return out
 }
 
 // pyPathString returns str(Path(p)) for a POSIX path: repeated separators

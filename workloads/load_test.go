@@ -55,7 +55,7 @@ func TestParseMinimalDefaults(t *testing.T) {
 	assert.Equal(t, "", w.Description, "description defaults to empty")
 	assert.Equal(t, "workloads/examples/chat.json", w.Path, "path as given")
 	assert.Equal(t, map[string]any{}, w.Defaults, "defaults default to an empty object")
-	assert.Equal(t, "", w.CachePolicy, "no cache policy set")
+	assert.Empty(t, w.CachePolicy, "no cache policy set")
 	require.Len(t, w.Cases, 2, "two cases")
 	c := w.Cases[0]
 	assert.Equal(t, "case_1", c.ID, "generated id is 1-based")
@@ -212,9 +212,9 @@ func TestTags(t *testing.T) {
 }
 
 func TestCachePolicy(t *testing.T) {
-	for in, want := range map[string]string{
-		"": "preserve", "preserve": "preserve", "PRESERVE": "preserve", "before-run": "before-run",
-		"before_run": "before-run", " Before_Case ": "before-case", "BEFORE-CASE": "before-case",
+	for in, want := range map[string]CachePolicy{
+		"": CachePreserve, "preserve": CachePreserve, "PRESERVE": CachePreserve, "before-run": CacheBeforeRun,
+		"before_run": CacheBeforeRun, " Before_Case ": CacheBeforeCase, "BEFORE-CASE": CacheBeforeCase,
 	} {
 		got, err := NormalizeCachePolicy(in)
 		if assert.NoErrorf(t, err, "NormalizeCachePolicy(%q)", in) {
@@ -226,7 +226,7 @@ func TestCachePolicy(t *testing.T) {
 		assert.EqualErrorf(t, err, `workload: cache policy "`+in+`": must be one of: preserve, before-run, before-case`, "NormalizeCachePolicy(%q)", in)
 	}
 	w := mustParse(t, `{"defaults": {"cache_policy": "Before_Case"}, "cases": [{"messages": `+userMsg+`}]}`)
-	assert.Equal(t, "before-case", w.CachePolicy, "defaults.cache_policy normalized")
+	assert.Equal(t, CacheBeforeCase, w.CachePolicy, "defaults.cache_policy normalized")
 	assert.Equal(t, "Before_Case", w.Defaults["cache_policy"], "raw defaults keep the spelling")
 }
 
@@ -241,7 +241,7 @@ func TestParseErrors(t *testing.T) {
 		{"cases empty", `{"cases": []}`, []string{`workloads/examples/chat.json: cases: want a non-empty list of case objects, got []`}},
 		{"unknown top key", `{"case": [], "cases": [{"messages": ` + userMsg + `}]}`, []string{`workloads/examples/chat.json: case: unknown key (did you mean "cases"?)`}},
 		{"unknown defaults key", `{"defaults": {"max_token": 5, "colour": 1}, "cases": [{"messages": ` + userMsg + `}]}`, []string{
-			`workloads/examples/chat.json: defaults.colour: unknown key (known keys: cache_policy, checks, enable_thinking, extra_body, max_tokens, policy_timeout_ms, slo)`,
+			`workloads/examples/chat.json: defaults.colour: unknown key (known keys: cache_policy, checks, enable_thinking, endpoint, extra_body, max_tokens, policy_timeout_ms, slo)`,
 			`workloads/examples/chat.json: defaults.max_token: unknown key (did you mean "max_tokens"?)`,
 		}},
 		{"unknown case keys", `{"cases": [{"id": "greet", "messages": ` + userMsg + `, "tag": "x", "cache_policy": "preserve", "name": "n"}]}`, []string{
@@ -394,7 +394,7 @@ func TestRealData(t *testing.T) {
 	require.NoError(t, err, "the real smoke workload loads")
 	assert.Equal(t, "quality-contract-smoke", w.Name, "name")
 	assert.Equal(t, "Small contract-style workload demonstrating bench-serve quality checks.", w.Description, "description")
-	assert.Equal(t, "", w.CachePolicy, "no cache policy")
+	assert.Empty(t, w.CachePolicy, "no cache policy")
 	require.Len(t, w.Cases, 1, "one case")
 	c := w.Cases[0]
 	assert.Equal(t, "python-palindrome", c.ID, "id")

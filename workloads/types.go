@@ -25,7 +25,7 @@ type Workload struct {
 	DefaultsJSON json.RawMessage
 	// CachePolicy is defaults.cache_policy normalized (see
 	// NormalizeCachePolicy), or "" when the workload does not set one.
-	CachePolicy string
+	CachePolicy CachePolicy
 	// SLO are the run-level thresholds of defaults.slo (a benchserve
 	// addition the reference ignores), e.g. "ttft_p95_ms <= 500", parsed
 	// at load (results.ParseThreshold; Expr is the text as written).
@@ -76,6 +76,9 @@ type Case struct {
 	Checks *checks.Spec
 	// Tags are the case tags, in file order.
 	Tags []string
+	// Endpoint is the API the case's request goes to: the case's
+	// "endpoint", else the defaults', else EndpointChat.
+	Endpoint Endpoint
 	// Protocol is the case's "protocol" object: a contract of the
 	// OpenAI protocol, judged by its check kind instead of Checks (which
 	// is then nil); nil for an ordinary case.

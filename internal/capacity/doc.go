@@ -7,7 +7,10 @@
 // 500", "tpot_p95_ms <= 50") plus a maximum error rate:
 //
 //  1. ramp: start at Config.Start and double until a probe does not pass
-//     or Config.Max is reached;
+//     or Config.Max is reached; a rate search without a Start first
+//     measures the service rate with a closed-loop burst (serviceRate: 16
+//     streams, 64 requests), starts at half of it and steps by 1.5, down
+//     when that first probe does not pass (Capacity.StartFrom);
 //  2. bisect between the highest passing and the lowest not passing load
 //     until they are within Config.Precision of each other (relative), or
 //     the time cap Config.MaxTime passes.

@@ -108,6 +108,9 @@ type Config struct {
 
 	// now is the clock (time.Now when nil); tests replace it.
 	now func() time.Time
+	// estimateStart: Start was 0 in a rate search, so the search measures
+	// where to start (serviceRate).
+	estimateStart bool
 }
 
 // Validate reports a Config that Search would refuse (a bad By, Start
@@ -131,13 +134,19 @@ func (c Config) withDefaults() (Config, error) {
 		return bad("by %q: want %q or %q", c.By, ByRate, ByConcurrency)
 	}
 	if c.Start == 0 {
+		// A rate search measures where to start (serviceRate); until
+		// then, and for a concurrency search, DefaultStart.
+		c.estimateStart = c.By == ByRate
 		c.Start = DefaultStart
 	}
 	if c.Max == 0 {
 		c.Max = math.Max(DefaultMax, c.Start)
 	}
 	if c.By == ByConcurrency {
-		c.Start, c.Max = math.Floor(c.Start), math.Floor(c.Max)
+		if c.Start != math.Floor(c.Start) || c.Max != math.Floor(c.Max) {
+			// Rounding 0.5 down would report "start 0", not what was given.
+			return bad("concurrency start %v, max %v: want whole numbers of streams (>= 1)", c.Start, c.Max)
+		}
 	}
 	switch {
 	case !(c.Start > 0) || math.IsInf(c.Start, 0):
@@ -159,6 +168,9 @@ func (c Config) withDefaults() (Config, error) {
 		if t.Metric == "" || t.Op == "" {
 			return bad("slo %d (%q): not parsed: build it with results.ParseThreshold", i, t.Expr)
 		}
+		if why := searchable(t); why != "" {
+			return bad("slo %q: %s", t.Expr, why)
+		}
 	}
 	if c.ProbeRequests == 0 {
 		c.ProbeRequests = TargetRequests(c.SLOs)
@@ -178,6 +190,30 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
+// latencyMetrics rise with load: a capacity SLO caps them from above.
+var latencyMetrics = map[string]bool{"ttft": true, "ttfo": true, "tpot": true, "itl": true, "e2el": true, "lag": true}
+
+// searchable says why a search cannot use t ("" when it can): a search
+// looks for the highest load at which t holds, so t must get harder to
+// hold as load rises (an upper limit on a latency or the error rate, a
+// lower one on gen_tps or a throughput), and a percentile must have a
+// confidence interval a probe can decide on (p100, the maximum, has none
+// with an upper end).
+func searchable(t results.Threshold) string {
+	upper := t.Op == "<" || t.Op == "<="
+	switch {
+	case t.Op == "==" || t.Op == "!=":
+		return "an equality has no direction for the search to follow: want <= or < on a latency, >= or > on a throughput"
+	case (latencyMetrics[t.Metric] || t.Metric == "error_rate") && !upper:
+		return fmt.Sprintf("a lower limit on %s, which rises with load: a capacity search needs an upper limit (<= or <)", t.Metric)
+	case t.Metric == "gen_tps" && upper:
+		return "an upper limit on gen_tps, which falls with load: a capacity search needs a lower limit (>= or >)"
+	case t.Stat == "p100":
+		return "p100 is the maximum: no confidence interval bounds it, so no probe could pass with confidence (use max for its point value, or p99)"
+	}
+	return ""
+}
+
 // MaxProbes is the most probes Search runs with this configuration
 // (defaults applied; 0 for an invalid one): the ramp's 1 + ⌈log2(Max /
 // Start)⌉ and the bisection's ⌈log2(1 / Precision)⌉, since the ramp's
@@ -188,6 +224,11 @@ func (c Config) MaxProbes() int {
 		return 0
 	}
 	ramp := 1 + int(math.Ceil(math.Log2(c.Max/c.Start)-1e-9))
+	if c.estimateStart {
+		// Up from wherever the estimate lands (at least DefaultStart,
+		// at most Max) in steps of estimatedGrowth, or down maxStepsDown.
+		ramp = 1 + max(maxStepsDown, int(math.Ceil(math.Log(c.Max/c.Start)/math.Log(estimatedGrowth)-1e-9)))
+	}
 	bisect := int(math.Ceil(math.Log2(1/c.Precision) - 1e-9))
 	if c.By == ByConcurrency {
 		// Whole numbers: at most ⌈log2(gap)⌉ for a gap of at most Max/2.
@@ -376,8 +417,26 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 		return res, nil
 	}
 
-	// Ramp.
-	for load := cfg.Start; ; load = math.Min(load*2, cfg.Max) {
+	grow := 2.0
+	if cfg.estimateStart {
+		rate, why, err := serviceRate(probeCtx, probe)
+		switch {
+		case ctx.Err() != nil:
+			return stop(fmt.Errorf("capacity: start estimate: %w", context.Cause(ctx)))
+		case probeCtx.Err() != nil:
+			return stop(nil) // the time cap
+		case err != nil:
+			return stop(err)
+		}
+		if rate > 0 {
+			cfg.Start = min(roundLoad(startShare*rate), cfg.Max)
+		}
+		res.Start, res.StartFrom, grow = cfg.Start, why, estimatedGrowth
+	}
+	// Ramp: up from the start until a probe does not pass; from an
+	// estimated start that did not pass, down until one does.
+	load := cfg.Start
+	for {
 		p, ok, err := run(load)
 		if !ok {
 			return stop(err)
@@ -392,11 +451,28 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 			res.Reason = fmt.Sprintf("every probe passed up to the maximum %s %s: capacity at least that", stats.FormatLoad(lo), unit)
 			return res, nil
 		}
+		load = math.Min(roundLoad(load*grow), cfg.Max)
+	}
+	for steps := 0; lo == 0 && cfg.estimateStart && steps < maxStepsDown; steps++ {
+		load = roundLoad(load / grow)
+		p, ok, err := run(load)
+		if !ok {
+			return stop(err)
+		}
+		if p.Leans() {
+			lo = load
+		} else {
+			hi = load
+		}
 	}
 	if lo == 0 {
 		res.Status = StatusFirstFailed
 		res.Reason = fmt.Sprintf("even the first probe, at %s %s, did not pass (%s): %s", stats.FormatLoad(cfg.Start), unit,
 			firstFail.Verdict, strings.Join(firstFail.Failed, "; "))
+		if cfg.estimateStart {
+			res.Reason = fmt.Sprintf("no probe passed, from the estimated start %s %s down to %s %s (the first: %s: %s)",
+				stats.FormatLoad(cfg.Start), unit, stats.FormatLoad(hi), unit, firstFail.Verdict, strings.Join(firstFail.Failed, "; "))
+		}
 		return res, nil
 	}
 	// Bisect.
@@ -470,6 +546,15 @@ func estimate(r *results.Capacity) {
 			x0, x1 = a0, a1
 		}
 		r.Capacity = x0 + (x1-x0)*(-g0)/(g1-g0)
+	}
+	// The interval is in the loads asked for, the interpolation in the
+	// rates achieved: a probe asked for 7 may run at 8.45. The estimate
+	// stays within its own interval.
+	if lo := r.Interval.Low; !math.IsNaN(lo) && r.Capacity < lo {
+		r.Capacity = lo
+	}
+	if hi := r.Interval.High; !math.IsNaN(hi) && r.Capacity > hi {
+		r.Capacity = hi
 	}
 	if r.By == ByConcurrency {
 		r.Capacity = math.Floor(r.Capacity)

@@ -66,7 +66,7 @@ func slos(t *testing.T, exprs ...string) []results.Threshold {
 // between 32 and 64 to 5% ends within 5% below 45.
 func TestSearchFindsCapacity(t *testing.T) {
 	var printed []string
-	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05}, OnProbe: func(p results.CapacityProbe) { printed = append(printed, p.String()) }}
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), Start: 1, Precision: 0.05}, OnProbe: func(p results.CapacityProbe) { printed = append(printed, p.String()) }}
 	res, err := capacity.Search(context.Background(), server(37), cfg)
 	require.NoError(t, err, "search")
 	assert.Equal(t, capacity.StatusFound, res.Status, "found")
@@ -117,7 +117,7 @@ func TestSearchBoundedEverywhere(t *testing.T) {
 }
 
 func TestSearchFirstProbeFails(t *testing.T) {
-	res, err := capacity.Search(context.Background(), server(0.5), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100")}})
+	res, err := capacity.Search(context.Background(), server(0.5), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100"), Start: 1}})
 	require.NoError(t, err, "a failing server is an answer, not an error")
 	assert.False(t, res.Measured, "no capacity")
 	assert.True(t, math.IsNaN(res.Interval.Low), "no lower end")
@@ -125,7 +125,7 @@ func TestSearchFirstProbeFails(t *testing.T) {
 	assert.Equal(t, capacity.StatusFirstFailed, res.Status, "status")
 	assert.Equal(t, "even the first probe, at 1 req/s, did not pass (fail): ttft_p95_ms = 125, want <= 100, 95% CI 125–125", res.Reason, "reason names the threshold")
 	assert.Len(t, res.Probes, 1, "one probe")
-	assert.Equal(t, "none (no probe passed), 95% CI -inf–1 req/s", res.Headline(), "headline")
+	assert.Equal(t, "none (no probe passed), 95% CI 0–1 req/s", res.Headline(), "headline")
 	b, err := json.Marshal(res)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(b), `{"capacity_rps":null,"by":"rate","interval":{"low":null,"high":1,"confidence":0.95,`), "null, not 0: %s", b[:90])
@@ -180,7 +180,7 @@ func TestSearchByConcurrency(t *testing.T) {
 	b, err := json.Marshal(res)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(b), `{"capacity_concurrency":13,"by":"concurrency",`), "capacity key: %s", b[:60])
-	assert.Contains(t, string(b), `{"concurrency":1,"number":1,"requests":890,"target":100,"verdict":"pass","pass":true,`, "probe key")
+	assert.Contains(t, string(b), `{"concurrency":1,"number":1,"planned_requests":890,"target":100,"verdict":"pass","pass":true,`, "probe key")
 }
 
 // The probe's target: what the SLOs' percentiles need, raised to rate ×
@@ -192,7 +192,7 @@ func TestProbeLength(t *testing.T) {
 		specs = append(specs, spec)
 		return server(100)(ctx, spec, obs)
 	}
-	_, err := capacity.Search(context.Background(), probe, capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100"), ProbeRequests: 20, ProbeDuration: 10 * time.Second, Max: 8}})
+	_, err := capacity.Search(context.Background(), probe, capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100"), ProbeRequests: 20, ProbeDuration: 10 * time.Second, Start: 1, Max: 8}})
 	require.NoError(t, err)
 	got := map[float64][2]int{}
 	for _, s := range specs {
@@ -215,7 +215,7 @@ func TestSearchProbeErrorAndCancel(t *testing.T) {
 		}
 		return server(100)(ctx, spec, obs)
 	}
-	res, err := capacity.Search(context.Background(), probe, capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100")}})
+	res, err := capacity.Search(context.Background(), probe, capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 100"), Start: 1}})
 	require.ErrorIs(t, err, boom, "probe error returned")
 	assert.EqualError(t, err, "capacity: probe at 4 req/s: connection refused", "names the load")
 	assert.Equal(t, capacity.StatusStopped, res.Status, "stopped")
@@ -230,15 +230,20 @@ func TestSearchProbeErrorAndCancel(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	for want, cfg := range map[string]capacity.Config{
-		`by "rps": want "rate" or "concurrency"`:             {CapacitySearch: results.CapacitySearch{By: "rps"}},
-		"start -1: want a finite load > 0":                   {CapacitySearch: results.CapacitySearch{Start: -1}},
-		"max 5: want a finite load >= start 10":              {CapacitySearch: results.CapacitySearch{Start: 10, Max: 5}},
-		"max error rate 2: want a fraction in [0, 1]":        {CapacitySearch: results.CapacitySearch{MaxErrorRate: 2}},
-		"precision 1.5: want a fraction in (0, 1)":           {CapacitySearch: results.CapacitySearch{Precision: 1.5}},
-		"probe requests -1: want >= 0":                       {CapacitySearch: results.CapacitySearch{ProbeRequests: -1}},
-		"probe requests 5: want at least 10":                 {CapacitySearch: results.CapacitySearch{ProbeRequests: 5}},
-		`slo 0 ("ttft < 1"): not parsed`:                     {CapacitySearch: results.CapacitySearch{SLOs: []results.Threshold{{Expr: "ttft < 1"}}}},
-		"start 0: want a finite load > 0 (concurrency >= 1)": {CapacitySearch: results.CapacitySearch{By: capacity.ByConcurrency, Start: 0.5}},
+		`by "rps": want "rate" or "concurrency"`:               {CapacitySearch: results.CapacitySearch{By: "rps"}},
+		"start -1: want a finite load > 0":                     {CapacitySearch: results.CapacitySearch{Start: -1}},
+		"max 5: want a finite load >= start 10":                {CapacitySearch: results.CapacitySearch{Start: 10, Max: 5}},
+		"max error rate 2: want a fraction in [0, 1]":          {CapacitySearch: results.CapacitySearch{MaxErrorRate: 2}},
+		"precision 1.5: want a fraction in (0, 1)":             {CapacitySearch: results.CapacitySearch{Precision: 1.5}},
+		"probe requests -1: want >= 0":                         {CapacitySearch: results.CapacitySearch{ProbeRequests: -1}},
+		"probe requests 5: want at least 10":                   {CapacitySearch: results.CapacitySearch{ProbeRequests: 5}},
+		`slo 0 ("ttft < 1"): not parsed`:                       {CapacitySearch: results.CapacitySearch{SLOs: []results.Threshold{{Expr: "ttft < 1"}}}},
+		"concurrency start 0.5, max 1024: want whole numbers":  {CapacitySearch: results.CapacitySearch{By: capacity.ByConcurrency, Start: 0.5}},
+		`slo "ttft_p95_ms >= 200": a lower limit on ttft`:      {CapacitySearch: results.CapacitySearch{SLOs: slosOf("ttft_p95_ms >= 200")}},
+		`slo "error_rate > 0.1": a lower limit on error_rate`:  {CapacitySearch: results.CapacitySearch{SLOs: slosOf("error_rate > 0.1")}},
+		`slo "gen_tps_p50 <= 10": an upper limit on gen_tps`:   {CapacitySearch: results.CapacitySearch{SLOs: slosOf("gen_tps_p50 <= 10")}},
+		`slo "ttft_p100_ms <= 200": p100 is the maximum`:       {CapacitySearch: results.CapacitySearch{SLOs: slosOf("ttft_p100_ms <= 200")}},
+		`slo "e2el_mean_s == 2": an equality has no direction`: {CapacitySearch: results.CapacitySearch{SLOs: slosOf("e2el_mean_s == 2")}},
 	} {
 		_, err := capacity.Search(context.Background(), server(1), cfg)
 		require.Error(t, err, want)
@@ -273,7 +278,7 @@ func TestResultJSON(t *testing.T) {
 	assert.Equal(t, 1.0, st["error_rate"], "error rate")
 	slo := probe["slos"].([]any)[0].(map[string]any)
 	assert.Equal(t, map[string]any{"threshold": "ttft_p95_ms <= 100", "measured": nil, "pass": false}, slo, "unmeasurable threshold")
-	assert.Equal(t, []any{"ttft_p95_ms: no samples, want <= 100", "error_rate = 1, want <= 0"}, probe["failed"], "failed list")
+	assert.Equal(t, []any{"ttft_p95_ms: no samples, want <= 100", "error_rate = 1, want <= 0, 95% CI 0.6915–1"}, probe["failed"], "failed list")
 
 	var back results.Capacity
 	require.NoError(t, json.Unmarshal(b, &back))
@@ -307,7 +312,7 @@ func TestResultJSONOlder(t *testing.T) {
 }
 
 func TestAtLeast(t *testing.T) {
-	res, err := capacity.Search(context.Background(), server(37), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), Precision: 0.05}})
+	res, err := capacity.Search(context.Background(), server(37), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 500"), Start: 1, Precision: 0.05}})
 	require.NoError(t, err)
 	require.NoError(t, res.AtLeast(44), "the lower end 44 req/s reaches a floor of 44")
 	err = res.AtLeast(45)
@@ -346,4 +351,14 @@ func TestSummarizeUsesTheSLOsInterval(t *testing.T) {
 	require.False(t, math.IsNaN(ps.TTFTp95CI.High), "the SLO's interval, bounded")
 	assert.InDelta(t, outcomes[0].CI.High*1000, ps.TTFTp95CI.High, 1e-9, "in ms")
 	assert.Less(t, ps.TTFTp95CI.High, 60.0, "a TTFT in ms, not s")
+}
+
+// slosOf parses exprs, panicking on an error (the table's expressions
+// are all well-formed).
+func slosOf(exprs ...string) []results.Threshold {
+	ths, err := results.ParseThresholds(exprs...)
+	if err != nil {
+		panic(err)
+	}
+	return ths
 }

@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/benchserve/benchserve/internal/contract"
-	"github.com/benchserve/benchserve/internal/openai"
 	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
@@ -22,8 +19,13 @@ import (
 const DefaultTimeout = 120 * time.Second
 
 // KeptEvents is how many SSE events of a streamed answer a check reads
-// (stream.Request.KeepEvents); the suite's answers are far shorter.
-const KeptEvents = 2048
+// (stream.Request.KeepEvents): 65,536, far above any answer of the suite
+// (a 256-token answer is about 260 events). Each kept event holds up to
+// stream.MaxKeptEventBytes (1 MiB) and all of them stream.MaxKeptBytes
+// (16 MiB), so a contract's memory is bounded on an endless stream. A
+// stream past either cap is not judged on its events: the contracts that
+// read them are a skip saying which cap it passed (streamed.incomplete).
+const KeptEvents = 1 << 16
 
 // maxBody bounds the non-streamed answer a check reads: 1 MiB.
 const maxBody = 1 << 20
@@ -60,6 +62,14 @@ type Target struct {
 	Sender Sender
 	// Model is the model sent in every request.
 	Model string
+	// ModelFound reports that Model was not given but found from the
+	// server (its /v1/models or status): models.list then also asks that
+	// the model be served.
+	ModelFound bool
+	// Health, when non-nil, is shared by the contracts of one run: once
+	// the server went away, the rest are a skip saying so (GoneEvidence)
+	// instead of one failure each. Nil judges every contract alone.
+	Health *Health
 }
 
 // Input is one contract to check: its spec and the case's request.
@@ -76,87 +86,28 @@ type Input struct {
 	Timeout time.Duration
 }
 
-// Outcome is a contract's result.
-type Outcome struct {
-	// Verdict is pass, fail or skip.
-	Verdict contract.Verdict
-	// Evidence says what was found: why the contract passed, failed or
-	// was skipped, naming the offending field, chunk or status.
-	Evidence string
-	// Sent is the request (method, path, body cut to EvidenceRunes).
-	Sent string
-	// Received is what came back that decided the verdict: the status and
-	// body, or the offending event, cut to EvidenceRunes.
-	Received string
-	// Stream is the streamed answer, nil when the contract streamed none.
-	Stream *stream.Result
-	// StreamErr is the stream's error, nil when it ended well.
-	StreamErr error
-	// Status is the HTTP status of the deciding answer, 0 when none came.
-	Status int
-	// Elapsed is the time the contract's requests took.
-	Elapsed time.Duration
-}
-
-// Message is the outcome for a person: the contract's name and level, the
-// evidence and, for a failure, the rule it breaks with its reference,
-// what was sent and what came back.
-func (o Outcome) Message(name string, s *workloads.Protocol) string {
-	r := contract.Rules[contract.Kind(s.Check)]
-	switch o.Verdict {
-	case contract.Pass:
-		return fmt.Sprintf("%s (%s): holds: %s", name, s.Level, o.Evidence)
-	case contract.Skip:
-		return fmt.Sprintf("%s (%s): not applicable: %s", name, s.Level, o.Evidence)
-	}
-	msg := fmt.Sprintf("%s (%s): %s; breaks: %s (%s)", name, s.Level, o.Evidence, r.Text, r.Ref)
-	if o.Sent != "" {
-		msg += "; sent: " + o.Sent
-	}
-	if o.Received != "" {
-		msg += "; got: " + o.Received
-	}
-	return msg
-}
-
-// exchange is one non-streamed HTTP request and its answer.
-type exchange struct {
-	method, path string
-	sent         []byte
-	status       int
-	contentType  string
-	body         []byte
-	err          error
-}
-
-func (e *exchange) sentText() string {
-	if e.method == http.MethodGet {
-		return "GET " + e.path
-	}
-	return e.method + " " + e.path + " " + contract.Cut(string(e.sent), EvidenceRunes)
-}
-
-func (e *exchange) gotText() string {
-	if e.err != nil && e.status == 0 {
-		return "no answer: " + e.err.Error()
-	}
-	return fmt.Sprintf("HTTP %d (%s): %s", e.status, orNone(e.contentType), contract.Cut(strings.TrimSpace(string(e.body)), EvidenceRunes))
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "no Content-Type"
-	}
-	return s
-}
-
-// runner holds one contract's execution.
-type runner struct {
+// contractRun is one contract's execution on a target: the case's
+// input, its protocol spec and check kind, and when it started.
+type contractRun struct {
 	t     Target
 	in    Input
 	s     *workloads.Protocol
 	kind  contract.Kind
 	start time.Time
+	// answered is whether any request got an HTTP answer; noAnswer is
+	// the error of the last one that got none (Health).
+	answered bool
+	noAnswer error
+}
+
+// heard notes one request's fate for Health: status 0 with err is no
+// answer.
+func (r *contractRun) heard(status int, err error) {
+	if status != 0 {
+		r.answered = true
+	} else if err != nil {
+		r.noAnswer = err
+	}
 }
 
 // Run checks one contract on the target: it sends the request(s) the
@@ -164,13 +115,22 @@ type runner struct {
 // returns an error: a request that fails is evidence (a transport error
 // on a contract that needs an answer fails it). Safe for concurrent use.
 func Run(ctx context.Context, t Target, in Input) Outcome {
-	r := &runner{t: t, in: in, s: in.Protocol, kind: contract.Kind(in.Protocol.Check), start: time.Now()}
+	r := &contractRun{t: t, in: in, s: in.Protocol, kind: contract.Kind(in.Protocol.Check), start: time.Now()}
+	if out, gone := r.notChecked(ctx); gone {
+		out.Elapsed = time.Since(r.start)
+		return out
+	}
 	out := r.run(ctx)
 	out.Elapsed = time.Since(r.start)
+	if t.Health != nil && ctx.Err() == nil {
+		t.Health.record(r.kind, r.answered, r.noAnswer)
+	}
 	return out
 }
 
-func (r *runner) timeout() time.Duration {
+// timeout bounds each request of the contract: Input.Timeout, else
+// DefaultTimeout.
+func (r *contractRun) timeout() time.Duration {
 	if r.in.Timeout > 0 {
 		return r.in.Timeout
 	}
@@ -179,7 +139,7 @@ func (r *runner) timeout() time.Duration {
 
 // body builds the request body: the case's, streamed or not, with
 // Protocol.Body merged over it (null removes a key).
-func (r *runner) body(streamed bool) ([]byte, error) {
+func (r *contractRun) body(streamed bool) ([]byte, error) {
 	if r.s.RawBody != nil {
 		return []byte(*r.s.RawBody), nil
 	}
@@ -210,11 +170,12 @@ func (r *runner) body(streamed bool) ([]byte, error) {
 
 // do sends one non-streamed request; key nil is the run's own API key,
 // "" none.
-func (r *runner) do(ctx context.Context, method, path string, body []byte, key *string) *exchange {
+func (r *contractRun) do(ctx context.Context, method, path string, body []byte, key *string) *exchange {
 	ex := &exchange{method: method, path: path, sent: body}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	got, err := r.t.Sender.Do(ctx, method, path, body, key, maxBody)
+	r.heard(got.Status, err)
 	ex.status, ex.contentType, ex.body = got.Status, got.ContentType, got.Body
 	if err != nil {
 		ex.err = fmt.Errorf("conformance: %w", err)
@@ -223,96 +184,10 @@ func (r *runner) do(ctx context.Context, method, path string, body []byte, key *
 }
 
 // post sends the case's body non-streamed with the run's key.
-func (r *runner) post(ctx context.Context) (*exchange, error) {
+func (r *contractRun) post(ctx context.Context) (*exchange, error) {
 	body, err := r.body(false)
 	if err != nil {
 		return nil, err
 	}
 	return r.do(ctx, http.MethodPost, contract.EndpointChat, body, nil), nil
-}
-
-// streamed is one streamed answer with its raw events.
-type streamed struct {
-	sent   []byte
-	res    *stream.Result
-	err    error
-	chunks []chunkView
-}
-
-func (st *streamed) sentText() string {
-	return "POST " + contract.EndpointChat + " " + contract.Cut(string(st.sent), EvidenceRunes)
-}
-
-// httpStatus is the stream's HTTP error status, 0 when it was not one.
-func (st *streamed) httpStatus() int {
-	var he *stream.HTTPError
-	if errors.As(st.err, &he) {
-		return he.StatusCode
-	}
-	return 0
-}
-
-func (r *runner) stream(ctx context.Context, stopAfter int) (*streamed, error) {
-	body, err := r.body(true)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, r.timeout())
-	defer cancel()
-	res, serr := r.t.Sender.Stream(ctx, stream.Request{Body: body, KeepEvents: KeptEvents, StopAfterChunks: stopAfter})
-	st := &streamed{sent: body, res: res, err: serr}
-	st.chunks = parseChunks(res.Events)
-	return st, nil
-}
-
-// chunkView is one data event of a stream decoded as a chunk.
-type chunkView struct {
-	event int // 1-based position among the stream's events
-	raw   string
-	c     wireChunk
-	err   error
-}
-
-func (v chunkView) text() string {
-	return fmt.Sprintf("event %d: data: %s", v.event, contract.Cut(v.raw, EvidenceRunes))
-}
-
-// wireChunk is a chat.completion.chunk as sent, with absent and null
-// kept apart where a rule needs it.
-type wireChunk struct {
-	ID      *string        `json:"id"`
-	Object  string         `json:"object"`
-	Model   *string        `json:"model"`
-	Choices *[]wireChoice  `json:"choices"`
-	Usage   *results.Usage `json:"usage"`
-}
-
-type wireChoice struct {
-	Index        *int          `json:"index"`
-	Delta        *openai.Delta `json:"delta"`
-	FinishReason *string       `json:"finish_reason"`
-}
-
-// parseChunks decodes every data event but keep-alives and [DONE].
-func parseChunks(events []stream.Event) []chunkView {
-	var out []chunkView
-	for i, ev := range events {
-		data := strings.TrimSpace(ev.Data)
-		if data == "" || data == "[DONE]" || ev.Error != "" || ev.Type == "error" {
-			continue
-		}
-		v := chunkView{event: i + 1, raw: data}
-		v.err = json.Unmarshal([]byte(data), &v.c)
-		out = append(out, v)
-	}
-	return out
-}
-
-// carries reports whether a delta carries any token.
-func carries(d *openai.Delta) bool {
-	if d == nil {
-		return false
-	}
-	return d.Content != nil && *d.Content != "" || d.ReasoningContent != nil && *d.ReasoningContent != "" ||
-		d.Reasoning != nil && *d.Reasoning != "" || d.Refusal != nil && *d.Refusal != "" || len(d.ToolCalls) > 0
 }

@@ -90,4 +90,10 @@ var dependent = map[fixtures.Fault]map[string]bool{
 	fixtures.Fault("chunk-object"): {"nonstream.agrees": true, "tools.stream_agrees": true, "usage.prompt_agrees": true},
 	// The reported completion_tokens is the count max_completion_tokens is judged by.
 	fixtures.Fault("over-count"): {"limits.max_completion_tokens": true},
+	// tools.stream_agrees holds the non-streamed calls to the same rules.
+	fixtures.Fault("tools-no-id"):       {"tools.stream_agrees": true},
+	fixtures.Fault("tools-finish-stop"): {"tools.stream_agrees": true},
+	// choices.n holds every choice to the per-choice rules.
+	fixtures.Fault("no-role"):       {"choices.n": true},
+	fixtures.Fault("double-finish"): {"choices.n": true},
 }

@@ -21,3 +21,13 @@ func TestCutIsRuneSafe(t *testing.T) {
 	assert.Equal(t, "日本…", contract.Cut("日本語", 2), "never splits a character")
 	assert.Equal(t, "short", contract.Cut("short", 10))
 }
+
+// The fixture server and the judge read "stop" alike: an empty string stops
+// nothing, whether alone or in a list.
+func TestStopStringsLeavesEmptyOut(t *testing.T) {
+	assert.Equal(t, []string{"END"}, contract.StopStrings("END"))
+	assert.Nil(t, contract.StopStrings(""), `"stop": "" is no stop sequence`)
+	assert.Equal(t, []string{"a", "b"}, contract.StopStrings([]any{"a", "", 3.0, "b"}))
+	assert.Nil(t, contract.StopStrings(nil))
+	assert.Nil(t, contract.StopStrings(map[string]any{"x": "y"}))
+}

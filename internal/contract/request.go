@@ -47,12 +47,15 @@ func Cut(s string, n int) string {
 	return s
 }
 
-// StopStrings is a request's "stop": one string or a list of them (empty
-// ones left out); nil for anything else.
+// StopStrings is a request's "stop": one string or a list of them, empty
+// ones left out ("stop": "" stops nothing); nil for anything else. The
+// fixture server and the contract judge both read "stop" through it.
 func StopStrings(v any) []string {
 	switch s := v.(type) {
 	case string:
-		return []string{s}
+		if s != "" {
+			return []string{s}
+		}
 	case []any:
 		var out []string
 		for _, x := range s {

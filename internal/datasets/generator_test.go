@@ -166,3 +166,21 @@ func BenchmarkRandomRequests(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "requests/s")
 }
+
+func TestRandomMixDrawsComponentsByWeight(t *testing.T) {
+	g := mustNew(t, datasets.Options{Name: "random", NumPrompts: 1000, Seed: 4,
+		Params: map[string]any{"random_mix": "16,4:3; 64,8:1"}})
+	reqs, err := datasets.Collect(g, 0)
+	require.NoError(t, err)
+	count := map[[2]int]int{}
+	for _, r := range reqs {
+		count[[2]int{r.InputTokens, r.OutputTokens}]++
+	}
+	assert.Len(t, count, 2, "ratio 0: exactly the two pairs: %v", count)
+	// 1000 draws at p = 0.75: the binomial sd is 13.7, so 750 ± 60 holds
+	// at more than 4 sd.
+	assert.InDelta(t, 750, count[[2]int{16, 4}], 60, "weights 3:1")
+	assert.Equal(t, "16,4:3; 64,8:1", g.Spec().Params["random_mix"], "recorded as given")
+	_, err = datasets.New(datasets.Options{Name: "random", Params: map[string]any{"random_mix": "16,4"}})
+	assert.ErrorContains(t, err, `random_mix: component 1 "16,4": want ISL,OSL:WEIGHT`)
+}

@@ -51,7 +51,8 @@ type random struct {
 	spec     Spec
 	p        *Prompter
 	in, out  LengthRange
-	prefix   int // tokens of a prefix every prompt shares (--random-prefix-len)
+	prefix   int         // tokens of a prefix every prompt shares (--random-prefix-len)
+	mix      []component // weighted (input, output) means, nil for one pair
 	requests int
 }
 
@@ -64,7 +65,7 @@ const (
 )
 
 func newRandom(o Options) (Generator, error) {
-	if err := o.Check(ParamRandomInputLen, ParamRandomOutputLen, ParamRandomRangeRatio, ParamRandomPrefixLen); err != nil {
+	if err := o.Check(ParamRandomInputLen, ParamRandomOutputLen, ParamRandomRangeRatio, ParamRandomPrefixLen, ParamRandomMix); err != nil {
 		return nil, err
 	}
 	in, err := o.Int(ParamRandomInputLen, 1024)
@@ -93,17 +94,31 @@ func newRandom(o Options) (Generator, error) {
 	case prefix < 0:
 		return nil, fmt.Errorf("datasets: random: %s %d: want >= 0 tokens", ParamRandomPrefixLen, prefix)
 	}
+	mixText, err := o.String(ParamRandomMix, "")
+	if err != nil {
+		return nil, err
+	}
+	var mix []component
+	if mixText != "" {
+		if mix, err = parseMix(mixText); err != nil {
+			return nil, err
+		}
+	}
 	n := o.NumPrompts
 	if n == 0 {
 		n = defaultNumPrompts
 	}
-	return &random{
+	g := &random{
 		spec: Spec{Name: "random", Seed: o.Seed, NumPrompts: n, Counting: o.Prompter.Method(),
 			Params: map[string]any{ParamRandomInputLen: in, ParamRandomOutputLen: out,
 				ParamRandomRangeRatio: ratio, ParamRandomPrefixLen: prefix}},
 		p: o.Prompter, in: LengthRange{in, ratio}, out: LengthRange{out, ratio},
-		prefix: prefix, requests: n,
-	}, nil
+		prefix: prefix, requests: n, mix: mix,
+	}
+	if mixText != "" {
+		g.spec.Params[ParamRandomMix] = mixText
+	}
+	return g, nil
 }
 
 func (g *random) Spec() Spec { return g.spec }
@@ -116,7 +131,12 @@ func (g *random) Requests() iter.Seq2[Request, error] {
 		r := newRand(g.spec.Seed)
 		prefix := g.p.Text(r, g.prefix)
 		for i := range g.requests {
-			in, out := g.in.Draw(r), g.out.Draw(r)
+			inR, outR := g.in, g.out
+			if g.mix != nil {
+				c := pick(g.mix, r)
+				inR, outR = LengthRange{c.in, g.in.Ratio}, LengthRange{c.out, g.out.Ratio}
+			}
+			in, out := inR.Draw(r), outR.Draw(r)
 			req := Request{
 				ID:           fmt.Sprintf("random-%d", i),
 				Messages:     []results.Message{{"role": "user", "content": Join(prefix, g.p.Text(r, in))}},

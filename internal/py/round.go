@@ -1,7 +1,3 @@
-// Package py holds the few Python behaviours benchserve reproduces for
-// drop-in fidelity with the reference (a Python program): number rounding
-// here; the JSON, repr and float-formatting emulation live beside the
-// formats that need them (internal/output).
 package py
 
 import (

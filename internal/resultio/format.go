@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/py"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -122,7 +123,7 @@ func pick(row []any, idx []int) []any {
 	for i, j := range idx {
 		v := row[j]
 		if f, ok := v.(float64); ok {
-			v = pyRound(f, 1)
+			v = py.Round(f, 1)
 		}
 		out[i] = v
 	}
@@ -160,7 +161,7 @@ func SQLLiteral(v any) string {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return "NULL"
 		}
-		return pyFloat(x)
+		return py.FloatRepr(x)
 	case float32:
 		return SQLLiteral(float64(x))
 	case int:
@@ -199,7 +200,7 @@ func pyCell(v any) string {
 		}
 		return "False"
 	case float64:
-		return pyFloat(x)
+		return py.FloatRepr(x)
 	case int:
 		return strconv.Itoa(x)
 	case int64:

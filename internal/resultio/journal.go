@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -432,7 +431,7 @@ type JournalReadOptions struct {
 
 // ReadJournalWith is ReadJournal with opts.
 func ReadJournalWith(path string, opts JournalReadOptions) (JournalHeader, []results.Record, error) {
-	f, err := os.Open(paths.ExpandHome(path))
+	f, err := os.Open(path)
 	if err != nil {
 		return JournalHeader{}, nil, fmt.Errorf("results: journal: %w", err)
 	}

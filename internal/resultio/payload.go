@@ -24,8 +24,8 @@ type PayloadInput struct {
 	Workload results.WorkloadInfo
 	// RequestTimeoutS is the transport timeout in seconds (nil = none).
 	RequestTimeoutS *float64
-	// CacheMode is the resolved cache policy ("none", "before-run",
-	// "before-case").
+	// CacheMode is the resolved cache policy (a workloads.CachePolicy:
+	// "preserve", "before-run" or "before-case").
 	CacheMode string
 	// CacheEvents are the cache resets made under CacheMode.
 	CacheEvents []results.CacheEvent

@@ -9,89 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/internal/py"
 	"github.com/benchserve/benchserve/results"
 )
-
-// pyFloat renders f as Python's repr(float) / str(float) does: the
-// shortest decimal that round-trips, fixed notation with at least one
-// fractional digit ("3.0", "12.5", "0.0001") while the decimal exponent is
-// in [-4, 16), scientific otherwise ("1e-05", "1.5e+16"), and "nan", "inf",
-// "-inf" for the special values. Used wherever the reference stringifies a
-// float: csv.DictWriter, _sql_escape and json.dumps.
-func pyFloat(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	// Shortest round-trip digits in the form [-]d[.ddd]e±XX.
-	s := strconv.FormatFloat(f, 'e', -1, 64)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	mant, expStr, _ := strings.Cut(s, "e")
-	exp, _ := strconv.Atoi(expStr)
-	digits := strings.Replace(mant, ".", "", 1)
-	sign := ""
-	if neg {
-		sign = "-"
-	}
-	// Python (format_float_short, 'r' mode) switches to exponent notation
-	// when decpt <= -4 or decpt > 16, where value = 0.DIGITS × 10^decpt,
-	// i.e. decpt = exp+1.
-	if exp < -4 || exp >= 16 {
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		esign := "+"
-		if exp < 0 {
-			esign = "-"
-			exp = -exp
-		}
-		return fmt.Sprintf("%s%se%s%02d", sign, m, esign, exp)
-	}
-	var b strings.Builder
-	b.WriteString(sign)
-	if exp < 0 {
-		b.WriteString("0.")
-		b.WriteString(strings.Repeat("0", -exp-1))
-		b.WriteString(digits)
-		return b.String()
-	}
-	intLen := exp + 1
-	if len(digits) <= intLen {
-		b.WriteString(digits)
-		b.WriteString(strings.Repeat("0", intLen-len(digits)))
-		b.WriteString(".0")
-		return b.String()
-	}
-	b.WriteString(digits[:intLen])
-	b.WriteByte('.')
-	b.WriteString(digits[intLen:])
-	return b.String()
-}
-
-func pyRound(f float64, n int) float64 { return py.Round(f, n) }
-
-// pyGeneral renders f as Python's format(f, "g") (six significant digits,
-// trailing zeros dropped), which is how tabulate prints float cells.
-func pyGeneral(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	return strconv.FormatFloat(f, 'g', 6, 64)
-}
 
 // jsonOpts selects the json.dumps flavour pyJSON reproduces.
 type jsonOpts struct {
@@ -183,7 +104,7 @@ func (e *pyEncoder) encode(v reflect.Value, intish bool) error {
 		if s == "" {
 			s = "0"
 		}
-		e.buf.WriteString(pyNumberLiteral(s))
+		e.buf.WriteString(py.JSONNumber(s))
 		return nil
 	}
 	if t == rawMessageType {
@@ -230,10 +151,10 @@ func (e *pyEncoder) encode(v reflect.Value, intish bool) error {
 		case intish && f == math.Trunc(f) && math.Abs(f) < 1e16:
 			e.buf.WriteString(strconv.FormatFloat(f, 'f', 0, 64))
 		default:
-			e.buf.WriteString(pyFloat(f))
+			e.buf.WriteString(py.FloatRepr(f))
 		}
 	case reflect.String:
-		writePyString(&e.buf, v.String())
+		py.WriteJSONString(&e.buf, v.String())
 	case reflect.Slice, reflect.Array:
 		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
 			// []byte: encoding/json writes base64; keep that convention.
@@ -277,7 +198,7 @@ func (e *pyEncoder) encode(v reflect.Value, intish bool) error {
 			if i > 0 {
 				e.sep(true)
 			}
-			writePyString(&e.buf, k)
+			py.WriteJSONString(&e.buf, k)
 			e.sep(false)
 			if err := e.encode(vals[k], false); err != nil {
 				return err
@@ -337,7 +258,7 @@ func (e *pyEncoder) structFields(v reflect.Value, n *int) error {
 			e.sep(true)
 		}
 		*n++
-		writePyString(&e.buf, name)
+		py.WriteJSONString(&e.buf, name)
 		e.sep(false)
 		// `ordered:"F"`: when field F (a json.RawMessage) is set, it is
 		// written instead, keeping the key order the reference keeps.
@@ -373,42 +294,6 @@ func isEmptyValue(v reflect.Value) bool {
 		return v.IsNil()
 	}
 	return false
-}
-
-// writePyString writes s as a JSON string the way json.dumps does with
-// ensure_ascii=True: \" \\ \n \r \t \b \f, other control characters and
-// every non-ASCII code point as \uXXXX (lowercase hex, surrogate pairs
-// above U+FFFF). Invalid UTF-8 becomes \ufffd.
-func writePyString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20:
-			fmt.Fprintf(b, `\u%04x`, r)
-		case r < utf8.RuneSelf:
-			b.WriteRune(r)
-		case r > 0xFFFF:
-			r -= 0x10000
-			fmt.Fprintf(b, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
-		default:
-			fmt.Fprintf(b, `\u%04x`, r)
-		}
-	}
-	b.WriteByte('"')
 }
 
 // pyDumps is json.dumps(v) with the reference's defaults (separators ", "
@@ -453,7 +338,7 @@ func (e *pyEncoder) rawValue(dec *json.Decoder) error {
 					return err
 				}
 				ks, _ := k.(string)
-				writePyString(&e.buf, ks)
+				py.WriteJSONString(&e.buf, ks)
 				e.sep(false)
 			}
 			if err := e.rawValue(dec); err != nil {
@@ -469,9 +354,9 @@ func (e *pyEncoder) rawValue(dec *json.Decoder) error {
 			e.buf.WriteByte(']')
 		}
 	case string:
-		writePyString(&e.buf, x)
+		py.WriteJSONString(&e.buf, x)
 	case json.Number:
-		e.buf.WriteString(pyNumberLiteral(string(x)))
+		e.buf.WriteString(py.JSONNumber(string(x)))
 	case bool:
 		if x {
 			e.buf.WriteString("true")
@@ -482,24 +367,6 @@ func (e *pyEncoder) rawValue(dec *json.Decoder) error {
 		e.buf.WriteString("null")
 	}
 	return nil
-}
-
-// pyNumberLiteral is how json.dumps writes the number json.loads makes of
-// the JSON number literal lit: an integer literal as written (a Python
-// int), anything else as a Python float ("0.20" → "0.2", "1e3" →
-// "1000.0"); a float overflowing to infinity is null (see pyJSON).
-func pyNumberLiteral(lit string) string {
-	if !strings.ContainsAny(lit, ".eE") {
-		return lit
-	}
-	f, err := strconv.ParseFloat(lit, 64)
-	switch {
-	case math.IsInf(f, 0):
-		return "null"
-	case err != nil:
-		return lit
-	}
-	return pyFloat(f)
 }
 
 // sloEntry is a results.SLOResult in the JSON shape its MarshalJSON

@@ -16,6 +16,12 @@ var (
 	ErrNotAFile      = errors.New("not a file")
 )
 
+// MaxPayloadBytes caps a results payload read back as an input (merge's
+// shards, the conformance matrix's results): 256 MiB, far above a payload
+// of 100,000 requests, so a wrong path (/dev/zero, a model file) fails at
+// once with an error naming it.
+const MaxPayloadBytes = 256 << 20
+
 // ReadFileLimit reads the file at path whole,
 // refusing more than limit bytes: a regular file larger than limit fails
 // before anything is read; a pipe or FIFO (e.g. bash's <(…)) is read up

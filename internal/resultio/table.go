@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/benchserve/benchserve/internal/py"
 )
 
 // cellType is tabulate's column type lattice: none < bool < int < float < str.
@@ -75,23 +77,23 @@ func tabFormat(v any, t cellType) string {
 		return "False"
 	case int:
 		if t == typeFloat {
-			return pyGeneral(float64(x))
+			return py.FormatG(float64(x))
 		}
 		return strconv.Itoa(x)
 	case int64:
 		if t == typeFloat {
-			return pyGeneral(float64(x))
+			return py.FormatG(float64(x))
 		}
 		return strconv.FormatInt(x, 10)
 	case float64:
 		if t == typeFloat || t == typeInt {
-			return pyGeneral(x)
+			return py.FormatG(x)
 		}
-		return pyFloat(x)
+		return py.FloatRepr(x)
 	case string:
 		if t == typeFloat {
 			if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
-				return pyGeneral(f)
+				return py.FormatG(f)
 			}
 		}
 		return x

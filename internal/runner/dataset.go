@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/benchserve/benchserve/internal/datasets"
@@ -19,6 +20,10 @@ import (
 // generator parameter; a malformed dataset file's names its file, line
 // and field.
 //
+// A timed generator (a trace: its requests carry Arrival) is not
+// expanded: w is returned as is, for a load run to stream it at the
+// trace's times.
+//
 // A workload already expanded (one of its cases carries Requested) is
 // returned as is, so the doors may expand before Start does.
 //
@@ -33,6 +38,9 @@ func ExpandGenerator(w *workloads.Workload) (*workloads.Workload, error) {
 		Seed: spec.Seed, Params: spec.Params})
 	if err != nil {
 		return nil, fmt.Errorf("runner: %s: generator: %w", w.Path, err)
+	}
+	if timed(g) {
+		return w, nil // a trace: a load run streams it at its times (Load.Trace), never held as cases
 	}
 	gs := g.Spec()
 	spec.Params, spec.NumPrompts, spec.TokenCounting = gs.Params, gs.NumPrompts, string(gs.Counting)
@@ -69,6 +77,36 @@ func expanded(w *workloads.Workload) bool {
 		if c.Requested != nil {
 			return true
 		}
+	}
+	return false
+}
+
+// checkContext refuses a generated workload whose longest request
+// (requested input plus asked output tokens) exceeds the context length
+// the server's /v1/models gives for the model, before anything is sent:
+// every such request would fail. A server that does not say passes; the
+// first request's HTTP 400 then says it.
+func (r *Runner) checkContext(ctx context.Context, w *workloads.Workload) error {
+	longest, id := 0, ""
+	for _, c := range w.Cases {
+		if q := c.Requested; q != nil && q.InputTokens+q.OutputTokens > longest {
+			longest, id = q.InputTokens+q.OutputTokens, c.ID
+		}
+	}
+	if longest == 0 {
+		return nil
+	}
+	n, ok := r.prober.ContextLength(ctx, r.model)
+	if !ok || longest <= n {
+		return nil
+	}
+	return fmt.Errorf("runner: %s: case %q asks for %d tokens (input + output) but %s serves at most %d (max_model_len in /v1/models): lower the lengths or serve a longer context", w.Path, id, longest, r.model, n)
+}
+
+// timed reports whether g's first request carries a trace's arrival time.
+func timed(g datasets.Generator) bool {
+	for r, err := range g.Requests() {
+		return err == nil && r.Timed
 	}
 	return false
 }

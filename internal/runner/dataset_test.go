@@ -2,13 +2,16 @@ package runner_test
 
 import (
 	"context"
+	"iter"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/datasets"
 	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/results"
 )
 
 func TestGeneratorWorkloadRecordsRequestedAndAchievedLengths(t *testing.T) {
@@ -80,4 +83,64 @@ func TestPrefixWorkloadCachedTokensMatchConstruction(t *testing.T) {
 		assert.Equal(t, 63, rec.Requested.PrefixTokens, rec.CaseID)
 		assert.Equal(t, int64(64), *rec.Metrics.TokensSaved, "%s: the prefix and its role marker, 4 whole blocks", rec.CaseID)
 	}
+}
+
+func TestGeneratedInputBeyondTheContextIsRefusedBeforeTheLoad(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	r := newRunner(t, srv)
+	w := load(t, `{"generator": {"name": "random", "num_prompts": 2, "random_input_len": 32760, "random_output_len": 64}}`)
+	_, err := r.Start(context.Background(), w, runner.RunOptions{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `case "random-0" asks for 32824 tokens (input + output) but`)
+	assert.Contains(t, err.Error(), "serves at most 32768 (max_model_len in /v1/models)")
+	for _, rec := range srv.Requests() {
+		assert.NotEqual(t, "/v1/chat/completions", rec.Path, "no chat request was sent")
+	}
+}
+
+func TestCheckTokenizerWarnsWhenTheEndpointDisagreesWithUsage(t *testing.T) {
+	for _, tc := range []struct {
+		faults []fixtures.Fault
+		want   string
+	}{
+		{nil, ""},
+		{[]fixtures.Fault{"wrong-token-count"}, `the server's POST /tokenize counts 37 tokens for case "random-0", its usage.prompt_tokens says 32`},
+	} {
+		srv := fixtures.Start(t, fixtures.Options{Faults: tc.faults})
+		r := newRunner(t, srv)
+		w := load(t, `{"generator": {"name": "random", "num_prompts": 1, "random_input_len": 32, "random_output_len": 4}}`)
+		s, err := r.Start(context.Background(), w, runner.RunOptions{})
+		require.NoError(t, err)
+		require.NoError(t, s.RunAll(context.Background(), nil))
+		warning, skipped := s.CheckTokenizer(context.Background())
+		assert.Empty(t, skipped, "the fixture has the endpoint")
+		if tc.want == "" {
+			assert.Empty(t, warning, "agreeing counts: no warning")
+		} else {
+			assert.Contains(t, warning, tc.want, "both numbers, usage wins")
+		}
+	}
+}
+
+// timedGen is a one-request trace, for ExpandGenerator's rule on timed
+// generators.
+type timedGen struct{}
+
+func (timedGen) Spec() datasets.Spec { return datasets.Spec{Name: "test_timed"} }
+func (timedGen) Requests() iter.Seq2[datasets.Request, error] {
+	return func(yield func(datasets.Request, error) bool) {
+		yield(datasets.Request{ID: "t-0", Messages: []results.Message{{"role": "user", "content": "x"}}, Timed: true}, nil)
+	}
+}
+
+func init() {
+	datasets.Register("test_timed", func(datasets.Options) (datasets.Generator, error) { return timedGen{}, nil })
+}
+
+func TestExpandGeneratorLeavesATraceToTheLoad(t *testing.T) {
+	w := load(t, `{"generator": {"name": "test_timed"}}`)
+	got, err := runner.ExpandGenerator(w)
+	require.NoError(t, err)
+	assert.Empty(t, got.Cases, "a timed generator's requests are never held as cases")
+	assert.Same(t, w, got)
 }

@@ -42,7 +42,7 @@ func (r *Runner) runContract(ctx context.Context, w *workloads.Workload, c workl
 		in.Timeout = time.Duration(*c.PolicyTimeoutMS * float64(time.Millisecond))
 	}
 	started := time.Now()
-	out := conformance.Run(ctx, conformance.Target{Sender: sender{r.client}, Model: r.model}, in)
+	out := conformance.Run(ctx, conformance.Target{Sender: sender{r.client}, Model: r.model, ModelFound: r.cfg.Model == "", Health: &r.health}, in)
 	msg := out.Message(c.ID, spec)
 	failing := contract.Failing(contract.Level(spec.Level), out.Verdict, spec.Strict)
 	rule := contract.Rules[contract.Kind(spec.Check)]

@@ -122,6 +122,9 @@ func (r *Runner) Start(ctx context.Context, w *workloads.Workload, opts RunOptio
 	if err != nil {
 		return nil, err
 	}
+	if err := r.checkContext(ctx, w); err != nil {
+		return nil, err
+	}
 	reps := opts.Repetitions
 	if reps == 0 {
 		reps = 1
@@ -424,13 +427,13 @@ func (r *Runner) Run(ctx context.Context, w *workloads.Workload, opts RunOptions
 func ResolveCachePolicy(override string, w *workloads.Workload) (string, error) {
 	v := override
 	if v == "" && w != nil {
-		v = w.CachePolicy
+		v = string(w.CachePolicy)
 	}
 	p, err := workloads.NormalizeCachePolicy(v)
 	if err != nil {
 		return "", fmt.Errorf("runner: %w", err)
 	}
-	return p, nil
+	return string(p), nil
 }
 
 // newPayload returns the empty payload of a run of w (resultio.BuildPayload,

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
+	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/scrape"
 	"github.com/benchserve/benchserve/internal/serverinfo"
@@ -114,6 +115,9 @@ type Runner struct {
 	runID    string
 	stamp    string
 	owned    bool
+	// health is shared by the protocol contracts the Runner checks: once
+	// the server went away the rest are a skip saying so.
+	health conformance.Health
 }
 
 // Close releases the idle connections of the HTTP client the Runner
@@ -317,7 +321,7 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 	if sideRequests {
 		before = r.scrapeWithin(ctx, side)
 	}
-	res, err := r.client.ChatStream(ctx, req)
+	res, inputs, err := r.send(ctx, c, req)
 	if res == nil {
 		res = &stream.Result{StartedAt: time.Now()}
 	}
@@ -327,7 +331,7 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 	}
 
 	statusCode := responseStatus(res, err)
-	issues := evaluateChoices(c.Checks, statusCode, res)
+	issues := caseIssues(c, statusCode, res)
 	thinkingNote := ""
 	if c.EnableThinking != nil && !*c.EnableThinking && hasReasoning(res) {
 		thinkingNote = ThinkingIgnored(r.runtime.Server, utf8.RuneCountInString(res.Reasoning))
@@ -372,6 +376,8 @@ func (r *Runner) runCase(ctx context.Context, w *workloads.Workload, c workloads
 			ExtraBody:      c.ExtraBody,
 			ExtraBodyJSON:  c.ExtraBodyJSON,
 			MessageCount:   len(c.Messages),
+			Endpoint:       recordEndpoint(c.Endpoint),
+			Inputs:         inputs,
 		},
 		Policy:     policy(c.PolicyTimeoutMS, err != nil, res.E2ELms),
 		CacheReset: results.CacheReset{Attempted: false},
@@ -584,6 +590,7 @@ func CaseRequest(model string, c workloads.Case) stream.Request {
 		MaxTokens:      c.EffectiveMaxTokens(),
 		EnableThinking: c.EnableThinking,
 		ExtraBody:      c.ExtraBody,
+		Endpoint:       c.Endpoint,
 	}
 	if c.PolicyTimeoutMS != nil && *c.PolicyTimeoutMS > 0 {
 		req.Timeout = time.Duration(*c.PolicyTimeoutMS * float64(time.Millisecond))

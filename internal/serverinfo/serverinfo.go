@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/internal/openai"
+	"github.com/benchserve/benchserve/internal/py"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -149,8 +150,8 @@ func (p *Prober) DetectModel(ctx context.Context, model string) results.Runtime 
 		rt.MetalPeakGB = metal.MetalPeakGB
 		rt.MetalCacheGB = metal.MetalCacheGB
 		rt.EngineType = str(status["engine_type"])
-		rt.MTPEnabled = truthy(status["mtp_enabled"])
-		rt.SpecPrefill = truthy(status["specprefill"])
+		rt.MTPEnabled = py.Truthy(status["mtp_enabled"])
+		rt.SpecPrefill = py.Truthy(status["specprefill"])
 		rt.KVQuant = str(status["kv_quant"])
 		if rt.Server == "" {
 			rt.Server = "vllm-mlx"
@@ -314,22 +315,6 @@ func osVersion() string {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
-}
-
-// truthy follows Python's bool() for JSON values.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case float64:
-		return x != 0
-	case string:
-		return x != ""
-	case nil:
-		return false
-	default:
-		return true
-	}
 }
 
 // firstNum returns the first of keys holding a non-zero number (Python's

@@ -52,5 +52,15 @@
 // by the default client (RetryReused) and counted in
 // Result.ConnectionRetries.
 //
+// # Endpoints
+//
+// Request.Endpoint chooses the API: chat completions (the default), the
+// Responses API (/v1/responses: typed events read by handleResponse, no
+// [DONE], the stream ending at response.completed, .incomplete or
+// .failed) or legacy completions (/v1/completions: choices[].text). Each
+// endpoint's deltas are added to the same per-choice accumulators and
+// timed by the same rules (addChunk). Client.Embed sends one
+// /v1/embeddings batch, not streamed, and measures its latency.
+//
 // docs/streams.md lists what real servers send and how each case is read.
 package stream

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/results"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // Client streams chat completions from one OpenAI-compatible server. The
@@ -75,19 +76,25 @@ type Request struct {
 	// MaxKeptBytes in all, for protocol checks that need the raw stream;
 	// 0 keeps none.
 	KeepEvents int
+	// Endpoint is the API the request goes to: "" or chat
+	// (/v1/chat/completions), responses (/v1/responses) or completions
+	// (/v1/completions), each streamed and read by its own event grammar
+	// (docs/streams.md); embeddings are sent by Client.Embed instead.
+	Endpoint workloads.Endpoint
 	// StopAfterChunks, when > 0, closes the stream once that many
 	// token-bearing chunks have arrived, as a client that goes away does;
 	// ChatStream then returns ErrStopped.
 	StopAfterChunks int
 }
 
-// MaxKeptEventBytes bounds each event kept by Request.KeepEvents: 16 KiB
-// of its data (Event.Cut reports a longer one).
-const MaxKeptEventBytes = 16 << 10
+// MaxKeptEventBytes bounds each event kept by Request.KeepEvents: 1 MiB
+// of its data (Event.Cut reports a longer one), far above a real chunk
+// (a whole tool call's arguments sent in one chunk included).
+const MaxKeptEventBytes = 1 << 20
 
 // MaxKeptBytes bounds the data of all the events one Result keeps: once
-// 4 MiB are kept, later events are counted (EventsSeen) but not kept.
-const MaxKeptBytes = 4 << 20
+// 16 MiB are kept, later events are counted (EventsSeen) but not kept.
+const MaxKeptBytes = 16 << 20
 
 // Event is one SSE event as the server sent it (Request.KeepEvents).
 type Event struct {
@@ -210,7 +217,8 @@ type Result struct {
 	// HasOutput reports whether any content, refusal or tool-call token
 	// arrived.
 	HasOutput bool
-	// Done reports whether the [DONE] sentinel was read.
+	// Done reports whether the [DONE] sentinel (for the Responses API its
+	// terminal event) was read.
 	Done bool
 	// Events are the first Request.KeepEvents events of the stream, in
 	// order (keep-alives included); EventsSeen counts every event read.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -71,7 +70,7 @@ func LoadPromptSetFrom(dir, nameOrPath string) ([][]results.Message, error) {
 	)
 	if dir != "" && slices.Contains(BuiltinNames, nameOrPath) {
 		target := filepath.Join(dir, nameOrPath+".json")
-		data, err = os.ReadFile(target)
+		data, err = readPromptFile(target)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("sweep: builtin prompt set '%s' not found at %s (prompts dir): %w", nameOrPath, target, ErrPromptSetNotFound)
 		}

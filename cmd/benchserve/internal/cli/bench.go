@@ -59,6 +59,7 @@ type benchFlags struct {
 	envTags                 string
 	load                    loadFlags
 	dataset                 datasetFlags
+	endpoint                *choiceValue
 }
 
 func (f *benchFlags) given(name string) bool {
@@ -73,6 +74,7 @@ func newBenchFlags(e *env) *benchFlags {
 		validate:      newChoice("true", "true", "false"),
 		scrapeMetrics: newChoice("true", "true", "false"),
 		cachePolicy:   newChoice("", "preserve", "before-run", "before-case"),
+		endpoint:      newChoice("", "chat", "responses", "completions", "embeddings"),
 	}
 	fs := flag.NewFlagSet("benchserve", flag.ContinueOnError)
 	f.fs = fs
@@ -96,12 +98,13 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.Var(f.validate, "validate", "Validate responses: `true` or false")
 	fs.Var(f.scrapeMetrics, "scrape-metrics", "Scrape /metrics before and after each run: `true` or false")
 	fs.BoolVar(&f.includeContent, "include-content", false, "Include full generated content in workload JSON output")
-	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; <= 0 disables. Product policy timeouts\nbelong in the workload.")
+	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", defaultRequestTimeoutS, "HTTP transport timeout in `seconds`; <= 0 disables. Product policy timeouts\nbelong in the workload.")
 	fs.Var(f.cachePolicy, "cache-policy", "Workload cache handling: `preserve`, before-run or before-case\n(default: the workload's defaults.cache_policy, else preserve)")
 	fs.Var(&f.tag, "tag", "Optional tag `string` stored in every sweep result row")
 	fs.Var(&f.overrides, "override-field", "Override sweep result fields as `key=value` pairs (e.g. chip=M4Pro);\nrepeatable, and like the reference several pairs may follow one flag")
 	fs.Var(&f.slo, "slo", "Run-level threshold `EXPR` checked after a workload run, e.g. 'ttft_p95_ms <= 500'\n(repeatable; added to the workload's defaults.slo; one PASS/FAIL line each on\nstderr, a failed one exits 1). benchserve addition")
 	fs.Var(&f.caseTags, "case-tag", "Run only the workload cases having any of these `tags` (repeatable or\ncomma-separated; default: $BENCHSERVE_TAGS, as the go test plugin). Not --tag,\nwhich labels sweep rows. benchserve addition")
+	fs.Var(f.endpoint, "endpoint", "API every workload case is sent to: `chat`, responses, completions or embeddings\n(default: each case's \"endpoint\", else the workload's defaults.endpoint, else chat;\nprotocol contracts keep theirs). Workload runs and their load runs only. benchserve addition")
 	addLoadFlags(fs, &f.load, e.getenv)
 	addDatasetFlags(fs, &f.dataset)
 	f.envTags = e.getenv("BENCHSERVE_TAGS")
@@ -195,11 +198,21 @@ func (f *benchFlags) tags() []string {
 	return out
 }
 
-func (f *benchFlags) requestTimeout() time.Duration {
-	if !(f.requestTimeoutS > 0) || checkSeconds(f.requestTimeoutS) != "" { // 0 disables; bad values are refused by commonChecks
-		return -1 // none (runner's convention: 0 would mean the default)
+func (f *benchFlags) requestTimeout() time.Duration { return secondsTimeout(f.requestTimeoutS) }
+
+// defaultRequestTimeoutS is --request-timeout-s's default in every
+// command, in seconds (the reference's 300).
+const defaultRequestTimeoutS = 300
+
+// secondsTimeout is a --request-timeout-s value as runner.Config's
+// RequestTimeout: 0 or less disables the timeout, which runner spells -1
+// (its 0 means the default); a value checkSeconds refuses (the commands
+// report it before connecting) gives -1 too.
+func secondsTimeout(s float64) time.Duration {
+	if !(s > 0) || checkSeconds(s) != "" {
+		return -1
 	}
-	return time.Duration(f.requestTimeoutS * float64(time.Second))
+	return time.Duration(s * float64(time.Second))
 }
 
 // minTimeout is the smallest positive timeout a duration flag accepts.

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +15,7 @@ import (
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
+	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/sweep"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
@@ -53,9 +52,11 @@ const capacityUsage = `Usage: benchserve capacity --url URL (--workload FILE | -
 
 Finds the highest request rate (--by rate) or concurrency (--by concurrency)
 at which every --slo holds with confidence and the error rate stays within
---max-error-rate: it ramps up (doubling from --start) until a probe does not
-pass, then bisects between the highest passing and the lowest not passing
-load, within --max-time. Each probe leaves out its warm-up (until the requests
+--max-error-rate: it ramps up (doubling from --start; without --start, a rate
+search measures the service rate with a 64-request closed-loop burst, starts at
+half of it and steps by 1.5, down when that probe does not pass) until a probe
+does not pass, then bisects between the highest passing and the lowest not
+passing load, within --max-time. Each probe leaves out its warm-up (until the requests
 in flight have built up, at least 10% of it), measures enough requests for the
 SLOs' percentiles (5 beyond the highest: 100 for a p95) and gives each
 percentile a 95% interval (binomial order statistics over the effective sample
@@ -87,7 +88,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Var(&f.caseTags, "case-tag", "only the workload cases having any of these `tags`")
 	fs.Var(&f.slo, "slo", "threshold `EXPR` every passing probe meets, e.g. 'ttft_p95_ms <= 500' (repeatable; at least one)")
 	fs.StringVar(&f.by, "by", "rate", "search the request `rate` (req/s, open loop) or the concurrency (streams, closed loop)")
-	fs.Float64Var(&f.start, "start", 0, "first probe's `load` (default: 1 req/s or 1 stream)")
+	fs.Float64Var(&f.start, "start", 0, "first probe's `load` (default: by rate, half the service rate a 64-request closed-loop burst of 16 streams measures; by concurrency, 1 stream)")
 	fs.Float64Var(&f.maxRate, "max-rate", 0, "highest `load` probed (req/s with --by rate, streams with --by concurrency; default: the search's own cap)")
 	fs.Var(&f.probeDuration, "probe-duration", "each probe lasts at least `D` of arrivals (e.g. 30s)")
 	fs.IntVar(&f.probeRequests, "probe-requests", 0, "`N` measured requests (after the warm-up) at which a probe's verdict is first looked at (default: 5 beyond the SLOs' highest percentile, 100 for a p95; at least 50)")
@@ -99,7 +100,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Uint64Var(&f.seed, "seed", 0, "`seed` of the arrival schedules (each probe draws its own from it)")
 	fs.IntVar(&f.maxConcurrency, "max-concurrency", 0, "at most `C` requests in flight in a rate probe (default: no cap)")
 	fs.Var(&f.goodput, "goodput", "per-request SLO for each probe's goodput, `KEY:MS` pairs (ttft:500 tpot:50 e2el:30000)")
-	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", 300, "HTTP transport timeout in `seconds`; <= 0 disables")
+	fs.Float64Var(&f.requestTimeoutS, "request-timeout-s", defaultRequestTimeoutS, "HTTP transport timeout in `seconds`; <= 0 disables")
 	fs.StringVar(&f.output, "output", "", "write capacity.json to this `path`")
 	fs.Float64Var(&f.floor, "floor", 0, "exit 1 when the lower end of the capacity's 95% interval is below this `load` (a CI gate: capacity >= floor with confidence)")
 	addDatasetFlags(fs, &f.dataset)
@@ -112,7 +113,9 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	e = e.redacting(f.url, f.apiKey) // no URL secret or echoed API key in any output
 	expandHome(&f.output, &f.workload, &f.prompts, &f.promptsDir, &f.dataset.path)
 	var pr problems
-	cfg, l := f.searchConfig(&pr)
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	cfg, l := f.searchConfig(&pr, given)
 	if fs.NArg() > 0 {
 		pr.addUsage("%s", unexpectedArgs(fs.Args()))
 	}
@@ -134,17 +137,12 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		return pr.report(e, "capacity")
 	}
 
-	timeout := time.Duration(-1)
-	if f.requestTimeoutS > 0 {
-		timeout = time.Duration(f.requestTimeoutS * float64(time.Second))
-	}
+	timeout := secondsTimeout(f.requestTimeoutS)
 	conns := max(f.maxConcurrency, 64)
 	if cfg.By == capacity.ByConcurrency && cfg.Max > 0 {
 		conns = max(conns, int(cfg.Max))
 	}
-	urlGiven := false
-	fs.Visit(func(fl *flag.Flag) { urlGiven = urlGiven || fl.Name == "url" })
-	r, code := connect(ctx, e, runner.Config{URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: timeout, NoScrape: true, Conns: conns}, urlGiven)
+	r, code := connect(ctx, e, runner.Config{URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: timeout, NoScrape: true, Conns: conns}, given["url"])
 	if r == nil {
 		return code
 	}
@@ -166,22 +164,19 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		}
 		return ExitFailed
 	}
+	if res.StartFrom != "" {
+		fmt.Fprintf(e.stderr, "Started at %s req/s: %s\n", stats.FormatLoad(res.Start), res.StartFrom)
+	}
 	fmt.Fprintf(e.stderr, "Capacity: %s (%s); %d probes in %v; stopped because %s\n",
 		res.Headline(), res.Interval.Method, len(res.Probes), res.Elapsed.Round(time.Second), present.Message(res.Reason))
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // "ttft_p95_ms <= 500" reads as written
-	enc.SetIndent("", "  ")
-	jerr := enc.Encode(res)
-	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	data, jerr := resultio.FormatCapacity(res)
 	if jerr != nil {
 		fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(jerr))
 		return ExitFailed
 	}
 	if f.output != "" {
 		if werr := resultio.WriteFileAtomic(f.output, append(data, '\n'), 0o644); werr != nil {
-			fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(werr))
-			return ExitFailed
+			return keepResults(e, f.output, werr, func() ([]byte, error) { return data, nil })
 		}
 		fmt.Fprintf(e.stderr, "Capacity search written to %s\n", f.output)
 	} else {
@@ -206,8 +201,21 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 }
 
 // searchConfig turns the flags into the search's configuration and the
-// load every probe shares, adding every problem to pr.
-func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load) {
+// load every probe shares, adding every problem to pr. given names the
+// flags on the command line: a value given as 0 is refused where 0 would
+// silently mean the default.
+func (f *capacityFlags) searchConfig(pr *problems, given map[string]bool) (capacity.Config, runner.Load) {
+	for _, fl := range []struct {
+		name string
+		v    float64
+	}{{"start", f.start}, {"max-rate", f.maxRate}, {"precision", f.precision}} {
+		if given[fl.name] && !(fl.v > 0) {
+			pr.addUsage("--%s: want a value > 0, got %v (leave it out for the default)", fl.name, fl.v)
+		}
+	}
+	if math.IsNaN(f.floor) || f.floor < 0 || math.IsInf(f.floor, 0) {
+		pr.addUsage("--floor: want a load >= 0 (0: no floor), got %v", f.floor)
+	}
 	by, err := capacity.ParseBy(f.by)
 	if err != nil {
 		pr.addUsage("--by: %v", err)
@@ -223,6 +231,7 @@ func (f *capacityFlags) searchConfig(pr *problems) (capacity.Config, runner.Load
 	}
 	if math.IsNaN(f.maxErrorRate) || f.maxErrorRate < 0 || f.maxErrorRate > 1 {
 		pr.addUsage("--max-error-rate: want a number in [0, 1], got %v", f.maxErrorRate)
+		f.maxErrorRate = 0 // said once: not again by cfg.Validate
 	}
 	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: ths, MaxErrorRate: f.maxErrorRate, By: by,
 		Start: f.start, Max: f.maxRate, ProbeRequests: f.probeRequests, ProbeDuration: time.Duration(f.probeDuration),

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,5 +60,33 @@ func TestCapacityUsage(t *testing.T) {
 	assert.Equal(t, ExitUsage, res.code)
 	for _, want := range []string{"--by", "--slo: give at least one threshold", "--max-error-rate", "--workload FILE or --prompts SET"} {
 		assert.Contains(t, res.stderr, want, "every problem is said at once")
+	}
+}
+
+// Odd values are refused, each said once, rather than turned into
+// defaults: --start 0, --max-rate 0, --precision 0, --floor -1, a floor on
+// latency, p100, a fractional concurrency and --max-error-rate 2.
+func TestCapacityOddInputs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--start", "0"}, "--start: want a value > 0, got 0"},
+		{[]string{"--max-rate", "0"}, "--max-rate: want a value > 0, got 0"},
+		{[]string{"--precision", "0"}, "--precision: want a value > 0, got 0"},
+		{[]string{"--floor", "-1"}, "--floor: want a load >= 0"},
+		{[]string{"--slo", "ttft_p95_ms >= 200"}, "a lower limit on ttft, which rises with load"},
+		{[]string{"--slo", "ttft_p100_ms <= 200"}, "p100 is the maximum"},
+		{[]string{"--by", "concurrency", "--start", "0.5"}, "concurrency start 0.5"},
+		{[]string{"--max-error-rate", "2"}, "--max-error-rate: want a number in [0, 1], got 2"},
+	} {
+		args := append([]string{"capacity", "--url", "http://127.0.0.1:1", "--prompts", "short"}, c.args...)
+		if !slices.Contains(c.args, "--slo") {
+			args = append(args, "--slo", "ttft_p95_ms <= 200")
+		}
+		res := invoke(t, args...)
+		assert.Equal(t, ExitUsage, res.code, "%v: a usage error", c.args)
+		assert.Contains(t, res.stderr, c.want, "%v: said", c.args)
+		assert.Equal(t, 1, strings.Count(res.stderr, c.want), "%v: said once: %s", c.args, res.stderr)
 	}
 }

@@ -9,9 +9,10 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"syscall"
+
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/present"
-	"syscall"
 )
 
 // Exit statuses of Main.

@@ -6,11 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
 
-	"github.com/benchserve/benchserve/internal/paths"
+	"github.com/benchserve/benchserve/internal/conformance"
 	"github.com/benchserve/benchserve/internal/present"
 
 	"github.com/benchserve/benchserve/internal/resultio"
@@ -43,7 +41,7 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 	wl := fs.String("workload", "", "a suite file of your own, e.g. a copy of workloads/conformance.json with cases added (default: the builtin suite)")
 	var tags listValue
 	fs.Var(&tags, "case-tag", "check only the contracts with this tag (stream, usage, tools, errors, …; repeatable or comma-separated)")
-	timeoutS := fs.Float64("request-timeout-s", 300, "HTTP transport timeout of one request in `seconds`; 0 disables")
+	timeoutS := fs.Float64("request-timeout-s", defaultRequestTimeoutS, "HTTP transport timeout of one request in `seconds`; 0 disables (each request of a contract is also cut at 120 s, and after 2 contracts in a row without any answer the rest are not checked)")
 	help := func(w io.Writer) {
 		fmt.Fprint(w, "Usage:\n  benchserve "+conformanceSynopsis+"\n"+
 			"  benchserve "+matrixSynopsis+"\n\n"+
@@ -51,7 +49,9 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 			"usage, limits, tools, structured output, errors, models, reasoning, cancellation\n"+
 			"(docs/streams.md, Conformance). Each contract is MUST (fails the run), SHOULD\n"+
 			"(a warning; fails with --strict) or MAY (recorded). Exit status: 0 when every\n"+
-			"MUST holds, 1 when one fails, 2 for usage errors.\n\n")
+			"MUST holds, 1 when one fails (a server that goes away mid-run fails the contract\n"+
+			"it was on; the rest are skipped, one line says so), 2 for usage errors or a\n"+
+			"server that cannot be reached.\n\n")
 		printFlags(w, fs)
 	}
 	if code, ok := parseFlags(e, fs, "conformance", help, args); !ok {
@@ -153,6 +153,9 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 	runErr := sess.RunAll(ctx, nil)
 	p := sess.Payload()
 	fmt.Fprintln(e.stdout, conformanceSummary(p))
+	if n, why := notChecked(p); n > 0 {
+		fmt.Fprintf(e.stderr, "benchserve conformance: the server went away: %d contract(s) not checked (%s)\n", n, present.Message(why))
+	}
 	code := ExitOK
 	for _, rec := range p.Results {
 		if !rec.OK {
@@ -160,13 +163,16 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	if *output != "" {
-		werr := resultio.WriteFile(p, *output)
+		kept, werr, keepErr := resultio.WriteFileOrKeep(p, *output)
 		if jerr := sess.FinishJournal(werr == nil); jerr != nil {
 			fmt.Fprintf(e.stderr, "benchserve conformance: journal: %s\n", explain(jerr))
 		}
 		if werr != nil {
 			journal, _ := sess.Journal()
 			fmt.Fprintf(e.stderr, "benchserve conformance: writing the results failed: %s; every finished contract is in %s (benchserve recover)\n", explain(werr), journal)
+			if keepErr == nil {
+				fmt.Fprintf(e.stderr, "benchserve conformance: the results were kept as JSON in %s\n", kept)
+			}
 			return ExitFailed
 		}
 		fmt.Fprintf(e.stderr, "Conformance results written to %s\n", *output)
@@ -178,17 +184,22 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 	return code
 }
 
+// notChecked counts the contracts of p not checked because the server
+// went away (conformance.GoneEvidence) and gives the first one's reason.
+func notChecked(p *results.Payload) (n int, why string) {
+	for _, rec := range p.Results {
+		if c := rec.Contract; c != nil && strings.HasPrefix(c.Evidence, conformance.GoneEvidence) {
+			if n == 0 {
+				why = strings.TrimPrefix(strings.TrimPrefix(c.Evidence, conformance.GoneEvidence), ": ")
+			}
+			n++
+		}
+	}
+	return n, why
+}
+
 // evidenceIndent starts the lines a contract's evidence is folded onto.
 const evidenceIndent = "        "
-
-// secondsTimeout applies runner's timeout convention to a flag in
-// seconds: 0 disables (negative duration), else the duration.
-func secondsTimeout(s float64) time.Duration {
-	if !(s > 0) {
-		return -1
-	}
-	return time.Duration(s * float64(time.Second))
-}
 
 // verdictWord is a contract's outcome as the line shows it: PASS, FAIL
 // (it fails the run), WARN (a SHOULD that broke), INFO (a MAY that
@@ -263,6 +274,7 @@ func runConformanceMatrix(e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "benchserve conformance matrix: \"%s\": want LABEL=RESULTS.json\n", present.Message(a))
 			return ExitUsage
 		}
+		expandHome(&path)
 		p, err := readConformancePayload(path)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "benchserve conformance matrix: %s\n", explain(err))
@@ -289,7 +301,7 @@ func runConformanceMatrix(e *env, args []string) int {
 
 // readConformancePayload reads a JSON results payload for the matrix.
 func readConformancePayload(path string) (*results.Payload, error) {
-	data, err := os.ReadFile(paths.ExpandHome(path))
+	data, err := resultio.ReadFileLimit(path, resultio.MaxPayloadBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -70,3 +70,29 @@ func TestCapacityTakesADatasetMix(t *testing.T) {
 	assert.Equal(t, ExitUsage, res.code)
 	assert.Contains(t, res.stderr, "--num-prompts needs --dataset-name")
 }
+
+func TestDatasetRunWarnsWhenTokenizeDisagreesWithUsage(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{Faults: []fixtures.Fault{"wrong-token-count"}})
+	res := invoke(t, "--url", srv.URL, "--dataset-name", "random", "--random-input-len", "16",
+		"--random-output-len", "4", "--num-prompts", "2", "--output", filepath.Join(t.TempDir(), "o.json"))
+	assert.Equal(t, ExitOK, res.code, res.stderr)
+	assert.Contains(t, res.stderr, "benchserve: warning: the server's POST /tokenize counts 21 tokens for case", "both numbers on stderr")
+	assert.Contains(t, res.stderr, "its usage.prompt_tokens says 16: the records keep the usage's count")
+}
+
+func TestDatasetRandomMixFlag(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	out := filepath.Join(t.TempDir(), "o.json")
+	res := invoke(t, "--url", srv.URL, "--dataset-name", "random", "--random-mix", "8,2:1;24,3:1",
+		"--num-prompts", "12", "--seed", "9", "--output", out)
+	require.Equal(t, ExitOK, res.code, res.stderr)
+	seen := map[int]bool{}
+	for _, rec := range readPayload(t, out).Results {
+		seen[rec.Requested.InputTokens] = true
+		assert.Equal(t, rec.Requested.InputTokens, rec.Metrics.PromptTokens, rec.CaseID)
+	}
+	assert.Equal(t, map[int]bool{8: true, 24: true}, seen, "both components drawn")
+	res = invoke(t, "--url", srv.URL, "--dataset-name", "random", "--random-mix", "8:1")
+	assert.Equal(t, ExitUsage, res.code)
+	assert.Contains(t, res.stderr, `--random-mix: component 1 "8:1"`)
+}

@@ -22,6 +22,7 @@ type datasetFlags struct {
 	// the given ones reach the generator (its defaults are vLLM's).
 	ints   map[string]*int
 	floats map[string]*float64
+	mix    string
 }
 
 // datasetIntFlags and datasetFloatFlags are the generator parameter flags
@@ -46,6 +47,7 @@ func addDatasetFlags(fs *flag.FlagSet, d *datasetFlags) {
 	d.ints, d.floats = map[string]*int{}, map[string]*float64{}
 	fs.StringVar(&d.name, "dataset-name", "", "Generate the requests instead of reading cases: `NAME` is "+strings.Join(datasets.Names(), ", ")+"\n(vLLM's names; --num-prompts requests, drawn with --seed: the same seed sends\nbyte-identical requests). Prompts are built of single-token words, so a\nlength in tokens is exact for o200k_base/cl100k_base and the fixture")
 	fs.StringVar(&d.path, "dataset-path", "", "`File` a file-based --dataset-name reads")
+	fs.StringVar(&d.mix, "random-mix", "", "random: a weighted mixture of (input, output) lengths, `ISL,OSL:W;...` (AIPerf's\n--sequence-distribution form), e.g. 512,64:0.7;2048,256:0.3; each pair drawn by weight,\nits lengths with --random-range-ratio. benchserve addition")
 	fs.BoolVar(&d.ignoreEOS, "ignore-eos", false, "Send \"ignore_eos\": true so the server generates the asked output length\n(vLLM, SGLang, llama.cpp; Ollama ignores it)")
 	for _, fl := range datasetIntFlags {
 		v := new(int)
@@ -93,6 +95,9 @@ func (d *datasetFlags) generator(pr *problems, numPrompts int, seed uint64) *res
 			g.Params[strings.ReplaceAll(name, "-", "_")] = *v
 		}
 	}
+	if d.given("random-mix") {
+		g.Params["random_mix"] = d.mix
+	}
 	_, err := datasets.New(datasets.Options{Name: g.Name, Path: g.Path, NumPrompts: g.NumPrompts, Seed: g.Seed, Params: g.Params})
 	if err != nil {
 		pr.addUsage("--dataset-name %s: %s", d.name, flagWords(strings.TrimPrefix(err.Error(), "datasets: ")))
@@ -106,6 +111,7 @@ func flagWords(s string) string {
 	for _, fl := range datasetIntFlags {
 		s = strings.ReplaceAll(s, strings.ReplaceAll(fl[0], "-", "_"), "--"+fl[0])
 	}
+	s = strings.ReplaceAll(s, "random_mix", "--random-mix")
 	for _, fl := range datasetFloatFlags {
 		s = strings.ReplaceAll(s, strings.ReplaceAll(fl[0], "-", "_"), "--"+fl[0])
 	}

@@ -6,10 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
-	"github.com/benchserve/benchserve/internal/paths"
 	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
@@ -47,6 +45,10 @@ func runMerge(_ context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	out, ins := fs.Arg(0), fs.Args()[1:]
+	expandHome(&out)
+	for i := range ins {
+		expandHome(&ins[i])
+	}
 	for _, in := range ins {
 		if resultio.SameFile(in, out) {
 			fmt.Fprintf(e.stderr, "benchserve merge: %s is both the output and an input (the output comes first)\n", out)
@@ -80,8 +82,7 @@ func runMerge(_ context.Context, e *env, args []string) int {
 	if len(thresholds) == 0 {
 		merged.SLO = nil
 	}
-	if err := resultio.WriteFile(merged, out); err != nil {
-		fmt.Fprintf(e.stderr, "benchserve merge: %s\n", explain(err))
+	if !writePayloadFile(e, "merge", merged, out) {
 		return ExitUsage
 	}
 	shards := map[int]bool{}
@@ -125,7 +126,7 @@ func readShardPayload(path string) (*results.Payload, error) {
 	default:
 		return nil, fmt.Errorf("%s: not a JSON payload (extension %q): merge the shards' JSON payloads", path, resultio.FormatForPath(path))
 	}
-	data, err := os.ReadFile(paths.ExpandHome(path))
+	data, err := resultio.ReadFileLimit(path, resultio.MaxPayloadBytes)
 	if err != nil {
 		return nil, err
 	}

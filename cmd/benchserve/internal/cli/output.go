@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/benchserve/benchserve/history"
 	"github.com/benchserve/benchserve/internal/resultio"
@@ -73,7 +69,8 @@ func writeOutput(e *env, format, output string, msg outputMessages, sqlite func(
 }
 
 // keepResults reports writeErr, then writes asJSON's rendering of the
-// measured results to fallbackPath and says where; it returns ExitFailed.
+// measured results next to output (resultio.KeepPartial) and says where;
+// it returns ExitFailed.
 func keepResults(e *env, output string, writeErr error, asJSON func() ([]byte, error)) int {
 	fmt.Fprintf(e.stderr, "benchserve: writing the results failed: %s\n", explain(writeErr))
 	data, err := asJSON()
@@ -81,52 +78,13 @@ func keepResults(e *env, output string, writeErr error, asJSON func() ([]byte, e
 		fmt.Fprintf(e.stderr, "benchserve: the measured results are lost: %s\n", explain(err))
 		return ExitFailed
 	}
-	path, err := writeFallback(output, data)
+	path, err := resultio.KeepPartial(output, data)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve: the measured results are lost: %s\n", explain(err))
 		return ExitFailed
 	}
 	fmt.Fprintf(e.stderr, "benchserve: the measured results were kept as JSON in %s\n", path)
 	return ExitFailed
-}
-
-// writeFallback writes data next to output as a new file
-// "<output>.partial.json", or "<output>.partial.N.json" (N = 2, 3, …)
-// when an earlier failed run's file has that name (it is never
-// overwritten), or, when that fails or output is "", to a new
-// "benchserve-<name>-*.partial.json" in os.TempDir(), and returns the
-// path written.
-func writeFallback(output string, data []byte) (string, error) {
-	var errs []error
-	if output != "" {
-		path, err := writeNew(output, ".partial", ".json", data)
-		if err == nil {
-			return path, nil
-		}
-		errs = append(errs, err)
-	}
-	name := strings.Map(func(r rune) rune {
-		if r == '*' || r == os.PathSeparator || r == '/' {
-			return '_'
-		}
-		return r
-	}, filepath.Base(output))
-	if output == "" {
-		name = "results"
-	}
-	fh, err := os.CreateTemp("", "benchserve-"+name+"-*.partial.json")
-	if err != nil {
-		return "", errors.Join(append(errs, err)...)
-	}
-	_, err = fh.Write(data)
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(fh.Name())
-		return "", errors.Join(append(errs, err)...)
-	}
-	return fh.Name(), nil
 }
 
 func writeSweep(e *env, rows []results.SweepResult, format, output string) int {
@@ -136,33 +94,20 @@ func writeSweep(e *env, rows []results.SweepResult, format, output string) int {
 		func() ([]byte, error) { return resultio.FormatSweep(rows, "json") })
 }
 
-// writeNew writes data to a file that did not exist:
-// base+mid+ext, else base+mid+".N"+ext for the first free N from 2.
-func writeNew(base, mid, ext string, data []byte) (string, error) {
-	for n := 1; n < 1000; n++ {
-		path := base + mid + ext
-		if n > 1 {
-			path = fmt.Sprintf("%s%s.%d%s", base, mid, n, ext)
-		}
-		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, os.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, err = fh.Write(data)
-		if serr := fh.Sync(); err == nil {
-			err = serr
-		}
-		if cerr := fh.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			_ = os.Remove(path)
-			return "", fmt.Errorf("write %s: %w", path, err)
-		}
-		return path, nil
+// writePayloadFile writes p to path in the format its extension names
+// (resultio.WriteFileOrKeep). When that fails it prints the error after
+// "benchserve <cmd>: ", says where the measured results were kept as JSON
+// (or that they are lost), and returns false.
+func writePayloadFile(e *env, cmd string, p *results.Payload, path string) bool {
+	kept, err, keepErr := resultio.WriteFileOrKeep(p, path)
+	if err == nil {
+		return true
 	}
-	return "", fmt.Errorf("no free name for %s%s%s", base, mid, ext)
+	fmt.Fprintf(e.stderr, "benchserve %s: writing the results failed: %s\n", cmd, explain(err))
+	if keepErr != nil {
+		fmt.Fprintf(e.stderr, "benchserve %s: the results could not be kept either: %s\n", cmd, explain(keepErr))
+	} else {
+		fmt.Fprintf(e.stderr, "benchserve %s: the results were kept as JSON in %s\n", cmd, kept)
+	}
+	return false
 }

@@ -145,7 +145,7 @@ func TestWriteFailureKeepsResults(t *testing.T) {
 func TestWriteFallbackToTempDir(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	path, err := writeFallback(filepath.Join(tmp, "gone", "runs.db"), []byte(`{"ok":true}`))
+	path, err := resultio.KeepPartial(filepath.Join(tmp, "gone", "runs.db"), []byte(`{"ok":true}`))
 	require.NoError(t, err, "falls back to the temporary directory")
 	assert.Equal(t, tmp, filepath.Dir(path), "written in os.TempDir()")
 	assert.True(t, strings.HasPrefix(filepath.Base(path), "benchserve-runs.db-") && strings.HasSuffix(path, ".partial.json"),
@@ -155,12 +155,12 @@ func TestWriteFallbackToTempDir(t *testing.T) {
 	assert.Equal(t, `{"ok":true}`, string(data))
 
 	next := filepath.Join(tmp, "runs.json")
-	path, err = writeFallback(next, []byte(`{}`))
+	path, err = resultio.KeepPartial(next, []byte(`{}`))
 	require.NoError(t, err)
 	assert.Equal(t, next+".partial.json", path, "next to the requested file when its directory is writable")
 
 	// A second failed run never replaces the first one's results.
-	path, err = writeFallback(next, []byte(`{"second":true}`))
+	path, err = resultio.KeepPartial(next, []byte(`{"second":true}`))
 	require.NoError(t, err)
 	assert.Equal(t, next+".partial.2.json", path, "the next free name")
 	data, err = os.ReadFile(next + ".partial.json")

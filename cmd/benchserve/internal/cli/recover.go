@@ -112,8 +112,7 @@ func runRecover(_ context.Context, e *env, args []string) int {
 		e.printData("json", data)
 		return ExitOK
 	}
-	if err := resultio.WriteFile(p, *output); err != nil {
-		fmt.Fprintf(e.stderr, "benchserve recover: %s\n", explain(err))
+	if !writePayloadFile(e, "recover", p, *output) {
 		return ExitFailed
 	}
 	fmt.Fprintf(e.stderr, "Workload results written to %s\n", *output)

@@ -179,10 +179,10 @@ func serverinfoRedact(u string) string { return strings.ReplaceAll(u, "s3cr3t-pw
 
 func TestWriteFallbackNeverOverwritesAnEarlierOne(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "runs.json")
-	first, err := writeFallback(out, []byte(`{"run":1}`))
+	first, err := resultio.KeepPartial(out, []byte(`{"run":1}`))
 	require.NoError(t, err, "first fallback")
 	assert.Equal(t, out+".partial.json", first, "the usual name first")
-	second, err := writeFallback(out, []byte(`{"run":2}`))
+	second, err := resultio.KeepPartial(out, []byte(`{"run":2}`))
 	require.NoError(t, err, "second fallback")
 	assert.Equal(t, out+".partial.2.json", second, "a second failing run gets a new name")
 	data, err := os.ReadFile(first)

@@ -35,15 +35,16 @@ func TestWorkloadSLOs(t *testing.T) {
 	assert.True(t, math.IsNaN(p.SLO[0].CI.High), "a p95 of a few requests has no upper bound")
 	assert.False(t, p.SLO[0].Conclusive(), "so the pass is not conclusive")
 	assert.Contains(t, res.stderr, "–inf: not conclusive, the interval reaches across the limit)\n", "and the line says so")
-	assert.Nil(t, p.SLO[1].CI, "error_rate has no interval")
-	assert.Contains(t, res.stderr, "SLO error_rate <= 0: PASS (measured 0)\n", "scalar threshold line")
+	require.NotNil(t, p.SLO[1].CI, "error_rate has its exact binomial interval")
+	assert.Equal(t, 0.0, p.SLO[1].CI.Low, "0 of 3 failed: from 0")
+	assert.Contains(t, res.stderr, "SLO error_rate <= 0: PASS (measured 0, 95% CI 0–0.7076)\n", "scalar threshold line: 0 of 3 failed, up to 70.8%")
 	assert.Contains(t, res.stderr, "SLO ttft_p95_ms >= 99999: FAIL (measured "+ttft+", want >= 99999, 95% CI ", "fail line says what was wanted")
 	assert.Less(t, strings.Index(res.stderr, "SLO ttft_p95_ms <= 2000"), strings.Index(res.stderr, "Workload results written to"),
 		"SLO lines come before the results are written (they are part of the payload)")
 
 	res = invoke(t, "--url", srv.URL, "--workload", smoke, "--repetitions", "1", "--output", out, "--slo", "error_rate <= 0.5")
 	assert.Equal(t, ExitOK, res.code, "passing thresholds exit 0")
-	assert.Contains(t, res.stderr, "SLO error_rate <= 0.5: PASS (measured 0)\n")
+	assert.Contains(t, res.stderr, "SLO error_rate <= 0.5: PASS (measured 0, 95% CI 0–0.7076)\n")
 	assert.Len(t, readPayload(t, out).SLO, 3, "--slo adds to the workload's thresholds")
 
 	sent := len(srv.ChatRequests())

@@ -133,6 +133,9 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	format := outputFormat(f.format.val, f.output, "table")
 	var pr problems
 	commonChecks(f, &pr, nil)
+	if f.given("endpoint") {
+		pr.addUsage("--endpoint applies to --workload runs; a prompt sweep sends chat completions")
+	}
 	for _, name := range []string{"burstiness", "duration", "max-concurrency", "mix", "goodput", "shard", "start-at"} {
 		if f.given(name) {
 			pr.addUsage("--%s applies to --workload runs; a prompt sweep takes --request-rate (a list), --num-prompts and --seed", name)

@@ -54,8 +54,11 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		w = nil
 	} else if w == nil {
 		// the dataset flags were refused: pr says why
-	} else if selected = w.Select(tags); len(selected) == 0 && !runner.IsTrace(w) {
-		pr.addUsage("--case-tag %s: no case of %s has any of these tags", strings.Join(tags, ","), f.workload.val)
+	} else {
+		overrideEndpoint(w, f.endpoint.val)
+		if selected = w.Select(tags); len(selected) == 0 && !runner.IsTrace(w) {
+			pr.addUsage("--case-tag %s: no case of %s has any of these tags", strings.Join(tags, ","), f.workload.val)
+		}
 	}
 	commonChecks(f, &pr, w)
 	if err := checkOutput(f.output, format); err != nil {
@@ -153,6 +156,11 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	live.Finish()
 	if live != nil {
 		fmt.Fprint(e.stderr, failureReport(failed, f.repetitions))
+	}
+	if w.Generator != nil && ctx.Err() == nil {
+		// A tokenizer endpoint that disagrees with usage is warned about
+		// (Config.Warn); a server without one (Ollama) is not checked.
+		sess.CheckTokenizer(ctx)
 	}
 	p := sess.Payload()
 	fmt.Fprint(e.stderr, scheduleLine(p.Schedule))
@@ -286,4 +294,17 @@ func printSLOs(e *env, outcomes []results.SLOResult) bool {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// overrideEndpoint sends every case of w that is not a protocol contract
+// to endpoint (--endpoint); "" leaves the workload's choice.
+func overrideEndpoint(w *workloads.Workload, endpoint string) {
+	if endpoint == "" {
+		return
+	}
+	for i := range w.Cases {
+		if w.Cases[i].Protocol == nil {
+			w.Cases[i].Endpoint = workloads.Endpoint(endpoint)
+		}
+	}
 }

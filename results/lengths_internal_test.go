@@ -1,22 +1,20 @@
-package results_test
+package results
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/benchserve/benchserve/results"
 )
 
 func TestSummarizeLengthsCountsShortEndingsByWhy(t *testing.T) {
 	stop, length := "stop", "length"
-	rec := func(in, out, prompt, completion int, finish *string, errText string) results.Record {
-		return results.Record{Requested: &results.Requested{InputTokens: in, OutputTokens: out},
-			Metrics: results.Metrics{PromptTokens: prompt, CompletionTokens: completion, UsagePresent: errText == ""},
-			Quality: results.Quality{FinishReason: finish}, Error: errText}
+	rec := func(in, out, prompt, completion int, finish *string, errText string) Record {
+		return Record{Requested: &Requested{InputTokens: in, OutputTokens: out},
+			Metrics: Metrics{PromptTokens: prompt, CompletionTokens: completion, UsagePresent: errText == ""},
+			Quality: Quality{FinishReason: finish}, Error: errText}
 	}
-	s := results.SummarizeLengths([]results.Record{
+	s := summarizeLengths([]Record{
 		rec(512, 64, 512, 64, &length, ""),
 		rec(512, 64, 517, 64, &length, ""), // within 1%
 		rec(512, 64, 530, 20, &stop, ""),   // off by 3.5%, ended at EOS
@@ -34,5 +32,5 @@ func TestSummarizeLengthsCountsShortEndingsByWhy(t *testing.T) {
 	assert.Equal(t, 530.0, s.InputTokens.Max, "achieved input over the requests with usage")
 	require.NotNil(t, s.OutputTokens)
 	assert.Equal(t, 20.0, s.OutputTokens.Min)
-	assert.Nil(t, results.SummarizeLengths([]results.Record{{CaseID: "written"}}), "no generated record, no block")
+	assert.Nil(t, summarizeLengths([]Record{{CaseID: "written"}}), "no generated record, no block")
 }

@@ -1,4 +1,4 @@
-package checks
+package py
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 )
 
 // Expected values are CPython 3.11's repr() of the same strings.
-func TestPyRepr(t *testing.T) {
+func TestRepr(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"stop", `'stop'`},
 		{"it's", `"it's"`},
@@ -22,13 +22,13 @@ func TestPyRepr(t *testing.T) {
 		{"\ud7ff", `'\ud7ff'`},
 		{"", `''`},
 	} {
-		assert.Equalf(t, tc.want, pyRepr(tc.in), "pyRepr(%q)", tc.in)
+		assert.Equalf(t, tc.want, Repr(tc.in), "Repr(%q)", tc.in)
 	}
 }
 
-func TestPyReprList(t *testing.T) {
-	assert.Equal(t, `[]`, pyReprList(nil), "empty list")
-	assert.Equal(t, `['a', "b'c", 'd\n']`, pyReprList([]string{"a", "b'c", "d\n"}), "mixed list")
-	assert.Equal(t, `None`, pyReprOptional(""), "missing value is None")
-	assert.Equal(t, `'stop'`, pyReprOptional("stop"), "present value is repr'd")
+func TestReprList(t *testing.T) {
+	assert.Equal(t, `[]`, ReprList(nil), "empty list")
+	assert.Equal(t, `['a', "b'c", 'd\n']`, ReprList([]string{"a", "b'c", "d\n"}), "mixed list")
+	assert.Equal(t, `None`, ReprOrNone(""), "missing value is None")
+	assert.Equal(t, `'stop'`, ReprOrNone("stop"), "present value is repr'd")
 }
