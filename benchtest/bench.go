@@ -56,7 +56,10 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 		say(b).Logf("benchtest: warning: %s", warning)
 	}
 	cases := w.Select(env.cfg.tags)
-	if len(cases) == 0 {
+	if runner.IsTrace(w) && env.cfg.load == nil {
+		say(b).Fatalf("benchtest: %s: a %s trace is replayed at its times as load: give WithLoad(benchtest.Load{})", displayPath(path), w.Generator.Name)
+	}
+	if len(cases) == 0 && !runner.IsTrace(w) {
 		say(b).Fatalf("benchtest: %s: no case has any of the tags %v", displayPath(path), env.cfg.tags)
 	}
 	if env.cfg.load != nil {

@@ -66,7 +66,7 @@ func (l Load) checkTrace() error {
 	if l.Rate != 0 && !math.IsInf(l.Rate, 1) {
 		errs = append(errs, errors.New("a trace sets its own arrival times: leave the request rate out"))
 	}
-	if l.Burstiness != 0 {
+	if l.Burstiness != 0 && l.Burstiness != 1 { // 1, Poisson, is the CLI's default
 		errs = append(errs, errors.New("a trace sets its own arrival times: burstiness does not apply"))
 	}
 	if l.Sample {

@@ -266,6 +266,9 @@ func (f *capacityFlags) searchConfig(pr *problems, given map[string]bool) (capac
 // of a prompt set (basic validation, a length ending accepted).
 func (f *capacityFlags) mix(pr *problems) *workloads.Workload {
 	if f.dataset.set() || f.numPrompts != 0 {
+		if !f.checkTraceCapacity(pr) {
+			return nil
+		}
 		return f.datasetMix(pr)
 	}
 	f.dataset.generator(pr, 0, 0) // reports generator flags given without --dataset-name

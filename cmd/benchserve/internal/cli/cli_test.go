@@ -153,6 +153,12 @@ func TestWorkloadJSONKeyStructure(t *testing.T) {
 		"slo": true, "slo[].threshold": true, "slo[].measured": true, "slo[].pass": true,
 		"slo[].conclusive": true, "slo[].ci": true, "slo[].ci.low": true, "slo[].ci.high": true, "slo[].ci.confidence": true,
 		"slo[].ci.method": true, "slo[].ci.n": true, "slo[].ci.effective_n": true,
+		// The fixture reports usage.prompt_tokens_details.cached_tokens: the
+		// record keeps it and the summary verifies the cache.
+		"results[].metrics.cached_tokens": true, "summary.prompt_cache": true, "summary.prompt_cache.requests": true,
+		"summary.prompt_cache.built": true, "summary.prompt_cache.reported": true, "summary.prompt_cache.cached_tokens": true,
+		"summary.prompt_cache.expected_cached_tokens": true, "summary.prompt_cache.expected_hit_rate": true,
+		"summary.prompt_cache.hit_rate": true, "summary.prompt_cache.below_expected": true,
 	}
 	for k := range additions {
 		delete(got, k)

@@ -40,7 +40,12 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	if f.workload.set {
 		w, err = workloads.Load(f.workload.val) // the one load of the run
 	}
-	if g := f.dataset.generator(&pr, f.datasetPrompts(), f.load.seed); g != nil && err == nil {
+	prompts := f.datasetPrompts()
+	if f.dataset.isTrace() {
+		prompts = f.load.numPrompts // 0: the whole trace
+	}
+	f.checkTrace(&pr)
+	if g := f.dataset.generator(&pr, prompts, f.load.seed); g != nil && err == nil {
 		w = datasetWorkload(&pr, w, g)
 	}
 	var selected []workloads.Case
@@ -51,7 +56,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		// the dataset flags were refused: pr says why
 	} else {
 		overrideEndpoint(w, f.endpoint.val)
-		if selected = w.Select(tags); len(selected) == 0 {
+		if selected = w.Select(tags); len(selected) == 0 && !runner.IsTrace(w) {
 			pr.addUsage("--case-tag %s: no case of %s has any of these tags", strings.Join(tags, ","), f.workload.val)
 		}
 	}
@@ -62,7 +67,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	var ld runner.Load
 	if f.loadMode() {
 		ld = f.runnerLoad(&pr)
-		if f.dataset.set() && !f.given("num-prompts") && !f.given("duration") {
+		if f.dataset.set() && !f.dataset.isTrace() && !f.given("num-prompts") && !f.given("duration") {
 			ld.Requests = len(selected) // each generated request once, not x --repetitions
 		}
 		if err := ld.CheckSplit(len(selected) * f.repetitions); err != nil && len(selected) > 0 {
