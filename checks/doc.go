@@ -4,7 +4,7 @@
 //
 // A workload's checks object is parsed once with ParseSpec, which validates
 // every value and compiles every regex (Python re syntax translated to Go
-// RE2 by CompilePattern), so a bad workload fails at load time. Evaluate is
+// RE2 by compilePattern), so a bad workload fails at load time. Evaluate is
 // then a pure function from a Spec and a Response to the list of failed
 // checks, whose messages are byte-for-byte the reference's issue strings
 // (Python repr formatting included), so results payloads stay comparable.

@@ -27,7 +27,7 @@ func (i Issue) String() string { return i.Message }
 //
 // Departures, for answers the reference cannot see: when Content is ""
 // with no tool calls but Refusal is set, the reason is "refused: <text>"
-// (at most RefusalPreviewChars code points) instead of "Empty response
+// (at most refusalPreviewChars code points) instead of "Empty response
 // content"; when Reasoning is set instead, it is "the answer was
 // reasoning only: N chars of reasoning, no content" (N in code points),
 // also appended to a length ending ("Truncated (finish_reason=length):
@@ -45,7 +45,7 @@ func Validate(r Response) (bool, string) {
 		}
 		return false, "Truncated (finish_reason=length)"
 	case empty && r.Refusal != "":
-		return false, "refused: " + previewRunes(r.Refusal, RefusalPreviewChars)
+		return false, "refused: " + previewRunes(r.Refusal, refusalPreviewChars)
 	case empty && r.Reasoning != "":
 		return false, reasoningOnly(r.Reasoning)
 	case empty:
@@ -54,9 +54,9 @@ func Validate(r Response) (bool, string) {
 	return true, ""
 }
 
-// RefusalPreviewChars bounds the refusal text quoted in a "refused: …"
+// refusalPreviewChars bounds the refusal text quoted in a "refused: …"
 // issue, in code points.
-const RefusalPreviewChars = 200
+const refusalPreviewChars = 200
 
 func reasoningOnly(reasoning string) string {
 	return fmt.Sprintf("the answer was reasoning only: %d chars of reasoning, no content", utf8.RuneCountInString(reasoning))
@@ -139,7 +139,7 @@ func Evaluate(spec *Spec, r Response) []Issue {
 			re := p.Re
 			if re == nil { // a hand-built Spec: compile now, as the reference does
 				var err error
-				if re, err = CompilePattern(p.Source); err != nil {
+				if re, err = compilePattern(p.Source); err != nil {
 					reason := err.Error()
 					if pe, ok := err.(*PatternError); ok {
 						reason = pe.Reason

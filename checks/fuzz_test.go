@@ -16,19 +16,19 @@ func FuzzCompilePattern(f *testing.F) {
 		f.Add(seed, "abc\ndef -> bool")
 	}
 	f.Fuzz(func(t *testing.T, pattern, text string) {
-		re, err := CompilePattern(pattern)
+		re, err := compilePattern(pattern)
 		if err != nil {
 			var pe *PatternError
 			if !errors.As(err, &pe) {
-				t.Fatalf("CompilePattern(%q) error %v is %T, want *PatternError", pattern, err, err)
+				t.Fatalf("compilePattern(%q) error %v is %T, want *PatternError", pattern, err, err)
 			}
 			if pe.Offset > len(pattern) {
-				t.Fatalf("CompilePattern(%q) offset %d past the end", pattern, pe.Offset)
+				t.Fatalf("compilePattern(%q) offset %d past the end", pattern, pe.Offset)
 			}
 			return
 		}
 		if !utf8.ValidString(pattern) {
-			t.Fatalf("CompilePattern(%q) accepted invalid UTF-8", pattern)
+			t.Fatalf("compilePattern(%q) accepted invalid UTF-8", pattern)
 		}
 		_ = re.MatchString(text)
 		_ = re.FindAllStringIndex(text, -1)

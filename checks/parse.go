@@ -124,7 +124,7 @@ func ParseSpec(raw map[string]any) (*Spec, error) {
 					bad(fmt.Sprintf("%s[%d]", key, i), "want a string, got %s", describe(item))
 					continue
 				}
-				re, err := CompilePattern(src)
+				re, err := compilePattern(src)
 				if err != nil {
 					errs = append(errs, &SpecError{Field: fmt.Sprintf("checks.%s[%d]", key, i), Err: err})
 					continue

@@ -32,9 +32,9 @@ func (e *PatternError) Error() string {
 // Unwrap returns the underlying regexp error, or nil.
 func (e *PatternError) Unwrap() error { return e.Err }
 
-// CompilePattern compiles a workload regex written for Python's
+// compilePattern compiles a workload regex written for Python's
 // re.search(pattern, content, re.MULTILINE) into an equivalent Go regexp
-// (reference: _check_regex_patterns). It translates with TranslatePattern
+// (reference: _check_regex_patterns). It translates with translatePattern
 // and compiles the result; every failure is a *PatternError.
 //
 // Supported Python syntax: everything RE2 shares with Python (classes,
@@ -62,8 +62,8 @@ func (e *PatternError) Unwrap() error { return e.Err }
 // given), the Unicode tables are Go's (Python's may be an older Unicode
 // version), and repeat counts above 1000 are rejected. Matching runs in
 // linear time, so no pattern can hang a benchmark.
-func CompilePattern(src string) (*regexp.Regexp, error) {
-	goSrc, err := TranslatePattern(src)
+func compilePattern(src string) (*regexp.Regexp, error) {
+	goSrc, err := translatePattern(src)
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +79,11 @@ func CompilePattern(src string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-// TranslatePattern rewrites a Python re pattern (searched with
-// re.MULTILINE) into Go RE2 syntax without compiling it; see CompilePattern
+// translatePattern rewrites a Python re pattern (searched with
+// re.MULTILINE) into Go RE2 syntax without compiling it; see compilePattern
 // for what is supported. The result always starts with a flag group such as
 // "(?m)" or "(?ims)". Errors are *PatternError.
-func TranslatePattern(src string) (string, error) {
+func translatePattern(src string) (string, error) {
 	if !utf8.ValidString(src) {
 		// Checked up front: escape handling works on bytes and could
 		// otherwise splice the halves of a broken character back together.

@@ -24,7 +24,7 @@ func TestCompilePatternMatchesPython(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &cases), "decoding testdata/patterns.json")
 	require.Greater(t, len(cases), 100, "ground-truth table should not be empty")
 	for _, c := range cases {
-		re, err := CompilePattern(c.Pattern)
+		re, err := compilePattern(c.Pattern)
 		if !assert.NoErrorf(t, err, "pattern %q compiles in Python and must compile here", c.Pattern) {
 			continue
 		}
@@ -60,9 +60,9 @@ func TestTranslatePattern(t *testing.T) {
 		{`\w\W[\w]`, `(?m)[\p{L}\p{N}_][^\p{L}\p{N}_][\p{L}\p{N}_]`},
 		{`(?a:\s)\s`, `(?m)(?:[\t-\r ])[\t-\r\x{1c}- \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]`},
 	} {
-		got, err := TranslatePattern(tc.in)
-		if assert.NoErrorf(t, err, "TranslatePattern(%q)", tc.in) {
-			assert.Equalf(t, tc.want, got, "TranslatePattern(%q)", tc.in)
+		got, err := translatePattern(tc.in)
+		if assert.NoErrorf(t, err, "translatePattern(%q)", tc.in) {
+			assert.Equalf(t, tc.want, got, "translatePattern(%q)", tc.in)
 		}
 	}
 }
@@ -109,10 +109,10 @@ func TestCompilePatternRejects(t *testing.T) {
 		{`(?#x`, "missing ), unterminated comment", 0},
 		{`(?P<x`, "missing >, unterminated name", 0},
 	} {
-		re, err := CompilePattern(tc.in)
-		assert.Nilf(t, re, "CompilePattern(%q) must fail", tc.in)
+		re, err := compilePattern(tc.in)
+		assert.Nilf(t, re, "compilePattern(%q) must fail", tc.in)
 		var pe *PatternError
-		if assert.Truef(t, errors.As(err, &pe), "CompilePattern(%q) error %v must be a *PatternError", tc.in, err) {
+		if assert.Truef(t, errors.As(err, &pe), "compilePattern(%q) error %v must be a *PatternError", tc.in, err) {
 			assert.Equalf(t, tc.reason, pe.Reason, "reason for %q", tc.in)
 			assert.Equalf(t, tc.offset, pe.Offset, "offset for %q", tc.in)
 			assert.Equalf(t, tc.in, pe.Pattern, "pattern echoed for %q", tc.in)
@@ -127,9 +127,9 @@ func TestCompilePatternRE2Errors(t *testing.T) {
 		{`x{1001}`, "invalid repeat count: `{1001}`"},
 		{`[z-a]`, "invalid character class range: `z-a`"},
 	} {
-		_, err := CompilePattern(tc.in)
+		_, err := compilePattern(tc.in)
 		var pe *PatternError
-		require.Truef(t, errors.As(err, &pe), "CompilePattern(%q) must fail with a *PatternError, got %v", tc.in, err)
+		require.Truef(t, errors.As(err, &pe), "compilePattern(%q) must fail with a *PatternError, got %v", tc.in, err)
 		assert.Equalf(t, tc.reason, pe.Reason, "reason for %q", tc.in)
 		assert.Equalf(t, -1, pe.Offset, "RE2 errors have no offset (%q)", tc.in)
 		var se *syntax.Error
@@ -138,7 +138,7 @@ func TestCompilePatternRE2Errors(t *testing.T) {
 }
 
 func TestPatternErrorMessage(t *testing.T) {
-	_, err := CompilePattern(`(?<=a)b`)
+	_, err := compilePattern(`(?<=a)b`)
 	require.Error(t, err, "lookbehind must be rejected")
 	assert.Equal(t, `invalid pattern "(?<=a)b": lookbehind is not supported`, err.Error(), "error text")
 }

@@ -14,7 +14,7 @@ type Spec struct {
 	// FinishReason lists the allowed finish_reason values; nil means any.
 	FinishReason []string
 	// RequiredRegex patterns must each match the content (Python re
-	// semantics with MULTILINE, see CompilePattern).
+	// semantics with MULTILINE, see compilePattern).
 	RequiredRegex []Pattern
 	// ForbiddenRegex patterns must each not match the content.
 	ForbiddenRegex []Pattern

@@ -9,7 +9,7 @@ import (
 	"github.com/benchserve/benchserve/internal/py"
 )
 
-// CoerceFloat converts a stats value to float64 leniently, porting the
+// coerceFloat converts a stats value to float64 leniently, porting the
 // reference's _coerce_float (Python float(value) with a default):
 //   - nil → def;
 //   - Go integer and float types, json.Number → their value;
@@ -19,7 +19,7 @@ import (
 //     "infinity", "nan" (any case), underscores between digits; hex
 //     floats are rejected as Python does; out-of-range values become ±Inf;
 //   - anything else (maps, slices, unparsable strings) → def.
-func CoerceFloat(v any, def float64) float64 {
+func coerceFloat(v any, def float64) float64 {
 	switch x := v.(type) {
 	case nil:
 		return def
@@ -60,7 +60,7 @@ func CoerceFloat(v any, def float64) float64 {
 	return def
 }
 
-// CoerceInt converts a stats value to an integer leniently, porting the
+// coerceInt converts a stats value to an integer leniently, porting the
 // reference's _coerce_int (Python int(value) with a default):
 //   - nil → def;
 //   - Go integer types → their value (uint64 above MaxInt64 → def);
@@ -71,7 +71,7 @@ func CoerceFloat(v any, def float64) float64 {
 //     and underscores between digits ("3.5" → def, as int("3.5") fails in
 //     Python);
 //   - anything else → def.
-func CoerceInt(v any, def int64) int64 {
+func coerceInt(v any, def int64) int64 {
 	switch x := v.(type) {
 	case nil:
 		return def

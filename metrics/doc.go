@@ -12,7 +12,7 @@
 // model-registry and MCP gauges are computed at scrape time from small
 // interfaces (StatsProvider, MCPStatus, RegistryStats) instead of the
 // reference's duck typing; stats values are coerced leniently like the
-// reference's _coerce_float/_coerce_int (see CoerceFloat and CoerceInt).
+// reference's _coerce_float/_coerce_int (see coerceFloat and coerceInt).
 //
 // Differences from the reference, all deliberate:
 //   - Families are rendered sorted by name (client_golang's order) rather

@@ -161,12 +161,12 @@ func EngineSamples(engine StatsProvider, mcp MCPStatus, registry RegistryStats) 
 		add(labelled(descEngineType, "vllm_mlx_engine_type", "engine_type", et, oneIf(currentOK && current == et)))
 	}
 	add(sample(descEngineIsMLLM, "vllm_mlx_engine_is_mllm", oneIf(py.Truthy(stats["is_mllm"]))))
-	add(sample(descSchedWaiting, "vllm_mlx_scheduler_waiting_requests", float64(CoerceInt(stats["num_waiting"], 0))))
-	add(sample(descSchedRunning, "vllm_mlx_scheduler_running_requests", float64(CoerceInt(stats["num_running"], 0))))
-	add(sample(descStepsExecuted, "vllm_mlx_engine_steps_executed", float64(CoerceInt(stats["steps_executed"], 0))))
-	add(sample(descUptime, "vllm_mlx_engine_uptime_seconds", CoerceFloat(stats["uptime_seconds"], 0)))
+	add(sample(descSchedWaiting, "vllm_mlx_scheduler_waiting_requests", float64(coerceInt(stats["num_waiting"], 0))))
+	add(sample(descSchedRunning, "vllm_mlx_scheduler_running_requests", float64(coerceInt(stats["num_running"], 0))))
+	add(sample(descStepsExecuted, "vllm_mlx_engine_steps_executed", float64(coerceInt(stats["steps_executed"], 0))))
+	add(sample(descUptime, "vllm_mlx_engine_uptime_seconds", coerceFloat(stats["uptime_seconds"], 0)))
 	for _, mk := range memoryKinds {
-		add(labelled(descMetalMemory, "vllm_mlx_metal_memory_bytes", "kind", mk.kind, CoerceFloat(stats[mk.key], 0)*1e9))
+		add(labelled(descMetalMemory, "vllm_mlx_metal_memory_bytes", "kind", mk.kind, coerceFloat(stats[mk.key], 0)*1e9))
 	}
 
 	cacheType := "none"
@@ -190,15 +190,15 @@ func EngineSamples(engine StatsProvider, mcp MCPStatus, registry RegistryStats) 
 	const mb = 1024 * 1024
 	var entries, hits, misses, evictions, hitRate, util, saved, mem, limit float64
 	if isMap {
-		entries = CoerceFloat(get("entry_count", get("allocated_blocks", 0)), 0)
-		hits = CoerceFloat(get("hits", get("cache_hits", 0)), 0)
-		misses = CoerceFloat(get("misses", get("cache_misses", 0)), 0)
-		evictions = CoerceFloat(get("evictions", 0), 0)
-		hitRate = CoerceFloat(get("hit_rate", get("cache_hit_rate", 0.0)), 0)
-		util = CoerceFloat(get("memory_utilization", get("utilization", 0.0)), 0)
-		saved = CoerceFloat(get("tokens_saved", 0), 0)
-		mem = CoerceFloat(get("current_memory_mb", 0.0), 0) * mb
-		limit = CoerceFloat(get("max_memory_mb", 0.0), 0) * mb
+		entries = coerceFloat(get("entry_count", get("allocated_blocks", 0)), 0)
+		hits = coerceFloat(get("hits", get("cache_hits", 0)), 0)
+		misses = coerceFloat(get("misses", get("cache_misses", 0)), 0)
+		evictions = coerceFloat(get("evictions", 0), 0)
+		hitRate = coerceFloat(get("hit_rate", get("cache_hit_rate", 0.0)), 0)
+		util = coerceFloat(get("memory_utilization", get("utilization", 0.0)), 0)
+		saved = coerceFloat(get("tokens_saved", 0), 0)
+		mem = coerceFloat(get("current_memory_mb", 0.0), 0) * mb
+		limit = coerceFloat(get("max_memory_mb", 0.0), 0) * mb
 	}
 	add(sample(descCacheEntries, "vllm_mlx_cache_entry_count", entries))
 	add(sample(descCacheHits, "vllm_mlx_cache_hits", hits))
@@ -211,8 +211,8 @@ func EngineSamples(engine StatsProvider, mcp MCPStatus, registry RegistryStats) 
 	add(sample(descCacheMemoryLimit, "vllm_mlx_cache_memory_limit_bytes", limit))
 
 	rs := safeRegistryStats(registry)
-	add(sample(descRegistryEntries, "vllm_mlx_model_registry_entries", float64(CoerceInt(rs["total_entries"], 0))))
-	add(sample(descRegistryOwners, "vllm_mlx_model_registry_active_owners", float64(CoerceInt(rs["active_owners"], 0))))
+	add(sample(descRegistryEntries, "vllm_mlx_model_registry_entries", float64(coerceInt(rs["total_entries"], 0))))
+	add(sample(descRegistryOwners, "vllm_mlx_model_registry_active_owners", float64(coerceInt(rs["active_owners"], 0))))
 
 	connected, total, tools := safeMCP(mcp)
 	add(sample(descMCPConnected, "vllm_mlx_mcp_connected_servers", float64(connected)))

@@ -171,9 +171,9 @@ func TestCoerceFloat(t *testing.T) {
 		{[]int{1}, -1}, {map[string]any{}, -1}, {struct{}{}, -1},
 	}
 	for _, tc := range cases {
-		assert.Equal(t, tc.want, CoerceFloat(tc.in, -1), "CoerceFloat(%#v)", tc.in)
+		assert.Equal(t, tc.want, coerceFloat(tc.in, -1), "coerceFloat(%#v)", tc.in)
 	}
-	assert.True(t, math.IsNaN(CoerceFloat("nan", -1)), "CoerceFloat(\"nan\") is NaN like Python float")
+	assert.True(t, math.IsNaN(coerceFloat("nan", -1)), "coerceFloat(\"nan\") is NaN like Python float")
 }
 
 func TestCoerceInt(t *testing.T) {
@@ -188,6 +188,6 @@ func TestCoerceInt(t *testing.T) {
 		{[]string{"1"}, -1},
 	}
 	for _, tc := range cases {
-		assert.Equal(t, tc.want, CoerceInt(tc.in, -1), "CoerceInt(%#v)", tc.in)
+		assert.Equal(t, tc.want, coerceInt(tc.in, -1), "coerceInt(%#v)", tc.in)
 	}
 }

@@ -41,10 +41,10 @@ const UnmatchedRoute = "__unmatched__"
 // method (bounded cardinality; the reference passes the method through).
 const OtherMethod = "other"
 
-// OtherRoute is the former name of UnmatchedRoute.
+// otherRoute is the former name of UnmatchedRoute.
 //
 // Deprecated: use UnmatchedRoute; its value is now "__unmatched__".
-const OtherRoute = UnmatchedRoute
+const otherRoute = UnmatchedRoute
 
 type router struct{ mux *http.ServeMux }
 

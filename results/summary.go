@@ -11,9 +11,9 @@ import (
 	"github.com/benchserve/benchserve/internal/stats"
 )
 
-// GroupByCase buckets records by CaseID, keeping each bucket in input order
+// groupByCase buckets records by CaseID, keeping each bucket in input order
 // (reference: _group_results_by_case_id).
-func GroupByCase(records []Record) map[string][]Record {
+func groupByCase(records []Record) map[string][]Record {
 	cases := make(map[string][]Record)
 	for _, r := range records {
 		cases[r.CaseID] = append(cases[r.CaseID], r)
@@ -153,7 +153,7 @@ func Summarize(records []Record) RunSummary {
 	records, interrupted := measured(records)
 	failures := qualityFailures(records)
 	passedPolicy, policyFailures := policyOutcome(records)
-	cases := GroupByCase(all)
+	cases := groupByCase(all)
 	summaries := make(map[string]CaseSummary, len(cases))
 	repCount := 0
 	for id, rs := range cases {

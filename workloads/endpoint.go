@@ -26,10 +26,10 @@ const (
 	EndpointEmbeddings Endpoint = "embeddings"
 )
 
-// ParseEndpoint returns the Endpoint named s ("chat", "responses",
+// parseEndpoint returns the Endpoint named s ("chat", "responses",
 // "completions", "embeddings"; any case, surrounding space ignored; ""
 // is EndpointChat). Any other name is an error listing the valid ones.
-func ParseEndpoint(s string) (Endpoint, error) {
+func parseEndpoint(s string) (Endpoint, error) {
 	switch e := Endpoint(strings.ToLower(strings.TrimSpace(s))); e {
 	case "":
 		return EndpointChat, nil
@@ -54,7 +54,7 @@ func (e Endpoint) Path() string {
 }
 
 // endpoint reads an "endpoint" value (field names it in problems): ""
-// when absent or null, else a name ParseEndpoint accepts.
+// when absent or null, else a name parseEndpoint accepts.
 func (p *parser) endpoint(where at, field string, v any) Endpoint {
 	if v == nil {
 		return ""
@@ -64,7 +64,7 @@ func (p *parser) endpoint(where at, field string, v any) Endpoint {
 		p.add(where, field, "want a string (chat, responses, completions, embeddings), got %s", describe(v))
 		return ""
 	}
-	e, err := ParseEndpoint(s)
+	e, err := parseEndpoint(s)
 	if err != nil {
 		p.add(where, field, "%v", err)
 	}

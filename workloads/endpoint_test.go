@@ -29,14 +29,3 @@ func TestEndpointBadValueNamesFileCaseAndField(t *testing.T) {
 	assert.Contains(t, err.Error(), `w.json: case "x": endpoint: want one of chat, responses, completions, embeddings, got "rerank"`, "names file, case, field")
 	assert.Contains(t, err.Error(), "defaults.endpoint: want a string", "names the defaults' field")
 }
-
-func TestParseEndpointPaths(t *testing.T) {
-	for name, path := range map[string]string{"": "/v1/chat/completions", "chat": "/v1/chat/completions",
-		"responses": "/v1/responses", " COMPLETIONS ": "/v1/completions", "embeddings": "/v1/embeddings"} {
-		e, err := workloads.ParseEndpoint(name)
-		require.NoError(t, err, "%q is an endpoint", name)
-		assert.Equal(t, path, e.Path(), "path of %q", name)
-	}
-	_, err := workloads.ParseEndpoint("chat/completions")
-	assert.Error(t, err, "a path is not an endpoint name")
-}

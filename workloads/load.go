@@ -61,7 +61,7 @@ func Load(path string) (*Workload, error) {
 //     file's policy_timeout_ms is both a scalar source and extra body, as
 //     in the reference.
 //   - endpoint (a benchserve addition): "chat", "responses",
-//     "completions" or "embeddings" (ParseEndpoint), the case's else the
+//     "completions" or "embeddings" (parseEndpoint), the case's else the
 //     defaults', else chat; any other value is an error.
 //   - checks: checks.MergeRaw(defaults.checks, case.checks), then
 //     checks.ParseSpec; tool_call_args_required_keys keeps its written
