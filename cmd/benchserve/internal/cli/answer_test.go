@@ -27,7 +27,7 @@ func TestStderrSaysWhatTheAnswerWas(t *testing.T) {
 	require.Equal(t, ExitFailed, res.code, "the thinking and refusing cases fail")
 	assert.Equal(t, 1, strings.Count(res.stderr, "cache reset before-case refused"), "said once, not per case: %s", res.stderr)
 	assert.Contains(t, res.stderr, `benchserve: cache reset before-case refused: DELETE /v1/cache: HTTP 404 (404 page not found); the server's cache was not cleared, so "before-case" measured as "preserve"`, "refused reset on stderr")
-	assert.Regexp(t, `thinks \.\.\. \d+ms FAIL \(1/4\)\n      reasoning \d+ chars \(60 chunks\), content 0 chars\n      Truncated \(finish_reason=length\): the answer was reasoning only`, res.stderr, "reasoning beside content, then the issue")
+	assert.Regexp(t, `thinks \.\.\. \d+ms ok \(capped by max_tokens\) \(1/4\)\n      reasoning \d+ chars \(60 chunks\), content 0 chars\n      Truncated \(finish_reason=length\): the answer was reasoning only`, res.stderr, "reasoning beside content, then why it is not validated (the outcome capped, not a failure)")
 	assert.Regexp(t, `burst \.\.\. \d+ms ok \(2/4\)\n      tpot/gen_tps not measured: all \d+ tokens arrived in \d+ chunks within`, res.stderr, "why a burst has no rate")
 	assert.Contains(t, res.stderr, `refusal "I'm sorry, but I can't help with that request."`, "the refusal")
 	assert.Regexp(t, `three \.\.\. \d+ms ok \(4/4\)\n      3 choices`, res.stderr, "the choices")

@@ -133,7 +133,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 			if s := answerLine(rec); s != "" {
 				fmt.Fprintf(&b, "      %s\n", s)
 			}
-			if failing {
+			if failing || rec.Outcome == results.OutcomeCapped { // a capped answer says why it is not validated
 				for _, is := range recordIssues(rec) {
 					fmt.Fprintln(&b, detailLine("      ", is))
 				}
