@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"github.com/benchserve/benchserve/internal/summary"
 	"math"
 	"slices"
 	"strconv"
@@ -328,10 +329,14 @@ func proportionRow(b, c []results.Record) *row {
 	return r
 }
 
+// failures counts the records that count against their run, by the one
+// verdict every door reads (summary.SampleOf: a failed outcome, or for an
+// older payload an error or failed checks), so the comparison's
+// error_rate is the SLOs' error_rate.
 func failures(records []results.Record) int {
 	n := 0
 	for _, r := range records {
-		if r.Error != "" {
+		if summary.SampleOf(r).Kind != "" {
 			n++
 		}
 	}
