@@ -41,7 +41,8 @@ func (c ClientLimits) LagLimitMS(rate float64) float64 {
 }
 
 // judgeClient fills sc's client verdict from run: its CPU use and GC
-// pauses, and whether the lag p99 or the CPU passed lim. A valid run's
+// pauses, and whether the lag p99 or the CPU passed lim. The lag is
+// judged only against a rate (a trace replay's NaN rate has no mean gap). A valid run's
 // reason says its headroom (how far below each limit it stayed).
 func judgeClient(sc *results.Schedule, run *loadgen.Run, lim ClientLimits) {
 	util, utilOK := run.ClientUtil()
