@@ -84,8 +84,9 @@ func TestSweepAtRates(t *testing.T) {
 func TestLoadClientVerdict(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
 	generous := runner.ClientLimits{LagFloorMS: 3_600_000, CPUUtil: 1.01}
+	before := clientLimits
 	clientLimits = &generous
-	t.Cleanup(func() { clientLimits = nil })
+	t.Cleanup(func() { clientLimits = before })
 	res := invoke(t, "--url", srv.URL, "--workload", smoke, "--request-rate", "40", "--num-prompts", "6", "--seed", "3")
 	require.Equal(t, ExitOK, res.code, res.stderr)
 	assert.Regexp(t, `Client: headroom: lag p99 [\d.]+ ms of 3600000.0 ms`, res.stderr, "a valid run shows its headroom")
