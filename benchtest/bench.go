@@ -234,11 +234,15 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 		if err != nil {
 			say(b).Fatalf("benchtest: %v", err)
 		}
+		l.ClientLimits = clientLimits
 		run, err := sess.RunLoad(ctx, l)
 		if err != nil {
 			say(b).Fatalf("benchtest: %v", err)
 		}
 		pool.Add(run)
+		if sc := sess.Payload().Schedule; sc != nil {
+			failClient(b, sc)
+		}
 		for _, rec := range sess.Payload().Results {
 			if rec.Outcome.Failed() && len(failures) < maxLoggedFailures {
 				failures = append(failures, fmt.Sprintf("%s/%d: %s", rec.CaseID, rec.Repetition, strings.Join(rec.Quality.Issues, "; ")))

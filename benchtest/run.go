@@ -276,6 +276,7 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 			mu.Unlock()
 		}
 	}
+	l.ClientLimits = clientLimits
 	_, err := run.sess.RunLoad(run.ctx, l)
 	if err != nil {
 		say(t).Errorf("benchtest: %v", err)
@@ -287,6 +288,7 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 			achieved = strconv.FormatFloat(*sc.AchievedRate, 'g', 3, 64) + " req/s"
 		}
 		say(t).Logf("load: %d requests, achieved %s, %d late, %d dropped, %d unsent", len(p.Results), achieved, sc.Late, sc.Dropped, sc.Unsent)
+		failClient(t, sc)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -561,4 +563,23 @@ func serverURL(tb testing.TB, cfg config) string {
 		fo = *cfg.fixture
 	}
 	return fixtures.Start(tb, fo).URL
+}
+
+// clientLimits, when set, replaces runner.DefaultClientLimits in the load
+// doors (a variable so tests can drive the client verdict without
+// saturating the machine).
+var clientLimits *runner.ClientLimits
+
+// failClient fails t when the load run's client could not keep up (the
+// schedule's verdict: its figures measure the client, not the server),
+// and logs a valid run's headroom.
+func failClient(t testing.TB, sc *results.Schedule) {
+	t.Helper()
+	switch {
+	case sc.ClientValid == nil:
+	case *sc.ClientValid:
+		say(t).Logf("load: client %s", sc.ClientReason)
+	default:
+		say(t).Errorf("benchtest: the load run is invalid: %s", sc.ClientReason)
+	}
 }

@@ -595,6 +595,22 @@ type Schedule struct {
 	ConnectionRetries int `json:"connection_retries"`
 	// PeakInFlight is the most requests in flight at once.
 	PeakInFlight int `json:"peak_in_flight"`
+	// ClientValid is the verdict on the client itself: false when it could
+	// not keep up, so the figures measure the client, not the server (lag
+	// p99 above max(10 ms, a tenth of the mean gap between arrivals), or
+	// its CPU use at 90% or more); ClientReason says why, in words, and
+	// for a valid run how much headroom it had. Nil when not judged (a
+	// payload from before the check, a merged or recovered one).
+	ClientValid  *bool  `json:"client_valid,omitempty"`
+	ClientReason string `json:"client_reason,omitempty"`
+	// ClientCPUUtil is the client process's CPU (user + system) over the
+	// run's wall time × GOMAXPROCS, 0 to 1 (null off unix; the whole
+	// process, so an in-process test server counts too). ClientGCPauseMS
+	// and ClientGCPauseMaxMS are the garbage collector's total and longest
+	// pause over the run, in ms.
+	ClientCPUUtil      *float64 `json:"client_cpu_util,omitempty"`
+	ClientGCPauseMS    *float64 `json:"client_gc_pause_ms,omitempty"`
+	ClientGCPauseMaxMS *float64 `json:"client_gc_pause_max_ms,omitempty"`
 	// Goodput is the rate of the requests that succeeded and met every
 	// limit of GoodputSLO (DistServe): AchievedRate times their share of
 	// the sent requests; nil without an SLO, or with GoodputReason when

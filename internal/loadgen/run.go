@@ -122,6 +122,29 @@ type Run struct {
 	InFlightCap int
 	// Late counts sent requests whose lag exceeded LateAfter (open loop).
 	Late int
+	// client is what the client process itself spent over the run (CPU,
+	// GC pauses; ClientUtil), to tell a client that set the pace from a
+	// server that did.
+	client clientCost
+}
+
+// ClientUtil is the client process's CPU use over the run as a share of
+// what it could have used: (user + system CPU) / (wall time ×
+// GOMAXPROCS), 0 to 1. ok is false off unix, where it is not measured.
+// It counts the whole process, so a server in the same process (a test's
+// httptest server) counts too.
+func (r *Run) ClientUtil() (util float64, ok bool) {
+	c := r.client
+	if !c.CPUOK || c.Wall <= 0 || c.Procs <= 0 {
+		return 0, false
+	}
+	return float64(c.CPU) / (float64(c.Wall) * float64(c.Procs)), true
+}
+
+// ClientGC is the garbage collector's pauses over the run: their total and
+// the longest (among the last 256 collections), and how many there were.
+func (r *Run) ClientGC() (total, longest time.Duration, collections int) {
+	return r.client.GCPause, r.client.GCMax, r.client.GCs
 }
 
 // AchievedRate is the rate the run sent its requests at, over its sending
@@ -135,6 +158,7 @@ func (r *Run) AchievedRate() (rate float64, ok bool, reason string) {
 // recorder collects samples and tracks requests in flight.
 type recorder struct {
 	start    time.Time
+	use      clientUse // the client's costs at the start
 	mu       sync.Mutex
 	samples  []Sample
 	inFlight atomic.Int64
@@ -186,6 +210,7 @@ func (rec *recorder) finish(mode string) *Run {
 		FirstSent:    rec.first,
 		LastSent:     rec.last,
 		Sent:         rec.sent,
+		client:       costSince(rec.use, useNow()),
 	}
 }
 
@@ -210,7 +235,7 @@ func RunClosed(ctx context.Context, fn Func, cfg Closed) (*Run, error) {
 		ctx, cancel = context.WithTimeout(ctx, cfg.MaxDuration)
 		defer cancel()
 	}
-	rec := &recorder{start: time.Now()}
+	rec := &recorder{start: time.Now(), use: useNow()}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range conc {
@@ -289,7 +314,7 @@ func sendOpen(ctx context.Context, fn Func, cfg Open, next func() (time.Duration
 		ctx, cancel = context.WithTimeout(ctx, cfg.MaxDuration)
 		defer cancel()
 	}
-	rec := &recorder{start: time.Now()}
+	rec := &recorder{start: time.Now(), use: useNow()}
 	// sending ends with ctx or, with a duration, soon after its offset on
 	// the wall clock (DurationGrace), so that a client held back by its
 	// cap or too slow for the rate stops too, while one a few

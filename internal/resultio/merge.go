@@ -297,10 +297,14 @@ func checkRecords(name string, p *results.Payload) error {
 func mergeSchedules(runID string, ps []*results.Payload) (*results.Schedule, error) {
 	var out *results.Schedule
 	count, seen := 0, map[int]bool{}
+	var invalid []string // the shards whose client could not keep up
 	for _, p := range ps {
 		sc := p.Schedule
 		if sc == nil {
 			continue
+		}
+		if sc.ClientValid != nil && !*sc.ClientValid {
+			invalid = append(invalid, "shard "+sc.Shard+": "+sc.ClientReason)
 		}
 		if i, n, ok := shardOf(sc); ok {
 			if count != 0 && n != count {
@@ -316,6 +320,9 @@ func mergeSchedules(runID string, ps []*results.Payload) (*results.Schedule, err
 				c.TargetRate, c.RunRate = &r, nil
 			}
 			c.Notes, c.StartedAt = nil, ""
+			// One shard's client verdict is not the run's; only an
+			// invalid shard is carried (below).
+			c.ClientValid, c.ClientReason, c.ClientCPUUtil, c.ClientGCPauseMS, c.ClientGCPauseMaxMS = nil, "", nil, nil, nil
 			out = &c
 			continue
 		}
@@ -333,6 +340,10 @@ func mergeSchedules(runID string, ps []*results.Payload) (*results.Schedule, err
 			}
 		}
 		return nil, fmt.Errorf("results: merge: run %q: shard %s missing: a merge of part of a run would look complete (give every shard's payload)", runID, strings.Join(missing, ", "))
+	}
+	if out != nil && len(invalid) > 0 {
+		no := false
+		out.ClientValid, out.ClientReason = &no, strings.Join(invalid, "; ")
 	}
 	return out, nil
 }

@@ -241,3 +241,25 @@ func TestMergeSumsConnectionRetries(t *testing.T) {
 	assert.Equal(t, 2, m.Schedule.ConnectionRetries, "the records' retries, summed")
 	assert.Equal(t, 2, m.Summary.ConnectionRetries, "and in the summary")
 }
+
+// A merge is not one shard's client verdict: a valid shard's is dropped,
+// an invalid shard makes the merged run invalid, naming it.
+func TestMergeCarriesAnInvalidShardsClient(t *testing.T) {
+	yes, no := true, false
+	valid := func(s *results.Schedule) { s.ClientValid, s.ClientReason = &yes, "headroom: lag p99 1.0 ms of 10.0 ms" }
+	invalid := func(s *results.Schedule) {
+		s.ClientValid, s.ClientReason = &no, "client could not keep up: lag p99 40.0 ms > 10.0 ms"
+	}
+	s0 := loadShard(0, 2, []float64{0, 2}, []float64{300, 300}, nil, valid)
+	s1 := loadShard(1, 2, []float64{1, 3}, []float64{300, 300}, nil, valid)
+	m, err := MergePayloads(s0, s1)
+	require.NoError(t, err)
+	assert.Nil(t, m.Schedule.ClientValid, "valid shards: the merge is not judged")
+
+	s1 = loadShard(1, 2, []float64{1, 3}, []float64{300, 300}, nil, invalid)
+	m, err = MergePayloads(s0, s1)
+	require.NoError(t, err)
+	require.NotNil(t, m.Schedule.ClientValid)
+	assert.False(t, *m.Schedule.ClientValid)
+	assert.Equal(t, "shard 1/2: client could not keep up: lag p99 40.0 ms > 10.0 ms", m.Schedule.ClientReason)
+}

@@ -68,6 +68,10 @@ type Load struct {
 	// send offsets instead of the session's cases on a rate (see Trace;
 	// Rate, Burstiness, Sample and Shard then do not apply).
 	Trace *Trace
+	// ClientLimits, when set, replaces the limits past which the client
+	// is judged unable to keep up (DefaultClientLimits); tests lower them
+	// to drive the verdict without saturating the machine.
+	ClientLimits *ClientLimits
 }
 
 // MaxStartAtPast and MaxStartAtAhead bound Load.StartAt: an instant an
@@ -334,6 +338,7 @@ func scheduleOf(l Load, rate float64, n int, run *loadgen.Run, st results.LoadSt
 	if st.Lag.Count > 0 && run.Mode == "open" { // a closed loop has no schedule to lag behind
 		sc.LagMS = &results.LagStats{P50: st.Lag.P50, P95: st.Lag.P95, P99: st.Lag.P99, Max: st.Lag.Max}
 	}
+	judgeClient(sc, run, l.clientLimits())
 	if l.Goodput != nil {
 		if g, ok := summary.RunGoodput(run, *l.Goodput); ok {
 			sc.Goodput = &g

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/runner"
 )
 
 // TestWorkloadAtARate runs a workload as an open loop from the CLI: every
@@ -75,4 +76,29 @@ func TestSweepAtRates(t *testing.T) {
 
 	res = invoke(t, "--url", srv.URL, "--prompts", "short", "--num-prompts", "6", "--duration", "5s")
 	assert.Equal(t, ExitUsage, res.code, "workload-only load flags and --num-prompts without a rate are refused in a sweep")
+}
+
+// TestLoadClientVerdict: a load run's line shows the client's headroom,
+// and a run past the client's limits (lowered here, so no saturation is
+// needed) says the client could not keep up and exits ExitFailed.
+func TestLoadClientVerdict(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	generous := runner.ClientLimits{LagFloorMS: 3_600_000, CPUUtil: 1.01}
+	before := clientLimits
+	clientLimits = &generous
+	t.Cleanup(func() { clientLimits = before })
+	res := invoke(t, "--url", srv.URL, "--workload", smoke, "--request-rate", "40", "--num-prompts", "6", "--seed", "3")
+	require.Equal(t, ExitOK, res.code, res.stderr)
+	assert.Regexp(t, `Client: headroom: lag p99 [\d.]+ ms of 3600000.0 ms`, res.stderr, "a valid run shows its headroom")
+
+	tight := runner.ClientLimits{LagFloorMS: -1, LagShare: -1, CPUUtil: 1.01}
+	clientLimits = &tight
+	out := filepath.Join(t.TempDir(), "rate.json")
+	res = invoke(t, "--url", srv.URL, "--workload", smoke, "--request-rate", "40", "--num-prompts", "6", "--seed", "3", "--output", out)
+	assert.Equal(t, ExitFailed, res.code, "an invalid run fails")
+	assert.Regexp(t, `Error: the run is invalid: client could not keep up: lag p99 [\d.]+ ms > -1.0 ms`, res.stderr)
+	p := readPayload(t, out)
+	require.NotNil(t, p.Schedule)
+	require.NotNil(t, p.Schedule.ClientValid)
+	assert.False(t, *p.Schedule.ClientValid, "the payload carries the verdict")
 }

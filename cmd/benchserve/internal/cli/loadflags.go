@@ -188,7 +188,15 @@ func scheduleLine(sc *results.Schedule) string {
 		fmt.Fprintf(&b, "; goodput null (%s)", sc.GoodputReason)
 	}
 	b.WriteString("\n")
-	if sc.TargetRate != nil && sc.LagMS != nil && sc.LagMS.P99 > behindMS(*sc.TargetRate) {
+	if sc.ClientValid != nil {
+		// The run's own verdict (runner.ClientLimits): an invalid run's
+		// line says why, and the exit status is ExitFailed.
+		if *sc.ClientValid {
+			fmt.Fprintf(&b, "Client: %s\n", sc.ClientReason)
+		} else {
+			fmt.Fprintf(&b, "Error: the run is invalid: %s; the figures measure the client, not the server\n", sc.ClientReason)
+		}
+	} else if sc.TargetRate != nil && sc.LagMS != nil && sc.LagMS.P99 > behindMS(*sc.TargetRate) {
 		fmt.Fprintf(&b, "Warning: the client fell behind the schedule (lag p99 %.1f ms, more than %.1f ms: a tenth of the mean gap between arrivals, or 10 ms); the client or --max-concurrency held requests back, so the server saw less than the target rate\n", sc.LagMS.P99, behindMS(*sc.TargetRate))
 	}
 	return b.String()

@@ -67,6 +67,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	var ld runner.Load
 	if f.loadMode() {
 		ld = f.runnerLoad(&pr)
+		ld.ClientLimits = clientLimits
 		if f.dataset.set() && !f.dataset.isTrace() && !f.given("num-prompts") && !f.given("duration") {
 			ld.Requests = len(selected) // each generated request once, not x --repetitions
 		}
@@ -184,6 +185,9 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		fmt.Fprintf(e.stderr, "benchserve: %s\n", explain(runErr))
 		return ExitFailed
 	}
+	if sc := p.Schedule; sc != nil && sc.ClientValid != nil && !*sc.ClientValid {
+		return ExitFailed // the client could not keep up: scheduleLine said why
+	}
 	if anyFailed(p.Results) || sloFailed {
 		// The records' outcomes, not summary.passed (the reference's
 		// every-quality.ok): a capped answer does not fail the run.
@@ -191,6 +195,10 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	}
 	return ExitOK
 }
+
+// clientLimits, when set, replaces runner.DefaultClientLimits (a variable
+// so tests can drive the client verdict without saturating the machine).
+var clientLimits *runner.ClientLimits
 
 // stderrIsTerminal decides the live progress mode (a variable so tests
 // can force it).
