@@ -65,6 +65,7 @@ func TestClientVerdictCPUPastLimitIsInvalid(t *testing.T) {
 
 func TestDefaultClientLimitsLag(t *testing.T) {
 	lim := runner.DefaultClientLimits
-	assert.Equal(t, 10.0, lim.LagLimitMS(200), "5 ms gaps: the 10 ms floor")
+	assert.Equal(t, 50.0, lim.LagLimitMS(200), "5 ms gaps: the 50 ms floor")
+	assert.Equal(t, 50.0, lim.LagLimitMS(2), "500 ms gaps: a tenth is under the floor")
 	assert.InDelta(t, 100.0, lim.LagLimitMS(1), 1e-9, "1 s gaps: a tenth of them")
 }
