@@ -21,6 +21,8 @@ func (r *contractRun) run(ctx context.Context) Outcome {
 		return r.nonObjectBodies(ctx)
 	case contract.SeedRepeats:
 		return r.seedRepeats(ctx)
+	case contract.EmbeddingsShape:
+		return r.embeddingsShape(ctx)
 	case contract.WrongAPIKey:
 		return r.wrongKey(ctx)
 	case contract.ModelsList:
