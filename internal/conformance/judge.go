@@ -23,6 +23,8 @@ func (r *contractRun) run(ctx context.Context) Outcome {
 		return r.seedRepeats(ctx)
 	case contract.EmbeddingsShape:
 		return r.embeddingsShape(ctx)
+	case contract.CompletionsIndex:
+		return r.completionsIndex(ctx)
 	case contract.WrongAPIKey:
 		return r.wrongKey(ctx)
 	case contract.ModelsList:

@@ -99,7 +99,14 @@ const (
 	// EmbeddingsShape: "stream": false; posts EmbedInputs to
 	// EndpointEmbeddings, float and base64, then input [].
 	EmbeddingsShape Kind = "embeddings_shape"
+	// CompletionsIndex: "stream": false; posts CompletionPrompts to
+	// EndpointCompletions.
+	CompletionsIndex Kind = "completions_index"
 )
+
+// CompletionPrompts are the prompts a completions_index contract sends in
+// one request.
+var CompletionPrompts = []string{"Once upon a time", "The capital of France is"}
 
 // EmbedInputs are the inputs an embeddings_shape contract embeds: the
 // first and last identical, so their vectors must be.
@@ -127,6 +134,7 @@ const (
 	refModels     = "https://platform.openai.com/docs/api-reference/models/list"
 	refReasoning  = "https://api-docs.deepseek.com/guides/reasoning_model"
 	refEmbeddings = "https://platform.openai.com/docs/api-reference/embeddings/create"
+	refLegacy     = "https://platform.openai.com/docs/api-reference/completions/object"
 )
 
 // Rules maps every check kind to its rule. docs/streams.md lists the same
@@ -167,6 +175,7 @@ var Rules = map[Kind]Rule{
 	StreamOptionsNoStream: {"stream_options with stream: false is answered 400 (a 4xx), not ignored", refCreate},
 	SeedRepeats:           {"at temperature 0 with a seed, the same request gets the same answer (content and tool calls) four times", refCreate},
 	EmbeddingsShape:       {"an embeddings answer has one vector per input with index i, identical inputs give identical vectors, base64 decodes to the same floats, usage.prompt_tokens = total_tokens, and input [] is answered 4xx", refEmbeddings},
+	CompletionsIndex:      {"a completions request with a list of prompts gives a text_completion with one choice per prompt, choices[].index the prompt's position, each with text and a finish_reason", refLegacy},
 	NonObjectBody:         {"a JSON body that is not an object (a string, a list, a number, null) is answered 4xx, never 2xx or 5xx", refErrors},
 }
 
@@ -187,6 +196,8 @@ const (
 	// EndpointEmbeddings is where embeddings_shape posts (its kind says
 	// so; the case's "endpoint" stays unset).
 	EndpointEmbeddings = "/v1/embeddings"
+	// EndpointCompletions is where completions_index posts.
+	EndpointCompletions = "/v1/completions"
 )
 
 // CompareNonStream is the one "compare" value: the request is sent
