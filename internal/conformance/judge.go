@@ -25,6 +25,8 @@ func (r *contractRun) run(ctx context.Context) Outcome {
 		return r.embeddingsShape(ctx)
 	case contract.CompletionsIndex:
 		return r.completionsIndex(ctx)
+	case contract.ResponsesUsage:
+		return r.responsesUsage(ctx)
 	case contract.WrongAPIKey:
 		return r.wrongKey(ctx)
 	case contract.ModelsList:

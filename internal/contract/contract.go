@@ -102,6 +102,8 @@ const (
 	// CompletionsIndex: "stream": false; posts CompletionPrompts to
 	// EndpointCompletions.
 	CompletionsIndex Kind = "completions_index"
+	// ResponsesUsage: streamed; the case's request sent to /v1/responses.
+	ResponsesUsage Kind = "responses_usage"
 )
 
 // CompletionPrompts are the prompts a completions_index contract sends in
@@ -135,6 +137,7 @@ const (
 	refReasoning  = "https://api-docs.deepseek.com/guides/reasoning_model"
 	refEmbeddings = "https://platform.openai.com/docs/api-reference/embeddings/create"
 	refLegacy     = "https://platform.openai.com/docs/api-reference/completions/object"
+	refResponses  = "https://platform.openai.com/docs/api-reference/responses-streaming/response/completed"
 )
 
 // Rules maps every check kind to its rule. docs/streams.md lists the same
@@ -176,6 +179,7 @@ var Rules = map[Kind]Rule{
 	SeedRepeats:           {"at temperature 0 with a seed, the same request gets the same answer (content and tool calls) four times", refCreate},
 	EmbeddingsShape:       {"an embeddings answer has one vector per input with index i, identical inputs give identical vectors, base64 decodes to the same floats, usage.prompt_tokens = total_tokens, and input [] is answered 4xx", refEmbeddings},
 	CompletionsIndex:      {"a completions request with a list of prompts gives a text_completion with one choice per prompt, choices[].index the prompt's position, each with text and a finish_reason", refLegacy},
+	ResponsesUsage:        {"a Responses stream's response.completed carries usage with total_tokens = input_tokens + output_tokens and output_tokens <= max_output_tokens", refResponses},
 	NonObjectBody:         {"a JSON body that is not an object (a string, a list, a number, null) is answered 4xx, never 2xx or 5xx", refErrors},
 }
 
