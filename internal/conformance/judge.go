@@ -21,6 +21,12 @@ func (r *contractRun) run(ctx context.Context) Outcome {
 		return r.nonObjectBodies(ctx)
 	case contract.SeedRepeats:
 		return r.seedRepeats(ctx)
+	case contract.EmbeddingsShape:
+		return r.embeddingsShape(ctx)
+	case contract.CompletionsIndex:
+		return r.completionsIndex(ctx)
+	case contract.ResponsesUsage:
+		return r.responsesUsage(ctx)
 	case contract.WrongAPIKey:
 		return r.wrongKey(ctx)
 	case contract.ModelsList:

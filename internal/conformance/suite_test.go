@@ -89,7 +89,10 @@ var dependent = map[fixtures.Fault]map[string]bool{
 	// The comparisons read the non-streamed answer as a chat.completion.
 	fixtures.Fault("chunk-object"): {"nonstream.agrees": true, "tools.stream_agrees": true, "usage.prompt_agrees": true, "nonstream.seed_repeats": true},
 	// The reported completion_tokens is the count max_completion_tokens is judged by.
-	fixtures.Fault("over-count"): {"limits.max_completion_tokens": true},
+	// responses.usage holds the Responses stream's usage to the same two
+	// rules, and the fixture's usage faults break every endpoint's usage.
+	fixtures.Fault("over-count"): {"limits.max_completion_tokens": true, "responses.usage": true},
+	fixtures.Fault("bad-total"):  {"responses.usage": true},
 	// tools.stream_agrees holds the non-streamed calls to the same rules.
 	fixtures.Fault("tools-no-id"):       {"tools.stream_agrees": true},
 	fixtures.Fault("tools-finish-stop"): {"tools.stream_agrees": true},

@@ -96,7 +96,23 @@ const (
 	// SeedRepeats: "stream": false, extra_body temperature 0 and a seed;
 	// the request is sent SeedRepeatCount times.
 	SeedRepeats Kind = "seed_repeats"
+	// EmbeddingsShape: "stream": false; posts EmbedInputs to
+	// EndpointEmbeddings, float and base64, then input [].
+	EmbeddingsShape Kind = "embeddings_shape"
+	// CompletionsIndex: "stream": false; posts CompletionPrompts to
+	// EndpointCompletions.
+	CompletionsIndex Kind = "completions_index"
+	// ResponsesUsage: streamed; the case's request sent to /v1/responses.
+	ResponsesUsage Kind = "responses_usage"
 )
+
+// CompletionPrompts are the prompts a completions_index contract sends in
+// one request.
+var CompletionPrompts = []string{"Once upon a time", "The capital of France is"}
+
+// EmbedInputs are the inputs an embeddings_shape contract embeds: the
+// first and last identical, so their vectors must be.
+var EmbedInputs = []string{"The lighthouse keeper climbed the stairs.", "Name three colours.", "The lighthouse keeper climbed the stairs."}
 
 // SeedRepeatCount is how many times a seed_repeats contract sends its
 // request: 4, as the servers' own suites do.
@@ -119,6 +135,9 @@ const (
 	refErrors     = "https://platform.openai.com/docs/guides/error-codes"
 	refModels     = "https://platform.openai.com/docs/api-reference/models/list"
 	refReasoning  = "https://api-docs.deepseek.com/guides/reasoning_model"
+	refEmbeddings = "https://platform.openai.com/docs/api-reference/embeddings/create"
+	refLegacy     = "https://platform.openai.com/docs/api-reference/completions/object"
+	refResponses  = "https://platform.openai.com/docs/api-reference/responses-streaming/response/completed"
 )
 
 // Rules maps every check kind to its rule. docs/streams.md lists the same
@@ -158,6 +177,9 @@ var Rules = map[Kind]Rule{
 	CancelStops:           {"after the client closes a stream the server stops generating (its running-requests gauge falls)", refStreaming},
 	StreamOptionsNoStream: {"stream_options with stream: false is answered 400 (a 4xx), not ignored", refCreate},
 	SeedRepeats:           {"at temperature 0 with a seed, the same request gets the same answer (content and tool calls) four times", refCreate},
+	EmbeddingsShape:       {"an embeddings answer has one vector per input with index i, identical inputs give identical vectors, base64 decodes to the same floats, usage.prompt_tokens = total_tokens, and input [] is answered 4xx", refEmbeddings},
+	CompletionsIndex:      {"a completions request with a list of prompts gives a text_completion with one choice per prompt, choices[].index the prompt's position, each with text and a finish_reason", refLegacy},
+	ResponsesUsage:        {"a Responses stream's response.completed carries usage with total_tokens = input_tokens + output_tokens and output_tokens <= max_output_tokens", refResponses},
 	NonObjectBody:         {"a JSON body that is not an object (a string, a list, a number, null) is answered 4xx, never 2xx or 5xx", refErrors},
 }
 
@@ -175,6 +197,11 @@ func Kinds() []Kind {
 const (
 	EndpointChat   = "/v1/chat/completions"
 	EndpointModels = "/v1/models"
+	// EndpointEmbeddings is where embeddings_shape posts (its kind says
+	// so; the case's "endpoint" stays unset).
+	EndpointEmbeddings = "/v1/embeddings"
+	// EndpointCompletions is where completions_index posts.
+	EndpointCompletions = "/v1/completions"
 )
 
 // CompareNonStream is the one "compare" value: the request is sent

@@ -61,7 +61,7 @@ func (s Shape) Problems() []Problem {
 		}
 	}
 	streamed := !(k == CompletionObject || k == WrongAPIKey || raw || k == UnknownModel || k == EmptyMessages || k == ModelsList ||
-		k == StreamOptionsNoStream || k == NonObjectBody || k == SeedRepeats)
+		k == StreamOptionsNoStream || k == NonObjectBody || k == SeedRepeats || k == EmbeddingsShape || k == CompletionsIndex)
 	if streamed && !s.Stream {
 		bad("stream", "check %s judges a stream; remove \"stream\": false", k)
 	}

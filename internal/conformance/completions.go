@@ -1,0 +1,65 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/benchserve/benchserve/internal/contract"
+)
+
+// completionsIndex judges completions.index, the rule of the servers' own
+// suites (llama.cpp tools/server/tests/unit/test_completion.py, vLLM
+// tests/entrypoints/openai/test_completion.py): a non-streamed
+// /v1/completions request with the prompts contract.CompletionPrompts is
+// a text_completion with one choice per prompt, choices[].index each
+// prompt's position once, every choice a text and a finish_reason. An
+// endpoint not served (404, 405, 501) is a skip.
+func (r *contractRun) completionsIndex(ctx context.Context) Outcome {
+	prompts := contract.CompletionPrompts
+	b, _ := json.Marshal(map[string]any{"model": r.t.Model, "prompt": prompts, "max_tokens": r.limit("max_tokens")})
+	ex := r.do(ctx, http.MethodPost, contract.EndpointCompletions, b, nil)
+	bad := func(format string, args ...any) Outcome {
+		return withStatus(failed(ex.sentText(), ex.gotText(), format, args...), ex.status)
+	}
+	switch {
+	case ex.status == 0:
+		return bad("no answer")
+	case notServed(ex.status):
+		return withStatus(skip("not served: POST %s is answered HTTP %d", contract.EndpointCompletions, ex.status), ex.status)
+	case ex.status != http.StatusOK:
+		return bad("HTTP %d, not 200", ex.status)
+	}
+	var a struct {
+		Object  string `json:"object"`
+		Choices []struct {
+			Index        *int    `json:"index"`
+			Text         *string `json:"text"`
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(ex.body, &a); err != nil {
+		return bad("the body is not a JSON object: %v", err)
+	}
+	if a.Object != "text_completion" {
+		return bad("object %q, not \"text_completion\"", nm(a.Object))
+	}
+	if len(a.Choices) != len(prompts) {
+		return bad("%d prompts got %d choices", len(prompts), len(a.Choices))
+	}
+	seen := map[int]bool{}
+	for i, c := range a.Choices {
+		switch {
+		case c.Index == nil || *c.Index < 0 || *c.Index >= len(prompts):
+			return bad("choices[%d] has index %s, not a prompt's position 0–%d", i, indexText(c.Index), len(prompts)-1)
+		case seen[*c.Index]:
+			return bad("choices[%d] repeats index %d", i, *c.Index)
+		case c.Text == nil:
+			return bad("choices[%d] has no text", i)
+		case c.FinishReason == nil || *c.FinishReason == "":
+			return bad("choices[%d] has no finish_reason", i)
+		}
+		seen[*c.Index] = true
+	}
+	return withStatus(pass("%d prompts, %d choices with indexes 0–%d, each a text and a finish_reason", len(prompts), len(a.Choices), len(prompts)-1), ex.status)
+}
