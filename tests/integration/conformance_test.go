@@ -80,17 +80,36 @@ var ollamaVerdicts = map[string]string{
 	// but a second identical request meets the prompt cache, which may
 	// change the numerics; either verdict until a run pins it.
 	"nonstream.seed_repeats": "pass|fail",
-	// Not yet watched: both versions serve /v1/embeddings, but whether
-	// the tiny generative model embeds (and input [] gets a 4xx) is
-	// not known until a run pins it; skip if the endpoint is not served.
-	"embeddings.shape": "pass|fail|skip",
-	// Not yet watched: both versions serve /v1/completions; whether a
-	// prompt list is answered one choice per prompt is unknown until a
-	// run pins it.
-	"completions.index": "pass|fail|skip",
-	// v0.6.5 serves no /v1/responses (skip); v0.17.4 serves it
-	// stateless, its usage not yet watched.
-	"responses.usage": "pass|fail|skip",
+	// Both versions answer a list of prompts on /v1/completions with 400.
+	"completions.index": "fail",
+	// embeddings.shape and responses.usage differ by version: see
+	// ollamaV065Verdicts and ollamaV0174Verdicts.
+}
+
+// ollamaV065Verdicts: v0.6.5 ignores encoding_format "base64" (it
+// answers arrays of floats: embeddings.shape fails) and serves no
+// /v1/responses (404: responses.usage is skip).
+var ollamaV065Verdicts = withVerdicts(ollamaVerdicts, map[string]string{
+	"embeddings.shape": "fail", "responses.usage": "skip",
+})
+
+// ollamaV0174Verdicts: v0.17.4 embeds with the tiny model (identical
+// inputs identical, base64 round-trips, input [] 400) and serves
+// /v1/responses stateless with usage.
+var ollamaV0174Verdicts = withVerdicts(ollamaVerdicts, map[string]string{
+	"embeddings.shape": "pass", "responses.usage": "pass",
+})
+
+// withVerdicts is base with the verdicts of over replacing its own.
+func withVerdicts(base, over map[string]string) map[string]string {
+	m := make(map[string]string, len(base)+len(over))
+	for k, v := range base {
+		m[k] = v
+	}
+	for k, v := range over {
+		m[k] = v
+	}
+	return m
 }
 
 // llamaCppVerdicts is the verdict of every builtin contract on
@@ -145,22 +164,20 @@ var llamaCppVerdicts = map[string]string{
 	"errors.stream_options_no_stream": "fail", "errors.non_object_body": "pass",
 	// Not yet watched, as for Ollama: either verdict until a run pins it.
 	"nonstream.seed_repeats": "pass|fail",
-	// Not yet watched: llama-server answers /v1/embeddings 501 unless
-	// started with --embeddings (skip), and with it the tiny model's
-	// vectors are unknown until a run pins it.
-	"embeddings.shape": "pass|fail|skip",
-	// Not yet watched: llama-server's suite checks index per prompt.
-	"completions.index": "pass|fail|skip",
-	// Not yet watched: llama-server serves /v1/responses.
-	"responses.usage": "pass|fail|skip",
+	// input [] is answered 500, not 4xx.
+	"embeddings.shape": "fail",
+	// One choice per prompt, indexes 0 and 1.
+	"completions.index": "pass",
+	// /v1/responses streams with usage in response.completed.
+	"responses.usage": "pass",
 }
 
 // conformanceByServer is keyed by serverID.String(): the version Ollama
 // reports on GET /api/version, the commit llama-server reports in GET
 // /props build_info.
 var conformanceByServer = map[string]map[string]string{
-	"ollama 0.6.5":        ollamaVerdicts,
-	"ollama 0.17.4":       ollamaVerdicts,
+	"ollama 0.6.5":        ollamaV065Verdicts,
+	"ollama 0.17.4":       ollamaV0174Verdicts,
 	"llama.cpp c2b1518fd": llamaCppVerdicts,
 }
 
