@@ -521,7 +521,8 @@ type Incomplete struct {
 // achieved, so a client that could not keep up is visible, never silent.
 // Times are in milliseconds, rates in requests per second.
 type Schedule struct {
-	// Mode is "open" (arrivals on a seeded schedule) or "closed".
+	// Mode is "open" (arrivals on a seeded schedule), "closed", or
+	// "trace" (arrivals at a trace's timestamps).
 	Mode string `json:"mode"`
 	// TargetRate is the requested rate; nil for an unlimited one (inf).
 	// In a sharded run it is this shard's part (RunRate / N).

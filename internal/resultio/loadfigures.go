@@ -190,7 +190,7 @@ func scheduleFromRecords(settings *results.Schedule, recs []results.Record, shar
 	}
 
 	// Lag, from the records.
-	if sc.Mode == "open" {
+	if sc.Mode == "open" || sc.Mode == "trace" { // arrivals on a schedule (seeded or a trace's)
 		lags := make([]float64, 0, len(spans))
 		for _, s := range spans {
 			if s.rec.LagMS != nil {

@@ -137,7 +137,7 @@ func (s *Session) runTrace(ctx context.Context, l Load) (*loadgen.Run, error) {
 	}
 	st := summary.Run(run, summary.Options{Goodput: l.Goodput})
 	sc := scheduleOf(l, math.NaN(), n, run, st)
-	sc.TargetRate = nil // the trace's times, not a rate
+	sc.TargetRate, sc.Mode = nil, "trace" // the trace's times, not a rate
 	s.mu.Lock()
 	s.payload.Schedule = sc
 	s.version++
@@ -156,7 +156,7 @@ func (s *Session) runTrace(ctx context.Context, l Load) (*loadgen.Run, error) {
 // schedule; the payload's generator block names the trace and its scale).
 func traceSettings(l Load, n int) *results.Schedule {
 	sc := l.settings(math.NaN(), n)
-	sc.TargetRate = nil
+	sc.TargetRate, sc.Mode = nil, "trace"
 	return sc
 }
 

@@ -78,7 +78,7 @@ func TestTraceReplaysAtItsTimestamps(t *testing.T) {
 	assert.True(t, ids["mooncake-0"] && ids["mooncake-199"], "records named by trace request")
 	sc := p.Schedule
 	require.NotNil(t, sc, "schedule block")
-	assert.Equal(t, "open", sc.Mode, "an open loop")
+	assert.Equal(t, "trace", sc.Mode, "the trace's own schedule")
 	assert.Nil(t, sc.TargetRate, "no target rate: the trace's times")
 	assert.Equal(t, 200, sc.Sent, "sent")
 	require.NotNil(t, sc.LagMS, "lag recorded")

@@ -151,7 +151,9 @@ func scheduleLine(sc *results.Schedule) string {
 		}
 	}
 	var b strings.Builder
-	if sc.TargetRate == nil {
+	if sc.Mode == "trace" {
+		fmt.Fprintf(&b, "Load: replayed at the trace's timestamps (at most %d in flight); %s", sc.InFlightCap, achieved)
+	} else if sc.TargetRate == nil {
 		streams := fmt.Sprintf("%d streams", sc.InFlightCap)
 		if sc.InFlightCap == 1 {
 			streams = "1 stream"
