@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"unicode/utf8"
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/stream"
@@ -128,21 +127,6 @@ func summarizeTools(calls []results.ToolCall) *results.ToolCallsSummary {
 	}
 	sort.Strings(names)
 	return &results.ToolCallsSummary{Count: len(calls), Names: names, Raw: calls}
-}
-
-// truncateRunes keeps the first n code points of s (Python's s[:n]).
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }
 
 // itlStats summarizes every chunk gap of res, kept or not (nil without

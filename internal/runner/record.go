@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/py"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/stream"
 	"github.com/benchserve/benchserve/results"
@@ -121,7 +122,7 @@ func (r *Runner) answer(rec *results.Record, res *stream.Result, full bool) {
 	rec.Metrics.UsagePresent, rec.Metrics.TokenChunks = res.Usage != nil, res.TokenChunks
 	q := &rec.Quality
 	q.ContentChars = utf8.RuneCountInString(res.Content)
-	q.ContentPreview = truncateRunes(res.Content, PreviewChars)
+	q.ContentPreview = py.Head(res.Content, PreviewChars)
 	if res.FinishReason != "" {
 		fr := res.FinishReason
 		q.FinishReason = &fr
@@ -140,10 +141,10 @@ func (r *Runner) answer(rec *results.Record, res *stream.Result, full bool) {
 		limit = 1_000_000
 	}
 	if r.cfg.IncludeContent {
-		content := truncateRunes(res.Content, limit)
+		content := py.Head(res.Content, limit)
 		q.Content = &content
 		if res.Reasoning != "" {
-			reasoning := truncateRunes(res.Reasoning, limit)
+			reasoning := py.Head(res.Reasoning, limit)
 			q.Reasoning = &reasoning
 		}
 	}
@@ -158,7 +159,7 @@ func (r *Runner) answer(rec *results.Record, res *stream.Result, full bool) {
 			qc.FinishReason = &fr
 		}
 		if r.cfg.IncludeContent {
-			content := truncateRunes(ch.Content, limit)
+			content := py.Head(ch.Content, limit)
 			qc.Content = &content
 		}
 		q.Choices = append(q.Choices, qc)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/py"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
@@ -112,7 +113,7 @@ func Label(pt Point) string {
 		parts = append(parts, "think="+pyBool(*pt.Thinking))
 	}
 	if pt.ExtraBody != "" {
-		parts = append(parts, "eb="+truncateRunes(pt.ExtraBody, 20))
+		parts = append(parts, "eb="+py.Head(pt.ExtraBody, 20))
 	}
 	return strings.Join(parts, " ")
 }
@@ -130,15 +131,4 @@ func pyBool(b bool) string {
 		return "True"
 	}
 	return "False"
-}
-
-func truncateRunes(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }
