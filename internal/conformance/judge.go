@@ -33,6 +33,8 @@ func (r *contractRun) run(ctx context.Context) Outcome {
 		return r.models(ctx)
 	case contract.CancelStops:
 		return r.cancel(ctx)
+	case contract.CancelFreesCapacity:
+		return r.freesCapacity(ctx)
 	}
 	st, err := r.stream(ctx, 0)
 	if err != nil {

@@ -175,6 +175,7 @@ var Rules = map[Kind]Rule{
 	ModelsList:            {`GET /v1/models gives {"object": "list", "data": [{"id": …, "object": "model"}]} listing the model in use`, refModels},
 	ReasoningSeparated:    {"reasoning arrives in a delta field (reasoning_content or reasoning), not as <think> in content", refReasoning},
 	CancelStops:           {"after the client closes a stream the server stops generating (its running-requests gauge falls)", refStreaming},
+	CancelFreesCapacity:   {"streams the client abandons after their first token free their capacity: a new request then finishes within max(10× a request's latency before them, 30 s)", refStreaming},
 	StreamOptionsNoStream: {"stream_options with stream: false is answered 400 (a 4xx), not ignored", refCreate},
 	SeedRepeats:           {"at temperature 0 with a seed, the same request gets the same answer (content and tool calls) four times", refCreate},
 	EmbeddingsShape:       {"an embeddings answer has one vector per input with index i, identical inputs give identical vectors, base64 decodes to the same floats, usage.prompt_tokens = total_tokens, and input [] is answered 4xx", refEmbeddings},
