@@ -10,6 +10,9 @@ import (
 // that are not judged on one streamed answer have their own function;
 // every other is judged by judgeStream.
 func (r *contractRun) run(ctx context.Context) Outcome {
+	if o, ok := r.run28(ctx); ok {
+		return o
+	}
 	switch r.kind {
 	case contract.CompletionObject:
 		return r.completionObject(ctx)
@@ -83,6 +86,8 @@ func (r *contractRun) judgeStream(st *streamed) Outcome {
 		return r.maxCompletionTokens(st)
 	case contract.StopSequence:
 		return r.stopSequence(st)
+	case contract.StopSeveral:
+		return r.stopSeveral(st)
 	case contract.ChoicesN:
 		return r.choicesN(st)
 	case contract.ToolChoiceNone, contract.ToolChoiceRequired, contract.ToolChoiceNamed, contract.ToolArguments, contract.ToolCallIDs, contract.ToolFinishReason, contract.ToolParallelFalse:
