@@ -24,7 +24,9 @@ func ConformanceStrict() Option { return func(c *config) { c.strict = true } }
 // (a MUST that broke, a SHOULD with ConformanceStrict), with the rule it
 // breaks, its reference, what was sent and what came back; a SHOULD or
 // MAY that broke otherwise is logged as a warning; a contract that did
-// not apply is skipped with the reason. Every subtest carries the
+// not apply is skipped with the reason; one whose feature the server
+// refused with a 4xx (verdict "unsupported": n > 1, a json_schema
+// response_format) is logged, neither failed nor skipped. Every subtest carries the
 // attributes contract_level, verdict and rule (JUnit properties).
 //
 // Options are RunWorkload's (WithURL, WithModel, WithAPIKey, WithTags to
@@ -69,6 +71,8 @@ func reportContract(t *testing.T, file string, out runner.Outcome) {
 		say(t).Logf("benchtest: warning (%s, does not fail the run): %s", c.Level, evidence)
 	case contract.Verdict(c.Verdict) == contract.Skip:
 		say(t).Skipf("benchtest: %s", evidence)
+	case contract.Verdict(c.Verdict) == contract.Unsupported:
+		say(t).Logf("benchtest: unsupported (%s, does not fail the run): %s", c.Level, evidence)
 	default:
 		say(t).Logf("%s (%s): holds: %s", c.Name, c.Level, presented(present.Evidence(c.Evidence)))
 	}

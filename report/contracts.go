@@ -7,7 +7,8 @@ type contractData struct {
 	results.Contract
 	// Shown is the verdict as the table shows it: pass, fail (it fails
 	// the run), warn (a SHOULD that failed), info (a MAY that failed) or
-	// skip (the rule did not apply).
+	// skip (the rule did not apply) or unsupported (the server refused
+	// the feature with a 4xx).
 	Shown string `json:"shown"`
 }
 

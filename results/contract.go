@@ -15,7 +15,9 @@ type Contract struct {
 	// Check is the check kind (workloads.Protocol.Check), e.g.
 	// "stream_framing".
 	Check string `json:"check"`
-	// Verdict is "pass", "fail" or "skip" (the rule did not apply).
+	// Verdict is "pass", "fail", "skip" (the rule did not apply) or
+	// "unsupported" (the server said with a 4xx that it does not serve
+	// the feature, e.g. n > 1; never failing).
 	Verdict string `json:"verdict"`
 	// Failing reports that the verdict fails the run: a MUST that failed,
 	// or a SHOULD that failed in a strict run. A SHOULD that failed
@@ -48,7 +50,8 @@ func (p *Payload) Contracts() []Contract {
 
 // Outcome is the contract's verdict as people read it: "pass", "fail"
 // (it fails the run), "warn" (a SHOULD that broke, not failing the run),
-// "info" (a MAY that broke) or "skip" (the rule did not apply).
+// "info" (a MAY that broke), "skip" (the rule did not apply) or
+// "unsupported" (the server refused the feature with a 4xx).
 func (c Contract) Outcome() string {
 	if c.Verdict != "fail" || c.Failing {
 		return c.Verdict
@@ -62,7 +65,7 @@ func (c Contract) Outcome() string {
 // ContractMatrix renders the contracts of several conformance payloads as
 // a Markdown table: one row per contract (in the order they first
 // appear), one column per payload headed by its label, each cell the
-// contract's Outcome ("–" where a payload lacks the contract). The rows
+// contract's Outcome (pass, fail, warn, info, skip or unsupported; "–" where a payload lacks the contract). The rows
 // also give the level and the rule, linked to its reference. labels and
 // payloads pair up; an error when their counts differ or a payload has
 // no contract.

@@ -30,6 +30,7 @@ func TestContractOutcome(t *testing.T) {
 		{results.Contract{Level: "SHOULD", Verdict: "fail", Failing: true}, "fail"},
 		{results.Contract{Level: "MAY", Verdict: "fail"}, "info"},
 		{results.Contract{Level: "MUST", Verdict: "skip"}, "skip"},
+		{results.Contract{Level: "SHOULD", Verdict: "unsupported"}, "unsupported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.c.Level+"/"+tt.c.Verdict, func(t *testing.T) {
@@ -61,4 +62,13 @@ func TestContractMatrixEscapesLabels(t *testing.T) {
 	table, err := results.ContractMatrix([]string{"vLLM | main"}, []*results.Payload{contractPayload("a", c)})
 	require.NoError(t, err)
 	assert.Contains(t, table, `| contract | level | rule | vLLM \| main |`+"\n|---|---|---|---|\n", "one column, the bar escaped")
+}
+
+// A contract whose feature the server refused is its own cell, apart
+// from fail (warn) and skip.
+func TestContractMatrixSaysUnsupported(t *testing.T) {
+	n := results.Contract{Name: "choices.n", Level: "SHOULD", Verdict: "unsupported", Rule: "r", Reference: "https://example.com"}
+	table, err := results.ContractMatrix([]string{"server"}, []*results.Payload{contractPayload("a", n)})
+	require.NoError(t, err)
+	assert.Contains(t, table, "| `choices.n` | SHOULD | [r](https://example.com) | unsupported |\n", "the cell says unsupported")
 }

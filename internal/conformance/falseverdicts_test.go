@@ -243,3 +243,42 @@ func TestAzurePromptFilterChunkIsNotJudged(t *testing.T) {
 	o = judge(t, "stream.same_id", script{events: bad})
 	assert.Equal(t, contract.Fail, o.Verdict, "a chunk without an id that is not Azure's preamble still fails: %s", o.Evidence)
 }
+
+// refuse answers every request with a 400 whose error message is msg.
+type refuse string
+
+func (m refuse) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": string(m), "type": "invalid_request_error"}})
+	_, _ = w.Write(b)
+}
+
+// A server that says it does not serve n or json_schema gets
+// "unsupported", neither a pass nor a failure nor a skip; a 4xx that does
+// not name n is still a failure.
+func TestARefusedFeatureIsUnsupported(t *testing.T) {
+	w, err := workloads.Conformance()
+	require.NoError(t, err, "the builtin suite parses")
+	run := func(id string, h http.Handler) conformance.Outcome {
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		for _, c := range w.Cases {
+			if c.ID == id {
+				in := conformance.Input{Protocol: c.Protocol, Messages: c.Messages, MaxTokens: c.EffectiveMaxTokens(), ExtraBody: c.ExtraBody}
+				return conformance.Run(context.Background(), conformance.Target{Sender: clientSender{&stream.Client{BaseURL: srv.URL}}, Model: "m"}, in)
+			}
+		}
+		t.Fatalf("no contract %s", id)
+		return conformance.Outcome{}
+	}
+	o := run("choices.n", refuse("n > 1 is not supported"))
+	assert.Equal(t, contract.Unsupported, o.Verdict, "choices.n refused naming n: %s", o.Evidence)
+	assert.Contains(t, o.Evidence, "refused with HTTP 400 naming n", "the evidence quotes the refusal")
+	assert.Contains(t, o.Message("choices.n", &workloads.Protocol{Level: "SHOULD", Check: "choices_n"}), "choices.n (SHOULD): unsupported by the server: ", "the message says unsupported")
+	o = run("structured.json_schema", refuse("response_format json_schema is not supported"))
+	assert.Equal(t, contract.Unsupported, o.Verdict, "json_schema refused: %s", o.Evidence)
+	o = run("choices.n", refuse("bad request"))
+	assert.Equal(t, contract.Fail, o.Verdict, "a 4xx not naming n is a failure: %s", o.Evidence)
+	assert.False(t, contract.Failing(contract.Must, contract.Unsupported, true), "unsupported never fails a run, even a strict MUST")
+}

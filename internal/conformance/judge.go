@@ -10,6 +10,9 @@ import (
 // that are not judged on one streamed answer have their own function;
 // every other is judged by judgeStream.
 func (r *contractRun) run(ctx context.Context) Outcome {
+	if o, ok := r.run28(ctx); ok {
+		return o
+	}
 	switch r.kind {
 	case contract.CompletionObject:
 		return r.completionObject(ctx)
@@ -85,6 +88,8 @@ func (r *contractRun) judgeStream(st *streamed) Outcome {
 		return r.maxCompletionTokens(st)
 	case contract.StopSequence:
 		return r.stopSequence(st)
+	case contract.StopSeveral:
+		return r.stopSeveral(st)
 	case contract.ChoicesN:
 		return r.choicesN(st)
 	case contract.ToolChoiceNone, contract.ToolChoiceRequired, contract.ToolChoiceNamed, contract.ToolArguments, contract.ToolCallIDs, contract.ToolFinishReason, contract.ToolParallelFalse:
@@ -106,9 +111,9 @@ var readsEvents = map[contract.Kind]bool{
 }
 
 // refusal judges a 4xx answer to a request the kind lets a server refuse:
-// n (choices.n passes when the error names n), json_schema (passes: the
-// server said it does not serve it) and thinking (reasoning.separated
-// skips). ok is false when the kind has no refusal rule or none came.
+// n (choices.n is unsupported when the error names n, a failure when it
+// does not), json_schema (unsupported: the server said it does not serve
+// it) and thinking (reasoning.separated skips: the model does not think). ok is false when the kind has no refusal rule or none came.
 func (r *contractRun) refusal(st *streamed) (o Outcome, ok bool) {
 	s := st.httpStatus()
 	if s < 400 || s >= 500 {
@@ -117,13 +122,13 @@ func (r *contractRun) refusal(st *streamed) (o Outcome, ok bool) {
 	switch r.kind {
 	case contract.ChoicesN:
 		if nMentioned.MatchString(st.err.Error()) {
-			return pass("refused with HTTP %d naming n: %s", s, contract.Cut(st.err.Error(), 120)), true
+			return unsupported("refused with HTTP %d naming n: %s", s, contract.Cut(st.err.Error(), 120)), true
 		}
 		return failed(st.sentText(), st.errText(), "HTTP %d does not say n is unsupported", s), true
 	case contract.ReasoningSeparated:
 		return skip("the server refused the request (HTTP %d): %s", s, contract.Cut(st.err.Error(), 160)), true
 	case contract.JSONSchema:
-		return pass("refused with HTTP %d (json_schema unsupported, said so): %s", s, contract.Cut(st.err.Error(), 160)), true
+		return unsupported("refused with HTTP %d (json_schema unsupported, said so): %s", s, contract.Cut(st.err.Error(), 160)), true
 	}
 	return Outcome{}, false
 }

@@ -12,7 +12,7 @@ import (
 
 // Outcome is a contract's result.
 type Outcome struct {
-	// Verdict is pass, fail or skip.
+	// Verdict is pass, fail, skip or unsupported.
 	Verdict contract.Verdict
 	// Evidence says what was found: why the contract passed, failed or
 	// was skipped, naming the offending field, chunk or status.
@@ -42,6 +42,8 @@ func (o Outcome) Message(name string, s *workloads.Protocol) string {
 		return fmt.Sprintf("%s (%s): holds: %s", name, s.Level, o.Evidence)
 	case contract.Skip:
 		return fmt.Sprintf("%s (%s): not applicable: %s", name, s.Level, o.Evidence)
+	case contract.Unsupported:
+		return fmt.Sprintf("%s (%s): unsupported by the server: %s", name, s.Level, o.Evidence)
 	}
 	msg := fmt.Sprintf("%s (%s): %s; breaks: %s (%s)", name, s.Level, o.Evidence, r.Text, r.Ref)
 	if o.Sent != "" {
@@ -61,6 +63,12 @@ func pass(format string, args ...any) Outcome {
 // skip is the outcome of a contract that did not apply, saying why.
 func skip(format string, args ...any) Outcome {
 	return Outcome{Verdict: contract.Skip, Evidence: fmt.Sprintf(format, args...)}
+}
+
+// unsupported is the outcome of a contract whose feature the server said
+// (with a 4xx) it does not serve, quoting the refusal.
+func unsupported(format string, args ...any) Outcome {
+	return Outcome{Verdict: contract.Unsupported, Evidence: fmt.Sprintf(format, args...)}
 }
 
 // failed is a failing outcome: the evidence, and what was sent and

@@ -99,4 +99,6 @@ var dependent = map[fixtures.Fault]map[string]bool{
 	// choices.n holds every choice to the per-choice rules.
 	fixtures.Fault("no-role"):       {"choices.n": true},
 	fixtures.Fault("double-finish"): {"choices.n": true},
+	// limits.stop_several holds several stop strings to limits.stop's rule.
+	fixtures.Fault("ignore-stop"): {"limits.stop_several": true},
 }

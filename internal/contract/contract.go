@@ -39,6 +39,11 @@ const (
 	// server requires no API key, it has no running-requests gauge);
 	// Evidence says why. A skip never fails a run.
 	Skip Verdict = "skip"
+	// Unsupported: the server said, with a 4xx, that it does not serve the
+	// feature the rule is about (n > 1, a json_schema response_format);
+	// Evidence quotes the refusal. Neither a failure nor a skip: the rule
+	// was asked and the server declined it. It never fails a run.
+	Unsupported Verdict = "unsupported"
 )
 
 // Failing reports whether a contract at level with verdict v fails the

@@ -62,6 +62,9 @@ func (s Shape) Problems() []Problem {
 	}
 	streamed := !(k == CompletionObject || k == WrongAPIKey || raw || k == UnknownModel || k == EmptyMessages || k == ModelsList ||
 		k == StreamOptionsNoStream || k == NonObjectBody || k == SeedRepeats || k == EmbeddingsShape || k == CompletionsIndex)
+	if nonStreamed28[k] {
+		streamed = false
+	}
 	if streamed && !s.Stream {
 		bad("stream", "check %s judges a stream; remove \"stream\": false", k)
 	}
@@ -100,7 +103,7 @@ func (s Shape) Problems() []Problem {
 // parameters, a json_schema format's schema) does not compile, nil when
 // it does. nil when nothing is missing.
 func ExtraProblems(k Kind, extra map[string]any, compiles func(schema any) error) []Problem {
-	var errs []Problem
+	errs := extraProblems28(k, extra, compiles)
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, Problem{key, fmt.Sprintf(format, args...)})
 	}

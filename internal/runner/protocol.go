@@ -78,3 +78,8 @@ func (s sender) Stream(ctx context.Context, req stream.Request) (*stream.Result,
 func (s sender) Do(ctx context.Context, method, path string, body []byte, key *string, limit int64) (stream.Exchange, error) {
 	return s.c.Do(ctx, method, path, body, key, limit)
 }
+
+// DoAs sends a body of another Content-Type (conformance's TypedSender).
+func (s sender) DoAs(ctx context.Context, method, path string, body []byte, contentType string, key *string, limit int64) (stream.Exchange, error) {
+	return s.c.DoAs(ctx, method, path, body, contentType, key, limit)
+}

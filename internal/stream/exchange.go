@@ -27,6 +27,12 @@ type Exchange struct {
 // be built or sent, or its body could not be read (the Exchange then
 // holds the status and what was read).
 func (c *Client) Do(ctx context.Context, method, path string, body []byte, key *string, limit int64) (Exchange, error) {
+	return c.DoAs(ctx, method, path, body, "application/json", key, limit)
+}
+
+// DoAs is Do with the body sent as contentType (the protocol contracts'
+// form-encoded body, "application/x-www-form-urlencoded").
+func (c *Client) DoAs(ctx context.Context, method, path string, body []byte, contentType string, key *string, limit int64) (Exchange, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -36,7 +42,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body []byte, key *
 		return Exchange{}, fmt.Errorf("stream: %s %s: %w", method, path, err)
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("Accept", "application/json")
 	k := c.APIKey

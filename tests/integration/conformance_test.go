@@ -20,7 +20,8 @@ import (
 // without tools.
 const toolsModel = defaultModel + "-tools"
 
-// ollamaVerdicts is the verdict ("pass", "fail" or "skip"; "a|b" where
+// ollamaVerdicts is the verdict ("pass", "fail", "skip" or "unsupported";
+// "a|b" where
 // sampling decides) of every builtin contract on the pinned
 // Ollama versions with toolsModel, as watched. Both versions keep the same
 // contracts; why each one that does not pass does not:

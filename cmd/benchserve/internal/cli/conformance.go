@@ -203,7 +203,8 @@ const evidenceIndent = "        "
 
 // verdictWord is a contract's outcome as the line shows it: PASS, FAIL
 // (it fails the run), WARN (a SHOULD that broke), INFO (a MAY that
-// broke), SKIP (it did not apply).
+// broke), SKIP (it did not apply), UNSUPPORTED (the server refused the
+// feature with a 4xx).
 func verdictWord(c *results.Contract) string { return strings.ToUpper(c.Outcome()) }
 
 // contractLine is the evidence of a contract, or for one that failed the
@@ -218,8 +219,8 @@ func contractLine(rec results.Record) string {
 	return rec.Contract.Evidence
 }
 
-// conformanceSummary counts the verdicts: "32 contracts: 29 pass, 1 fail,
-// 1 warn, 1 skip".
+// conformanceSummary counts the verdicts: "32 contracts: 28 pass, 1 fail,
+// 1 warn, 1 skip, 1 unsupported".
 func conformanceSummary(p *results.Payload) string {
 	counts := map[string]int{}
 	n := 0
@@ -231,7 +232,7 @@ func conformanceSummary(p *results.Payload) string {
 		counts[strings.ToLower(verdictWord(rec.Contract))]++
 	}
 	parts := []string{}
-	for _, k := range []string{"pass", "fail", "warn", "info", "skip"} {
+	for _, k := range []string{"pass", "fail", "warn", "info", "skip", "unsupported"} {
 		if counts[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
 		}
