@@ -150,3 +150,26 @@ func TestSessionsRefuseRateAndBadParams(t *testing.T) {
 		assert.Contains(t, err.Error(), "sessions: "+key+" ", "the error names the field")
 	}
 }
+
+// TestSessionsFromTheWorkloadFile: a workload file's "sessions"
+// generator is streamed as load (never expanded into cases), with fewer
+// streams than sessions: every turn of every session is sent.
+func TestSessionsFromTheWorkloadFile(t *testing.T) {
+	srv := sessionFixture(t)
+	w := load(t, `{"generator": {"name": "sessions", "num_prompts": 3, "seed": 2, "sessions_turns": 2, "sessions_input_len": 4, "sessions_output_len": 8}}`)
+	assert.True(t, runner.IsTrace(w), "streamed, not expanded")
+	s, err := newRunner(t, srv).Start(context.Background(), w, runner.RunOptions{})
+	require.NoError(t, err)
+	assert.ErrorContains(t, s.RunAll(context.Background(), nil), "a sessions generator is streamed as load", "not case by case")
+	run, err := s.RunLoad(context.Background(), runner.Load{MaxConcurrency: 2})
+	require.NoError(t, err)
+	require.Len(t, run.Samples, 6, "3 sessions x 2 turns over 2 streams")
+	ids := map[string]bool{}
+	for _, rec := range s.Payload().Results {
+		ids[rec.CaseID] = true
+		assert.True(t, rec.OK, "%s: %s", rec.CaseID, rec.Error)
+	}
+	assert.Len(t, ids, 6, "every turn once")
+	assert.True(t, ids["session-2.1"], "the last session's last turn")
+	assert.Len(t, srv.ChatRequests(), 6)
+}
