@@ -112,6 +112,10 @@ func TestSessionsCarryRealAnswers(t *testing.T) {
 	assert.Equal(t, think, p.Workload.Generator.Params[datasets.ParamSessionsThinkTime])
 	require.NotNil(t, p.Summary.PromptCache, "the summary verifies the built reuse")
 	assert.Equal(t, 3*(11+22), p.Summary.PromptCache.ExpectedTokens, "turns 1 and 2 of 3 sessions")
+	// The fixture caches prompts (not answers) in blocks of 16 tokens:
+	// turn 2's 30-token prompt opens with turn 1's 19, one whole block.
+	assert.Equal(t, 9, p.Summary.PromptCache.Reported, "the fixture reports cached tokens")
+	assert.Equal(t, 3*16, p.Summary.PromptCache.CachedTokens, "the hit the server showed, beside the built reuse")
 }
 
 // TestSessionsSameSeedSameBodies: two runs with one seed send
