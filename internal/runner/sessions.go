@@ -63,6 +63,9 @@ func (s *Session) runSessions(ctx context.Context, l Load, g datasets.Conversati
 	}
 	spec := g.Spec()
 	turns, think := g.Turns(), g.ThinkTime()
+	if err := s.checkSessionContext(ctx, spec, turns); err != nil {
+		return nil, err
+	}
 	n := spec.NumPrompts * turns
 	conc := l.MaxConcurrency
 	if conc == 0 {
@@ -206,4 +209,24 @@ func (s *Session) runSessions(ctx context.Context, l Load, g datasets.Conversati
 		return run, fmt.Errorf("runner: load run stopped after %d requests: %w", len(run.Samples), err)
 	}
 	return run, nil
+}
+
+// checkSessionContext refuses sessions whose last turn could exceed the
+// context the server's /v1/models gives, before anything is sent: at
+// most every turn's user message and asked answer, plus the last turn's
+// answer (sessions_turns × (input + output) tokens). A server that does
+// not say passes.
+func (s *Session) checkSessionContext(ctx context.Context, spec datasets.Spec, turns int) error {
+	in, _ := spec.Params[datasets.ParamSessionsInputLen].(int)
+	out, _ := spec.Params[datasets.ParamSessionsOutputLen].(int)
+	longest := turns * (in + out)
+	if longest == 0 {
+		return nil
+	}
+	n, ok := s.r.prober.ContextLength(ctx, s.r.model)
+	if !ok || longest <= n {
+		return nil
+	}
+	return fmt.Errorf("runner: load: sessions: the last of %d turns may ask for %d tokens (%s × (%s + %s)) but %s serves at most %d (max_model_len in /v1/models): fewer turns or shorter lengths",
+		turns, longest, datasets.ParamSessionsTurns, datasets.ParamSessionsInputLen, datasets.ParamSessionsOutputLen, s.r.model, n)
 }

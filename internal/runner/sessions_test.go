@@ -177,3 +177,18 @@ func TestSessionsFromTheWorkloadFile(t *testing.T) {
 	assert.True(t, ids["session-2.1"], "the last session's last turn")
 	assert.Len(t, srv.ChatRequests(), 6)
 }
+
+// TestSessionsRefusedBeyondTheContext: sessions whose last turn may
+// exceed the fixture's max_model_len (32768) are refused before sending.
+func TestSessionsRefusedBeyondTheContext(t *testing.T) {
+	srv := sessionFixture(t)
+	s, err := newRunner(t, srv).Start(context.Background(), load(t, `{"cases": [{"id": "unused", "messages": [{"role": "user", "content": "hi"}]}]}`), runner.RunOptions{})
+	require.NoError(t, err)
+	g, err := datasets.New(datasets.Options{Name: datasets.SessionsName, NumPrompts: 1, Params: map[string]any{
+		datasets.ParamSessionsTurns: 10, datasets.ParamSessionsInputLen: 4000}})
+	require.NoError(t, err)
+	_, err = s.RunLoad(context.Background(), runner.Load{Trace: &runner.Trace{Generator: g}})
+	assert.ErrorContains(t, err, "the last of 10 turns may ask for 41280 tokens")
+	assert.ErrorContains(t, err, "serves at most 32768")
+	assert.Empty(t, srv.ChatRequests(), "nothing sent")
+}
