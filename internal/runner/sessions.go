@@ -129,6 +129,7 @@ func (s *Session) runSessions(ctx context.Context, l Load, g datasets.Conversati
 		}
 	}
 	output := l.Trace.Output
+	var began time.Time // the loop's start, for Duration
 	s.mu.Lock()
 	s.noSideRequests = true
 	s.loadTotal = n
@@ -151,14 +152,10 @@ func (s *Session) runSessions(ctx context.Context, l Load, g datasets.Conversati
 			return loadgen.Sample{Err: err}
 		}
 		defer func() { slots <- c }()
-		if wait := time.Until(c.readyAt); c.k > 0 && wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return loadgen.Sample{Err: ctx.Err()}
-			case <-t.C:
-			}
+		// The think time is waited out after the previous turn (below);
+		// this catches a slot another stream took up before then.
+		if c.k > 0 && !sleep(ctx, time.Until(c.readyAt)) {
+			return loadgen.Sample{Err: ctx.Err()}
 		}
 		r := c.turns[c.k]
 		r.Messages = append(append([]results.Message(nil), c.history...), r.Messages...)
@@ -181,6 +178,12 @@ func (s *Session) runSessions(ctx context.Context, l Load, g datasets.Conversati
 		c.historyTokens += user + answerTokens
 		c.k++
 		c.readyAt = time.Now().Add(think)
+		// Think here, holding the session, so the next turn's sample is
+		// stamped when it is really sent; not after the last turn, nor
+		// when the run's duration ends first.
+		if c.k < len(c.turns) && (l.Duration == 0 || time.Since(began)+think < l.Duration) {
+			sleep(ctx, think)
+		}
 		return SampleOf(out)
 	}
 	if l.Wrap != nil {
@@ -189,6 +192,7 @@ func (s *Session) runSessions(ctx context.Context, l Load, g datasets.Conversati
 	if err := s.waitStart(ctx, l.StartAt); err != nil {
 		return nil, err
 	}
+	began = time.Now()
 	run, err := loadgen.RunClosed(ctx, fn, loadgen.Closed{Concurrency: conc, Requests: n, Duration: l.Duration})
 	if err != nil {
 		return nil, fmt.Errorf("runner: load: %w", err)
@@ -229,4 +233,19 @@ func (s *Session) checkSessionContext(ctx context.Context, spec datasets.Spec, t
 	}
 	return fmt.Errorf("runner: load: sessions: the last of %d turns may ask for %d tokens (%s × (%s + %s)) but %s serves at most %d (max_model_len in /v1/models): fewer turns or shorter lengths",
 		turns, longest, datasets.ParamSessionsTurns, datasets.ParamSessionsInputLen, datasets.ParamSessionsOutputLen, s.r.model, n)
+}
+
+// sleep waits d (nothing when d <= 0); false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
