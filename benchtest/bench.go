@@ -57,7 +57,7 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	}
 	cases := w.Select(env.cfg.tags)
 	if runner.IsTrace(w) && env.cfg.load == nil {
-		say(b).Fatalf("benchtest: %s: a %s trace is replayed at its times as load: give WithLoad(benchtest.Load{})", displayPath(path), w.Generator.Name)
+		say(b).Fatalf("benchtest: %s: a %s generator is streamed as load (a trace at its times, sessions turn by turn): give WithLoad(benchtest.Load{})", displayPath(path), w.Generator.Name)
 	}
 	if len(cases) == 0 && !runner.IsTrace(w) {
 		say(b).Fatalf("benchtest: %s: no case has any of the tags %v", displayPath(path), env.cfg.tags)

@@ -68,7 +68,7 @@ func runWorkload(t *testing.T, cfg config, w *workloads.Workload, path string) *
 		runner.StrictContracts(w)
 	}
 	if runner.IsTrace(w) && cfg.load == nil {
-		say(t).Fatalf("benchtest: %s: a %s trace is replayed at its times as load: give WithLoad(benchtest.Load{})", displayPath(path), w.Generator.Name)
+		say(t).Fatalf("benchtest: %s: a %s generator is streamed as load (a trace at its times, sessions turn by turn): give WithLoad(benchtest.Load{})", displayPath(path), w.Generator.Name)
 	}
 	for _, warning := range w.Warnings {
 		say(t).Logf("benchtest: warning: %s", warning)

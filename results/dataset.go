@@ -44,4 +44,7 @@ type Requested struct {
 	// construction with an earlier request of its group: the cached
 	// prompt tokens a prefix cache should report.
 	PrefixTokens int `json:"prefix_tokens,omitempty"`
+	// Turn is the request's 0-based turn in its session (Group) for a
+	// multi-turn ("sessions") request; nil for a single-turn one.
+	Turn *int `json:"turn,omitempty"`
 }

@@ -305,7 +305,7 @@ func (s *Session) execute(ctx context.Context, j Job, record, side bool) Outcome
 // ctx's error then; the jobs already sent finish and are recorded.
 func (s *Session) RunAll(ctx context.Context, each func(j Job, out Outcome, ok bool)) error {
 	if s.trace != nil && len(s.jobs) == 0 {
-		return fmt.Errorf("runner: %s: a %s trace is replayed at its times as load (RunLoad), not case by case", s.w.Path, s.trace.Generator.Spec().Name)
+		return fmt.Errorf("runner: %s: a %s generator is streamed as load (RunLoad: a trace at its times, sessions turn by turn), not case by case", s.w.Path, s.trace.Generator.Spec().Name)
 	}
 	conc := max(s.opts.Concurrency, 1)
 	type slot struct {

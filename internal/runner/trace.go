@@ -34,11 +34,12 @@ type Trace struct {
 	Output datasets.OutputControl
 }
 
-// IsTrace reports whether w's generator is a timed trace ("mooncake",
-// "azure"): one the engine streams at its times (RunLoad) instead of
-// expanding into cases (ExpandGenerator leaves it).
+// IsTrace reports whether w's generator is streamed as load (RunLoad)
+// instead of expanded into cases (ExpandGenerator leaves it): a timed
+// trace ("mooncake", "azure"), sent at its times, or multi-turn
+// "sessions", whose turns carry the server's earlier answers.
 func IsTrace(w *workloads.Workload) bool {
-	return w != nil && w.Generator != nil && slices.Contains(traces.Formats, w.Generator.Name)
+	return w != nil && w.Generator != nil && (slices.Contains(traces.Formats, w.Generator.Name) || w.Generator.Name == datasets.SessionsName)
 }
 
 // traceOf builds w's trace generator, nil when w has none (IsTrace).
@@ -85,6 +86,9 @@ func (l Load) checkTrace() error {
 // (Scan, which also refuses a malformed line before anything is sent),
 // capped by Requests; Duration ends the replay at that offset.
 func (s *Session) runTrace(ctx context.Context, l Load) (*loadgen.Run, error) {
+	if c, ok := l.Trace.Generator.(datasets.Conversations); ok {
+		return s.runSessions(ctx, l, c)
+	}
 	if err := errors.Join(l.Check(), l.checkTrace()); err != nil {
 		return nil, fmt.Errorf("runner: load: %w", err)
 	}

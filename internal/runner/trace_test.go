@@ -176,7 +176,7 @@ func TestTraceFromTheWorkloadFile(t *testing.T) {
 
 	s, err := r.Start(context.Background(), w, runner.RunOptions{})
 	require.NoError(t, err, "a workload of a trace alone starts")
-	assert.ErrorContains(t, s.RunAll(context.Background(), nil), "a mooncake trace is replayed at its times as load (RunLoad)", "not case by case")
+	assert.ErrorContains(t, s.RunAll(context.Background(), nil), "a mooncake generator is streamed as load (RunLoad", "not case by case")
 	run, err := s.RunLoad(context.Background(), runner.Load{})
 	require.NoError(t, err)
 	assert.Len(t, run.Samples, 8, "every line")

@@ -266,7 +266,7 @@ func (f *capacityFlags) searchConfig(pr *problems, given map[string]bool) (capac
 // of a prompt set (basic validation, a length ending accepted).
 func (f *capacityFlags) mix(pr *problems) *workloads.Workload {
 	if f.dataset.set() || f.numPrompts != 0 {
-		if !f.checkTraceCapacity(pr) {
+		if !f.checkTraceCapacity(pr) || !f.checkSessionsCapacity(pr) {
 			return nil
 		}
 		return f.datasetMix(pr)

@@ -77,7 +77,7 @@ func (d *datasetFlags) set() bool { return d.name != "" }
 func (d *datasetFlags) generator(pr *problems, numPrompts int, seed uint64) *results.Generator {
 	if !d.set() {
 		d.fs.Visit(func(fl *flag.Flag) {
-			if strings.HasPrefix(fl.Name, "random-") || strings.HasPrefix(fl.Name, "prefix-repetition-") || fl.Name == "dataset-path" || fl.Name == "ignore-eos" {
+			if strings.HasPrefix(fl.Name, "random-") || strings.HasPrefix(fl.Name, "prefix-repetition-") || strings.HasPrefix(fl.Name, "sessions-") || fl.Name == "dataset-path" || fl.Name == "ignore-eos" {
 				pr.addUsage("--%s needs --dataset-name", fl.Name)
 			}
 		})

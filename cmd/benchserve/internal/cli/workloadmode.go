@@ -41,10 +41,11 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		w, err = workloads.Load(f.workload.val) // the one load of the run
 	}
 	prompts := f.datasetPrompts()
-	if f.dataset.isTrace() {
-		prompts = f.load.numPrompts // 0: the whole trace
+	if f.dataset.isTrace() || f.dataset.isSessions() {
+		prompts = f.load.numPrompts // 0: the whole trace, or the default number of sessions
 	}
 	f.checkTrace(&pr)
+	f.checkSessions(&pr)
 	if g := f.dataset.generator(&pr, prompts, f.load.seed); g != nil && err == nil {
 		w = datasetWorkload(&pr, w, g)
 	}
