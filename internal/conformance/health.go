@@ -90,7 +90,7 @@ func (r *contractRun) notChecked(ctx context.Context) (Outcome, bool) {
 		return Outcome{}, false
 	}
 	if why := h.Gone(); why != "" {
-		return skip("%s: %s", GoneEvidence, why), true
+		return gone(why), true
 	}
 	first := h.silentSince()
 	if first == "" {
@@ -103,5 +103,13 @@ func (r *contractRun) notChecked(ctx context.Context) (Outcome, bool) {
 		return Outcome{}, false
 	}
 	h.markGone(fmt.Sprintf("no answer since %s; GET %s then got none within %s either: %v", first, contract.EndpointModels, ProbeTimeout, err))
-	return skip("%s: %s", GoneEvidence, h.Gone()), true
+	return gone(h.Gone()), true
+}
+
+// gone is the skip of a contract not checked because the server went
+// away for why.
+func gone(why string) Outcome {
+	out := skip("%s: %s", GoneEvidence, why)
+	out.NotChecked = true
+	return out
 }

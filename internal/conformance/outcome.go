@@ -30,6 +30,10 @@ type Outcome struct {
 	Status int
 	// Elapsed is the time the contract's requests took.
 	Elapsed time.Duration
+	// NotChecked is true when the contract was skipped because the server
+	// went away earlier in the run (GoneEvidence): nothing was judged, so
+	// a MUST among them cannot be said to hold and fails the run.
+	NotChecked bool
 }
 
 // Message is the outcome for a person: the contract's name and level, the

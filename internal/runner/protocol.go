@@ -29,7 +29,8 @@ func StrictContracts(w *workloads.Workload) {
 // runContract runs case c, a protocol contract (c.Protocol set), with
 // conformance.Run and records it: the record's Contract holds the
 // verdict; the record is OK unless the verdict fails the run
-// (contract.Failing), and its issue is then the failure's message. A
+// (contract.Failing, or a MUST not checked because the server went
+// away), and its issue is then the failure's message. A
 // SHOULD or MAY that failed without failing the run is a note. Timing
 // fields are null (NaN): a contract is not a latency measurement, except
 // E2EL, the time its requests took.
@@ -44,6 +45,12 @@ func (r *Runner) runContract(ctx context.Context, w *workloads.Workload, c workl
 	out := conformance.Run(ctx, conformance.Target{Sender: sender{r.client}, Model: r.model, ModelFound: r.cfg.Model == "", Health: &r.health}, in)
 	msg := out.Message(c.ID, spec)
 	failing := contract.Failing(contract.Level(spec.Level), out.Verdict, spec.Strict)
+	if out.NotChecked && contract.Failing(contract.Level(spec.Level), contract.Fail, spec.Strict) {
+		// The server went away before this contract was checked: the run
+		// cannot say a MUST (or a strict SHOULD) holds, whichever
+		// contract met the loss.
+		failing = true
+	}
 	rule := contract.Rules[contract.Kind(spec.Check)]
 	con := &results.Contract{Name: c.ID, Level: spec.Level, Check: spec.Check, Verdict: string(out.Verdict),
 		Failing: failing, Rule: rule.Text, Reference: rule.Ref, Evidence: out.Evidence}
