@@ -176,6 +176,16 @@ func runConformance(ctx context.Context, e *env, args []string) int {
 			return ExitFailed
 		}
 		fmt.Fprintf(e.stderr, "Conformance results written to %s\n", *output)
+	} else {
+		// No results file: the lines above are the results, so a run that
+		// ended removes its journal; one cut short keeps it and says where.
+		journal, _ := sess.Journal()
+		if jerr := sess.FinishJournal(runErr == nil); jerr != nil {
+			fmt.Fprintf(e.stderr, "benchserve conformance: journal: %s\n", explain(jerr))
+		}
+		if runErr != nil && journal != "" {
+			fmt.Fprintf(e.stderr, "benchserve conformance: every finished contract is in %s (benchserve recover %s --output FILE)\n", journal, journal)
+		}
 	}
 	if runErr != nil {
 		fmt.Fprintf(e.stderr, "benchserve conformance: %s\n", explain(runErr))

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"sync/atomic"
 	"testing"
 
@@ -49,4 +50,22 @@ func TestConformanceModelsListIsNotCircular(t *testing.T) {
 	block := contractBlock(res.stdout, "models.list")
 	assert.Contains(t, block, "FAIL", "models.list fails on a server whose list is wrong:\n%s", res.stdout)
 	assert.Equal(t, ExitFailed, res.code, "a MUST failed:\n%s", res.stdout)
+}
+
+// TestConformanceWithoutOutputLeavesNoJournal: without --output the
+// printed lines are the results, so a run that ended removes the journal
+// it kept in the temp directory (every run used to leave one behind).
+func TestConformanceWithoutOutputLeavesNoJournal(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	srv := conformanceFixture(t)
+	res := invoke(t, "conformance", "--url", srv.URL, "--api-key", conformanceKey, "--case-tag", "models")
+	require.Equal(t, ExitOK, res.code, "%s", res.stdout)
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range left {
+		names = append(names, e.Name())
+	}
+	assert.Empty(t, names, "nothing left in the temp directory")
 }
