@@ -186,6 +186,9 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		fmt.Fprintf(e.stderr, "benchserve: %s\n", explain(runErr))
 		return ExitFailed
 	}
+	if sc := p.Schedule; sc != nil && sc.StopReason != "" {
+		return ExitFailed // stopped by --max-error-rate: scheduleLine said why
+	}
 	if sc := p.Schedule; sc != nil && sc.ClientValid != nil && !*sc.ClientValid {
 		return ExitFailed // the client could not keep up: scheduleLine said why
 	}
