@@ -1,13 +1,19 @@
 package results
 
-// FromSchedule summarizes the latencies counted from when each request
+// SummarizeFromSchedule sets sc's TTFTFromScheduleMS, E2ELFromScheduleMS
+// and FromScheduleReason from records (fromSchedule).
+func (sc *Schedule) SummarizeFromSchedule(records []Record) {
+	sc.TTFTFromScheduleMS, sc.E2ELFromScheduleMS, sc.FromScheduleReason = fromSchedule(records)
+}
+
+// fromSchedule summarizes the latencies counted from when each request
 // was due (Record.TTFTFromScheduleMS, Record.E2ELFromScheduleMS) over the
 // records whose request succeeded and was not interrupted, as the
 // summary's ttft_ms and latency_ms are over the send-time ones (the
 // reference's statistics, Stats). A nil block has reason saying why: no
 // record was sent on a schedule (a closed loop: each request is due when
 // it is sent), or none succeeded.
-func FromSchedule(records []Record) (ttft, e2el *Stats, reason string) {
+func fromSchedule(records []Record) (ttft, e2el *Stats, reason string) {
 	records, _ = measured(records)
 	var ttfts, e2els []float64
 	scheduled := false

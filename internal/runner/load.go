@@ -446,10 +446,10 @@ func (l Load) errorStop(ctx context.Context, fn loadgen.Func) (context.Context, 
 
 // finishSchedule completes sc after the run: the error stop's reason
 // (es, nil without a limit) and the latencies from the schedule over
-// records (results.FromSchedule).
+// records (results.Schedule.SummarizeFromSchedule).
 func finishSchedule(sc *results.Schedule, es *loadgen.ErrorStop, records []results.Record) {
 	if why := es.Reason(); why != "" {
 		sc.StopReason = "error rate: " + why
 	}
-	sc.TTFTFromScheduleMS, sc.E2ELFromScheduleMS, sc.FromScheduleReason = results.FromSchedule(records)
+	sc.SummarizeFromSchedule(records)
 }
