@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/fixtures"
+	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 )
 
@@ -51,6 +52,10 @@ func TestLatencyFromSchedule(t *testing.T) {
 	assert.InDelta(t, p.Summary.LatencyMS.Mean+meanLag, sc.E2ELFromScheduleMS.Mean, 1e-6, "from the schedule: above the send-time latency by the lag")
 	assert.InDelta(t, p.Summary.TTFTms.Mean+meanLag, sc.TTFTFromScheduleMS.Mean, 1e-6)
 	assert.Greater(t, sc.E2ELFromScheduleMS.P99, p.Summary.LatencyMS.P99+50)
+	fromRecords, err := resultio.ScheduleFromRecords(sc, p.Results)
+	require.NoError(t, err)
+	assert.Equal(t, sc.E2ELFromScheduleMS, fromRecords.E2ELFromScheduleMS, "merge and recover recompute them from the records")
+	assert.Equal(t, sc.TTFTFromScheduleMS, fromRecords.TTFTFromScheduleMS)
 	t.Logf("e2el p50 %.1f ms from the send, %.1f ms from the schedule (mean lag %.1f ms)", p.Summary.LatencyMS.P50, sc.E2ELFromScheduleMS.P50, meanLag)
 }
 
