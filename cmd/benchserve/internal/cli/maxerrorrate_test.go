@@ -29,6 +29,7 @@ func TestMaxErrorRateStopsALoadRun(t *testing.T) {
 		"--max-error-rate", "0.05", "--output", out)
 	assert.Equal(t, ExitFailed, res.code)
 	assert.Regexp(t, `Error: the run was stopped early: error rate: \d+ of \d+ requests failed \(error rate [\d.]+%, 95% CI [\d.]+%–[\d.]+%\), over the limit 0\.05 with confidence; \d+ requests were not sent`, res.stderr)
+	assert.NotRegexp(t, `\] ok \.\.\. \d+ms FAIL`, res.stderr, "a request cut by the stop is interrupted, not failed")
 	p := readPayload(t, out)
 	require.NotNil(t, p.Schedule)
 	assert.Contains(t, p.Schedule.StopReason, "over the limit 0.05")

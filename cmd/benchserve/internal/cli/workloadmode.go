@@ -118,6 +118,8 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 			}
 			status := "ok"
 			switch {
+			case rec.Interrupted: // cut by the run's stop (Ctrl-C, --max-error-rate), not failed by the server
+				status = "interrupted"
 			case failing:
 				status = "FAIL"
 			case rec.Outcome == results.OutcomeCapped:
