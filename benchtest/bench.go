@@ -241,6 +241,7 @@ func (env *benchEnv) benchLoad(b *testing.B, w *workloads.Workload) {
 		}
 		pool.Add(run)
 		if sc := sess.Payload().Schedule; sc != nil {
+			failStopped(b, sc)
 			failClient(b, sc)
 		}
 		for _, rec := range sess.Payload().Results {

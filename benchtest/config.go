@@ -229,6 +229,13 @@ type Load struct {
 	// waits for, so that shards started apart send together
 	// (--start-at).
 	StartAt time.Time
+	// MaxErrorRate, when above 0, stops the run early once its error rate
+	// is above it with confidence (--max-error-rate; a fraction in
+	// (0, 1]): the exact 95% interval of the failed share of the
+	// requests completed so far lies wholly above it, with at least 10
+	// completed. The rest is left unsent and the test fails with the
+	// numbers. 0 means no limit.
+	MaxErrorRate float64
 }
 
 // runnerLoad turns l into the engine's load, parsing its goodput; shard is
@@ -237,6 +244,10 @@ type Load struct {
 func (l Load) runnerLoad(shard loadgen.Shard) (runner.Load, error) {
 	rl := runner.Load{Rate: l.Rate, Burstiness: l.Burstiness, Requests: l.Requests, Duration: l.Duration,
 		MaxConcurrency: l.MaxConcurrency, Seed: l.Seed, Sample: l.Sample, StartAt: l.StartAt, Shard: shard}
+	if l.MaxErrorRate != 0 {
+		v := l.MaxErrorRate
+		rl.MaxErrorRate = &v // out of [0, 1]: Load.Check says so
+	}
 	if l.Goodput != "" {
 		slo, err := loadgen.ParseGoodput(l.Goodput)
 		if err != nil {

@@ -270,7 +270,9 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 		failed []runner.Outcome
 	)
 	run.onOutcome = func(out runner.Outcome) {
-		if out.Record.Outcome.Failed() {
+		// A request cut by the run's own stop (its error-rate limit) is
+		// interrupted, not failed by the server.
+		if out.Record.Outcome.Failed() && !out.Record.Interrupted {
 			mu.Lock()
 			failed = append(failed, out)
 			mu.Unlock()
@@ -288,6 +290,7 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 			achieved = strconv.FormatFloat(*sc.AchievedRate, 'g', 3, 64) + " req/s"
 		}
 		say(t).Logf("load: %d requests, achieved %s, %d late, %d dropped, %d unsent", len(p.Results), achieved, sc.Late, sc.Dropped, sc.Unsent)
+		failStopped(t, sc)
 		failClient(t, sc)
 	}
 	mu.Lock()
@@ -569,6 +572,15 @@ func serverURL(tb testing.TB, cfg config) string {
 // doors (a variable so tests can drive the client verdict without
 // saturating the machine).
 var clientLimits *runner.ClientLimits
+
+// failStopped fails t when the load run was stopped early by its
+// error-rate limit (Load.MaxErrorRate), with the numbers.
+func failStopped(t testing.TB, sc *results.Schedule) {
+	t.Helper()
+	if sc.StopReason != "" {
+		say(t).Errorf("benchtest: the load run was stopped early: %s; %d of %d requests were not sent", sc.StopReason, sc.Unsent, sc.Requests)
+	}
+}
 
 // failClient fails t when the load run's client could not keep up (the
 // schedule's verdict: its figures measure the client, not the server),

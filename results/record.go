@@ -396,6 +396,19 @@ type Record struct {
 	// sent: started_at minus the instant the schedule had it due, in ms.
 	// Addition; omitted outside an open-loop run.
 	LagMS *float64 `json:"lag_ms,omitempty"`
+	// DueOffsetMS and SentOffsetMS are, in a load run on a schedule, when
+	// the request was due and when it was sent, in ms from the schedule's
+	// start (Schedule.StartedAt); TTFTFromScheduleMS and
+	// E2ELFromScheduleMS are its TTFT and end-to-end latency counted from
+	// when it was due (metrics.ttft_ms + lag_ms, metrics.e2e_latency_ms +
+	// lag_ms): what a user arriving on time would have waited, so a client
+	// that held requests back does not hide the wait (coordinated
+	// omission). Additions; omitted outside an open-loop run, the TTFT
+	// also when none was measured.
+	DueOffsetMS        *float64 `json:"due_offset_ms,omitempty"`
+	SentOffsetMS       *float64 `json:"sent_offset_ms,omitempty"`
+	TTFTFromScheduleMS *float64 `json:"ttft_from_schedule_ms,omitempty"`
+	E2ELFromScheduleMS *float64 `json:"e2el_from_schedule_ms,omitempty"`
 	// Contract is the outcome of a protocol contract (a case with a
 	// "protocol" object, workloads.Protocol); nil (omitted) for an
 	// ordinary case. Addition.
@@ -596,6 +609,22 @@ type Schedule struct {
 	ConnectionRetries int `json:"connection_retries"`
 	// PeakInFlight is the most requests in flight at once.
 	PeakInFlight int `json:"peak_in_flight"`
+	// MaxErrorRate is the error-rate limit the run was sent under
+	// (--max-error-rate), omitted without one. StopReason says why the
+	// run was stopped before its end, with the numbers ("error rate: 12
+	// of 20 requests failed (…, 95% CI …), over the limit 0.05 with
+	// confidence"); omitted when it ran to its end. A run stopped so
+	// leaves its remaining requests unsent.
+	MaxErrorRate *float64 `json:"max_error_rate,omitempty"`
+	StopReason   string   `json:"stop_reason,omitempty"`
+	// TTFTFromScheduleMS and E2ELFromScheduleMS summarize the succeeded
+	// requests' latencies counted from when they were due
+	// (Record.TTFTFromScheduleMS), beside the summary's send-time
+	// ttft_ms and latency_ms; null in a closed loop or a run without
+	// such records, FromScheduleReason then saying why.
+	TTFTFromScheduleMS *Stats `json:"ttft_from_schedule_ms"`
+	E2ELFromScheduleMS *Stats `json:"e2el_from_schedule_ms"`
+	FromScheduleReason string `json:"from_schedule_reason,omitempty"`
 	// ClientValid is the verdict on the client itself: false when it could
 	// not keep up, so the figures measure the client, not the server (lag
 	// p99 above max(10 ms, a tenth of the mean gap between arrivals), or

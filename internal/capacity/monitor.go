@@ -305,26 +305,14 @@ type monitor struct {
 	lastInterval string
 }
 
-// errorStopMin is the fewest completions the error stop judges: with
-// fewer, even every request failing does not lie beyond a limit of a few
-// percent with confidence.
-const errorStopMin = 10
-
 // errorsOver reports why the probe's errors so far exceed its limit
-// with confidence ("" when they do not): the exact binomial interval of
-// failed of completed lies wholly above maxErrorRate. A server that
-// fails requests at this load fails the probe however its latency looks,
-// and every request more is paid for (GPU hours).
+// with confidence ("" when they do not): loadgen.ErrorRateOver, the
+// exact binomial interval of failed of completed wholly above
+// maxErrorRate. A server that fails requests at this load fails the
+// probe however its latency looks, and every request more is paid for
+// (GPU hours).
 func (m *monitor) errorsOver() string {
-	if m.completed < errorStopMin || m.failed == 0 {
-		return ""
-	}
-	low, high := stats.ProportionInterval(m.failed, m.completed, results.DefaultConfidence)
-	if !(low > m.maxErrorRate) {
-		return ""
-	}
-	return fmt.Sprintf("%d of %d requests failed (error rate %.1f%%, 95%% CI %.1f%%–%.1f%%), over the limit %g with confidence",
-		m.failed, m.completed, 100*float64(m.failed)/float64(m.completed), 100*low, 100*high, m.maxErrorRate)
+	return loadgen.ErrorRateOver(m.failed, m.completed, m.maxErrorRate)
 }
 
 func (m *monitor) Sent(i int, at time.Duration) {

@@ -373,7 +373,7 @@ schedule:
 				break schedule
 			}
 		}
-		due := rec.start.Add(at)
+		due := dueAt{start: rec.start, at: at}
 		wg.Go(func() {
 			defer func() { <-slots }()
 			if s := rec.send(context.WithValue(ctx, dueKey{}, due), fn, i, at, true); s.Lag > lateAfter {
@@ -402,15 +402,33 @@ func DurationGrace(d time.Duration) time.Duration { return min(d/10, time.Second
 // arrivals wait, and their lag shows it).
 const DefaultMaxInFlight = 256
 
-// dueKey keys the instant a request was due in its context.
+// dueKey keys when a request was due in its context (a dueAt).
 type dueKey struct{}
+
+// dueAt is a request's place on the schedule: the run's start and the
+// offset from it the request was due at.
+type dueAt struct {
+	start time.Time
+	at    time.Duration
+}
 
 // Due returns the wall-clock instant the open-loop schedule had the
 // request of ctx due (what a Func called by RunOpen receives), and false
 // for a closed loop's request, which is due when it is sent.
 func Due(ctx context.Context) (time.Time, bool) {
-	t, ok := ctx.Value(dueKey{}).(time.Time)
-	return t, ok
+	d, ok := ctx.Value(dueKey{}).(dueAt)
+	if !ok {
+		return time.Time{}, false
+	}
+	return d.start.Add(d.at), true
+}
+
+// DueOffset is the request of ctx's place on an open-loop schedule: the
+// run's start (Run.Started) and the offset from it the request was due
+// at; ok is false for a closed loop's request.
+func DueOffset(ctx context.Context) (start time.Time, at time.Duration, ok bool) {
+	d, ok := ctx.Value(dueKey{}).(dueAt)
+	return d.start, d.at, ok
 }
 
 // errDropped is the Err of a dropped sample.

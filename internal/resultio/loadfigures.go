@@ -72,6 +72,7 @@ func scheduleFromRecords(settings *results.Schedule, recs []results.Record, shar
 		return nil, err
 	}
 	sc.Sent = len(spans)
+	sc.SummarizeFromSchedule(recs) // the records' own latencies from the schedule
 	sc.ConnectionRetries = 0
 	for _, r := range recs {
 		sc.ConnectionRetries += r.Metrics.ConnectionRetries

@@ -68,6 +68,14 @@ type Load struct {
 	// send offsets instead of the session's cases on a rate (see Trace;
 	// Rate, Burstiness, Sample and Shard then do not apply).
 	Trace *Trace
+	// MaxErrorRate, when set, is the error rate (a fraction in [0, 1])
+	// past which the run is stopped early (--max-error-rate): once the
+	// exact binomial interval of the failed share of the requests
+	// completed so far lies wholly above it (loadgen.ErrorRateOver, at
+	// least loadgen.ErrorStopMin of them), the requests in flight are cut
+	// (interrupted) and the rest left unsent; Schedule.StopReason says so
+	// with the numbers. nil: no limit.
+	MaxErrorRate *float64
 	// ClientLimits, when set, replaces the limits past which the client
 	// is judged unable to keep up (DefaultClientLimits); tests lower them
 	// to drive the verdict without saturating the machine.
@@ -100,6 +108,9 @@ func (l Load) Check() error {
 	}
 	if l.MaxConcurrency < 0 {
 		errs = append(errs, fmt.Errorf("max concurrency %d: want at least 1", l.MaxConcurrency))
+	}
+	if e := l.MaxErrorRate; e != nil && !(*e >= 0 && *e <= 1) {
+		errs = append(errs, fmt.Errorf("max error rate %v: want a fraction in [0, 1]", *e))
 	}
 	if l.Shard.Count > 1 || l.Shard.Index != 0 {
 		if err := l.Shard.Validate(); err != nil {
@@ -236,6 +247,9 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	if err := s.waitStart(ctx, l.StartAt); err != nil {
 		return nil, err
 	}
+	parent := ctx
+	ctx, fn, es, cancel := l.errorStop(ctx, fn)
+	defer cancel()
 	var run *loadgen.Run
 	var err error
 	if math.IsInf(rate, 1) {
@@ -260,10 +274,12 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	}
 	st := summary.Run(run, summary.Options{Goodput: l.Goodput})
 	s.mu.Lock()
-	s.payload.Schedule = scheduleOf(l, rate, n, run, st)
+	sc := scheduleOf(l, rate, n, run, st)
+	finishSchedule(sc, es, s.payload.Results)
+	s.payload.Schedule = sc
 	s.version++
 	s.mu.Unlock()
-	if err := ctx.Err(); err != nil {
+	if err := parent.Err(); err != nil {
 		return run, fmt.Errorf("runner: load run stopped after %d requests: %w", len(run.Samples), err)
 	}
 	return run, nil
@@ -286,6 +302,10 @@ func (l Load) settings(rate float64, n int) *results.Schedule {
 	}
 	if !l.StartAt.IsZero() {
 		sc.StartAt = l.StartAt.UTC().Format(time.RFC3339Nano)
+	}
+	if l.MaxErrorRate != nil {
+		v := *l.MaxErrorRate
+		sc.MaxErrorRate = &v
 	}
 	if math.IsInf(rate, 1) {
 		sc.Mode, sc.InFlightCap = "closed", l.closedStreams(l.Shard.Requests(n))
@@ -395,8 +415,41 @@ func stampLoad(ctx context.Context, out *Outcome) {
 	if !math.IsNaN(res.E2ELms) && res.E2ELms >= 0 {
 		out.Record.EndedAt = resultio.ISOTimestamp(res.StartedAt.Add(time.Duration(res.E2ELms * float64(time.Millisecond))))
 	}
-	if due, ok := loadgen.Due(ctx); ok {
-		lag := float64(res.StartedAt.Sub(due)) / float64(time.Millisecond)
-		out.Record.LagMS = &lag
+	if start, at, ok := loadgen.DueOffset(ctx); ok {
+		rec := &out.Record
+		sent := res.StartedAt.Sub(start)
+		lag, due, sentMS := ms(sent-at), ms(at), ms(sent)
+		rec.LagMS, rec.DueOffsetMS, rec.SentOffsetMS = &lag, &due, &sentMS
+		if !math.IsNaN(res.E2ELms) && res.E2ELms >= 0 {
+			e2el := res.E2ELms + lag
+			rec.E2ELFromScheduleMS = &e2el
+		}
+		if !math.IsNaN(res.TTFTms) && res.TTFTms >= 0 && out.Err == nil {
+			ttft := res.TTFTms + lag
+			rec.TTFTFromScheduleMS = &ttft
+		}
 	}
+}
+
+// errorStop sets up l's error-rate stop (Load.MaxErrorRate): a context
+// under ctx that the stop ends, fn counted by it, and the stop (nil
+// without a limit) whose Reason the schedule records. cancel must be
+// called when the run ends.
+func (l Load) errorStop(ctx context.Context, fn loadgen.Func) (context.Context, loadgen.Func, *loadgen.ErrorStop, context.CancelFunc) {
+	if l.MaxErrorRate == nil {
+		return ctx, fn, nil, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	es := loadgen.NewErrorStop(*l.MaxErrorRate, cancel)
+	return ctx, es.Wrap(fn), es, cancel
+}
+
+// finishSchedule completes sc after the run: the error stop's reason
+// (es, nil without a limit) and the latencies from the schedule over
+// records (results.Schedule.SummarizeFromSchedule).
+func finishSchedule(sc *results.Schedule, es *loadgen.ErrorStop, records []results.Record) {
+	if why := es.Reason(); why != "" {
+		sc.StopReason = "error rate: " + why
+	}
+	sc.SummarizeFromSchedule(records)
 }

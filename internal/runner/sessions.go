@@ -193,6 +193,9 @@ func (s *Session) runSessions(ctx context.Context, l Load, g datasets.Conversati
 		return nil, err
 	}
 	began = time.Now()
+	parent := ctx
+	ctx, fn, es, cancel := l.errorStop(ctx, fn)
+	defer cancel()
 	run, err := loadgen.RunClosed(ctx, fn, loadgen.Closed{Concurrency: conc, Requests: n, Duration: l.Duration})
 	if err != nil {
 		return nil, fmt.Errorf("runner: load: %w", err)
@@ -200,6 +203,7 @@ func (s *Session) runSessions(ctx context.Context, l Load, g datasets.Conversati
 	st := summary.Run(run, summary.Options{Goodput: l.Goodput})
 	sc := scheduleOf(l, math.Inf(1), n, run, st)
 	s.mu.Lock()
+	finishSchedule(sc, es, s.payload.Results)
 	s.payload.Schedule = sc
 	s.version++
 	s.mu.Unlock()
@@ -209,7 +213,7 @@ func (s *Session) runSessions(ctx context.Context, l Load, g datasets.Conversati
 	if gerr != nil {
 		return run, fmt.Errorf("runner: load: sessions stopped after %d requests: %w", len(run.Samples), gerr)
 	}
-	if err := ctx.Err(); err != nil {
+	if err := parent.Err(); err != nil {
 		return run, fmt.Errorf("runner: load run stopped after %d requests: %w", len(run.Samples), err)
 	}
 	return run, nil

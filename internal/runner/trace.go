@@ -134,6 +134,9 @@ func (s *Session) runTrace(ctx context.Context, l Load) (*loadgen.Run, error) {
 	if err := s.waitStart(ctx, l.StartAt); err != nil {
 		return nil, err
 	}
+	parent := ctx
+	ctx, fn, es, cancel := l.errorStop(ctx, fn)
+	defer cancel()
 	run, err := loadgen.RunOpen(ctx, fn, loadgen.Open{Offsets: rep.next, Requests: n, Duration: l.Duration,
 		MaxInFlight: l.MaxConcurrency})
 	if err != nil {
@@ -143,13 +146,14 @@ func (s *Session) runTrace(ctx context.Context, l Load) (*loadgen.Run, error) {
 	sc := scheduleOf(l, math.NaN(), n, run, st)
 	sc.TargetRate, sc.Mode = nil, "trace" // the trace's times, not a rate
 	s.mu.Lock()
+	finishSchedule(sc, es, s.payload.Results)
 	s.payload.Schedule = sc
 	s.version++
 	s.mu.Unlock()
 	if err := rep.failed(); err != nil {
 		return run, fmt.Errorf("runner: load: trace replay stopped after %d requests: %w", len(run.Samples), err)
 	}
-	if err := ctx.Err(); err != nil {
+	if err := parent.Err(); err != nil {
 		return run, fmt.Errorf("runner: load run stopped after %d requests: %w", len(run.Samples), err)
 	}
 	return run, nil

@@ -22,11 +22,12 @@ func runFixture(ctx context.Context, e *env, args []string) int {
 	apiKey := fs.String("api-key", "", "require this Bearer token on /v1/ requests (default: none)")
 	slots := fs.Int("slots", 0, "generation slots: serve at most N completions at once, the rest wait in a FIFO line before their first token (0: unlimited)")
 	closeKeptAlive := fs.Bool("close-kept-alive", false, "close each kept-alive connection after its answer without \"Connection: close\", when the next request arrives on it (the race a client meets with servers that close connections after answers or when idle)")
+	idleClose := fs.Duration("idle-close", 0, "close a kept-alive connection idle `D` after its last answer (uvicorn: 5s), met when the next request arrives on it (0: never)")
 	var faultNames listValue
 	fs.Var(&faultNames, "fault", "break one protocol rule on purpose, for benchserve conformance to find (repeatable; the faults are listed below)")
 	help := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: benchserve fixture [--addr %s] [--model NAME] [--api-key KEY]\n"+
-			"                          [--slots N] [--close-kept-alive] [--fault NAME]...\n\n"+
+			"                          [--slots N] [--close-kept-alive] [--idle-close D] [--fault NAME]...\n\n"+
 			"Serves the embedded deterministic OpenAI-compatible fixture server until\n"+
 			"interrupted (Ctrl-C). Point benchserve at it with --url. With --slots N it\n"+
 			"behaves like a server of limited capacity: TTFT grows with the load.\n\n"+
@@ -57,7 +58,7 @@ func runFixture(ctx context.Context, e *env, args []string) int {
 		}
 		faults = append(faults, f)
 	}
-	err := fixtures.ListenAndServe(ctx, *addr, fixtures.Options{Model: *model, APIKey: *apiKey, Slots: *slots, Faults: faults, CloseKeptAlive: *closeKeptAlive}, func(s *fixtures.Server) {
+	err := fixtures.ListenAndServe(ctx, *addr, fixtures.Options{Model: *model, APIKey: *apiKey, Slots: *slots, Faults: faults, CloseKeptAlive: *closeKeptAlive, IdleClose: *idleClose}, func(s *fixtures.Server) {
 		fmt.Fprintf(e.stdout, "benchserve fixture: serving model \"%s\" on %s (Ctrl-C to stop)\n", present.Name(*model), s.URL)
 	})
 	if err != nil {

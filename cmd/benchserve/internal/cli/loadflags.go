@@ -27,6 +27,7 @@ type loadFlags struct {
 	shard          string
 	runID          string
 	startAt        string
+	maxErrorRate   float64
 	getenv         func(string) string
 }
 
@@ -44,11 +45,12 @@ func addLoadFlags(fs *flag.FlagSet, l *loadFlags, getenv func(string) string) {
 	fs.StringVar(&l.shard, "shard", "", "Send only shard `I/N` of the load (rate/N, a seed of its own) in a run spread over\nN processes; with the same --run-id their outputs join with benchserve merge\n(default: $BENCHSERVE_SHARD, else Kubernetes' $JOB_COMPLETION_INDEX with\n$BENCHSERVE_SHARDS, else a Slurm job array's $SLURM_ARRAY_TASK_ID of\n$SLURM_ARRAY_TASK_COUNT)")
 	fs.StringVar(&l.runID, "run-id", getenv("BENCHSERVE_RUN_ID"), "Run `ID` shared by the shards of one run (default: $BENCHSERVE_RUN_ID, else a new one)")
 	fs.StringVar(&l.startAt, "start-at", getenv(envStartAt), "Wait until `TIME` (RFC 3339, e.g. 2026-12-01T22:30:00Z) before the first arrival, so the\nshards of one run send together; a time already past starts at once with a warning,\none more than an hour past is refused (default: $BENCHSERVE_START_AT)")
+	fs.Float64Var(&l.maxErrorRate, "max-error-rate", 0, "Stop the load run early once its error rate is above `E` (a fraction in [0, 1])\nwith confidence: the exact 95% interval of the failed share of the requests\ncompleted so far lies wholly above it (at least 10 of them); the rest is left\nunsent, the payload's schedule.stop_reason says why, and the exit status is 1\n(default: no limit)")
 	fs.Var(&l.goodput, "goodput", "Per-request SLO for goodput, `KEY:MS` pairs: ttft:500 tpot:50 e2el:30000\n(repeatable or space-separated; DistServe's goodput, as vLLM)")
 }
 
 // loadNames are the flags that switch a workload run to load mode.
-var loadNames = []string{"request-rate", "burstiness", "num-prompts", "duration", "max-concurrency", "mix", "goodput", "shard", "start-at"}
+var loadNames = []string{"request-rate", "burstiness", "num-prompts", "duration", "max-concurrency", "mix", "goodput", "shard", "start-at", "max-error-rate"}
 
 // envStartAt is the environment's --start-at ("BENCHSERVE_START_AT").
 const envStartAt = "BENCHSERVE_START_AT"
@@ -98,6 +100,10 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 	}
 	if f.given("seed") && unlimited && f.load.mix.val != "sample" && !f.dataset.set() {
 		pr.addUsage("--seed %d has no effect without a --request-rate or --mix sample: nothing is drawn", f.load.seed)
+	}
+	if f.given("max-error-rate") {
+		v := f.load.maxErrorRate
+		l.MaxErrorRate = &v // out of [0, 1]: Check says so
 	}
 	if f.load.shard != "" {
 		sh, err := loadgen.ParseShard(f.load.shard)
@@ -190,6 +196,10 @@ func scheduleLine(sc *results.Schedule) string {
 		fmt.Fprintf(&b, "; goodput null (%s)", sc.GoodputReason)
 	}
 	b.WriteString("\n")
+	b.WriteString(fromScheduleLine(sc))
+	if sc.StopReason != "" {
+		fmt.Fprintf(&b, "Error: the run was stopped early: %s; %s requests were not sent\n", sc.StopReason, unsent)
+	}
 	if sc.ClientValid != nil {
 		// The run's own verdict (runner.ClientLimits): an invalid run's
 		// line says why, and the exit status is ExitFailed.
@@ -201,6 +211,31 @@ func scheduleLine(sc *results.Schedule) string {
 	} else if sc.TargetRate != nil && sc.LagMS != nil && sc.LagMS.P99 > behindMS(*sc.TargetRate) {
 		fmt.Fprintf(&b, "Warning: the client fell behind the schedule (lag p99 %.1f ms, more than %.1f ms: a tenth of the mean gap between arrivals, or 10 ms); the client or --max-concurrency held requests back, so the server saw less than the target rate\n", sc.LagMS.P99, behindMS(*sc.TargetRate))
 	}
+	return b.String()
+}
+
+// lagMattersMS is the lag p99, in ms, from which the CLI shows the
+// latencies from the schedule beside the send-time ones: a request more
+// than 1 ms late (Schedule.Late) waited longer than its send-time figures
+// say.
+const lagMattersMS = 1.0
+
+// fromScheduleLine is the line showing the latencies from the schedule
+// (coordinated omission) when the lag matters (lag p99 above
+// lagMattersMS), "" otherwise:
+//
+//	Latency from the schedule (lag p99 412.3 ms): TTFT p50 230.1 ms p99 431.0 ms, E2EL p50 239.3 ms p99 440.2 ms
+func fromScheduleLine(sc *results.Schedule) string {
+	if sc.LagMS == nil || sc.LagMS.P99 <= lagMattersMS || sc.E2ELFromScheduleMS == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Latency from the schedule (lag p99 %.1f ms): ", sc.LagMS.P99)
+	if t := sc.TTFTFromScheduleMS; t != nil {
+		fmt.Fprintf(&b, "TTFT p50 %.1f ms p99 %.1f ms, ", t.P50, t.P99)
+	}
+	e := sc.E2ELFromScheduleMS
+	fmt.Fprintf(&b, "E2EL p50 %.1f ms p99 %.1f ms\n", e.P50, e.P99)
 	return b.String()
 }
 

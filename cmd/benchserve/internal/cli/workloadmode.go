@@ -118,6 +118,8 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 			}
 			status := "ok"
 			switch {
+			case rec.Interrupted: // cut by the run's stop (Ctrl-C, --max-error-rate), not failed by the server
+				status = "interrupted"
 			case failing:
 				status = "FAIL"
 			case rec.Outcome == results.OutcomeCapped:
@@ -185,6 +187,9 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	if runErr != nil {
 		fmt.Fprintf(e.stderr, "benchserve: %s\n", explain(runErr))
 		return ExitFailed
+	}
+	if sc := p.Schedule; sc != nil && sc.StopReason != "" {
+		return ExitFailed // stopped by --max-error-rate: scheduleLine said why
 	}
 	if sc := p.Schedule; sc != nil && sc.ClientValid != nil && !*sc.ClientValid {
 		return ExitFailed // the client could not keep up: scheduleLine said why
