@@ -46,20 +46,11 @@ func TestAnswersChild(t *testing.T) {
 }
 
 // runChild runs TestAnswersChild with the two answers; update sets
-// UPDATE_SNAPS=true. The CI variables go-snaps reads are cleared, so a
-// missing snapshot is written as on a developer's machine.
+// UPDATE_SNAPS=true.
 func runChild(t *testing.T, dir, greedy, sampled string, update bool) (string, error) {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestAnswersChild$", "-test.v", "-test.count=1")
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "CI", "GITHUB_ACTIONS", "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "RUN_ID", "UPDATE_SNAPS":
-			continue
-		}
-		cmd.Env = append(cmd.Env, kv)
-	}
-	cmd.Env = append(cmd.Env, childEnv+"=1", "SNAP_DIR="+dir, "SNAP_GREEDY="+greedy, "SNAP_SAMPLED="+sampled)
+	cmd.Env = append(cleanEnv(), childEnv+"=1", "SNAP_DIR="+dir, "SNAP_GREEDY="+greedy, "SNAP_SAMPLED="+sampled)
 	if update {
 		cmd.Env = append(cmd.Env, "UPDATE_SNAPS=true")
 	}
@@ -109,4 +100,59 @@ func TestAnswers(t *testing.T) {
 	data, err = os.ReadFile(snap)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"content": "Goodbye there friend"`, "the snapshot holds the accepted answer")
+}
+
+// TestConformanceChild is run by TestConformance in a child process: the
+// conformance suite against the fixture with $SNAP_FAULT.
+func TestConformanceChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("run by TestConformance in a child process")
+	}
+	var faults []fixtures.Fault
+	if f := os.Getenv("SNAP_FAULT"); f != "" {
+		faults = append(faults, fixtures.Fault(f))
+	}
+	benchtest.RunConformance(t, benchtest.WithFixture(fixtures.Options{Faults: faults, Timing: &fixtures.Timing{}}),
+		snapshot.Answers(os.Getenv("SNAP_DIR")))
+}
+
+// A conforming fixture's verdicts are written, then a stream without
+// [DONE] changes stream.framing's verdict: its subtest shows the diff.
+func TestConformance(t *testing.T) {
+	dir := t.TempDir()
+	child := func(fault string) (string, error) {
+		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestConformanceChild$", "-test.v", "-test.count=1")
+		cmd.Env = append(cleanEnv(), childEnv+"=1", "SNAP_DIR="+dir, "SNAP_FAULT="+fault)
+		out, err := cmd.CombinedOutput()
+		return ansi.ReplaceAllString(string(out), ""), err
+	}
+	out, err := child("")
+	require.NoError(t, err, "the conforming fixture passes and writes its verdicts:\n%s", out)
+	data, err := os.ReadFile(filepath.Join(dir, "answers.snap"))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "[TestConformanceChild/stream.framing - 1]\n{\n \"contract\": \"stream.framing\",\n \"level\": \"MUST\",\n \"verdict\": \"pass\"\n}",
+		"one verdict per contract")
+	out, err = child("")
+	require.NoError(t, err, "the same verdicts pass:\n%s", out)
+	out, err = child("no-done")
+	require.Error(t, err, "a changed verdict fails:\n%s", out)
+	assert.Contains(t, out, "--- FAIL: TestConformanceChild/stream.framing")
+	assert.Contains(t, out, `-  "verdict": "pass"`, "the diff shows the stored verdict")
+	assert.Contains(t, out, `+  "verdict": "fail"`, "the diff shows the new verdict")
+}
+
+// cleanEnv is the environment without the CI variables go-snaps reads
+// and UPDATE_SNAPS, so a missing snapshot is written as on a developer's
+// machine.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "CI", "GITHUB_ACTIONS", "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "RUN_ID", "UPDATE_SNAPS":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
 }
