@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/benchserve/benchserve/fixtures"
@@ -90,6 +91,8 @@ type config struct {
 	loadOpt            *Load
 	// baseline is Baseline's setting, nil without one.
 	baseline *baselineSetting
+	// onRecord: OnRecord's functions, in order.
+	onRecord []func(t *testing.T, rec results.Record, failedChecks []string)
 }
 
 // Option sets one setting of RunWorkload, BenchWorkload or BenchSweep.

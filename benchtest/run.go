@@ -320,6 +320,13 @@ func (run *workloadRun) executeAndReport(t *testing.T, j runner.Job) {
 // and the request error into an assertion failure on t.
 func (run *workloadRun) report(t *testing.T, out runner.Outcome) {
 	t.Helper()
+	run.judge(t, out)
+	runOnRecord(t, run.cfg.onRecord, out)
+}
+
+// judge is report's verdict on one outcome.
+func (run *workloadRun) judge(t *testing.T, out runner.Outcome) {
+	t.Helper()
 	rec := out.Record
 	if rec.Contract != nil && !rec.Interrupted {
 		reportContract(t, run.file, out)

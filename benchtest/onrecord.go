@@ -1,0 +1,44 @@
+package benchtest
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/results"
+)
+
+// OnRecord calls fn with each case's record (RunWorkload, RunConformance)
+// inside the case's subtest, after the case was judged, so that what fn
+// reports (t.Errorf) fails that subtest alone. failedChecks are the
+// names of the case's checks that failed (checks.Issue.Check: "min_chars",
+// "json_schema", …), sorted, without duplicates; empty when every check
+// held. fn is not called for a case that was skipped or interrupted, nor
+// for a record that failed before judging stopped the subtest (t.Fatal).
+// Several OnRecord options run in the order given. Package
+// benchtest/snapshot builds on it. OnRecord does not apply to benchmarks.
+func OnRecord(fn func(t *testing.T, rec results.Record, failedChecks []string)) Option {
+	return func(c *config) { c.onRecord = append(c.onRecord, fn) }
+}
+
+// runOnRecord calls the OnRecord functions for one judged outcome.
+func runOnRecord(t *testing.T, fns []func(*testing.T, results.Record, []string), out runner.Outcome) {
+	t.Helper()
+	if len(fns) == 0 || t.Skipped() || out.Record.Interrupted {
+		return
+	}
+	var failed []string
+	for _, is := range out.Issues {
+		if is.Check != "" {
+			failed = append(failed, is.Check)
+		}
+	}
+	slices.Sort(failed)
+	failed = slices.Compact(failed)
+	if failed == nil {
+		failed = []string{}
+	}
+	for _, fn := range fns {
+		fn(t, out.Record, failed)
+	}
+}
