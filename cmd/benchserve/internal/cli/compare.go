@@ -10,7 +10,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/compare"
 	"github.com/benchserve/benchserve/internal/resultio"
-	"github.com/benchserve/benchserve/report"
+	"github.com/benchserve/benchserve/results"
 )
 
 const compareSynopsis = "compare [--fail-on 'METRIC +N%']... [--alpha A] [--format F] BASE... -- CANDIDATE..."
@@ -110,25 +110,38 @@ func runCompare(_ context.Context, e *env, args []string) int {
 	}
 	base, err := loadSide(baseFiles)
 	if err == nil {
-		var cand []compare.Run
-		cand, err = loadSide(candFiles)
-		if err == nil {
-			return writeComparison(e, base, cand, opt, *format, *output)
+		var cand *sideRuns
+		if cand, err = loadSide(candFiles); err == nil {
+			if err = sameKind(base, cand); err == nil {
+				return writeComparison(e, base, cand, opt, *format, *output)
+			}
 		}
 	}
 	fmt.Fprintf(e.stderr, "benchserve compare: %s\n", explain(err))
 	return ExitUsage
 }
 
-func writeComparison(e *env, base, cand []compare.Run, opt compare.Options, format, output string) int {
-	cmp, err := compare.Workloads(base, cand, opt)
+func writeComparison(e *env, base, cand *sideRuns, opt compare.Options, format, output string) int {
+	var cmp *results.Comparison
+	var err error
+	switch base.kind {
+	case kindSweep:
+		cmp, err = compare.Sweeps(base.sweeps, cand.sweeps, opt)
+	case kindCapacity:
+		cmp, err = compare.Capacities(base.capacities, cand.capacities, opt)
+	default:
+		cmp, err = compare.Workloads(base.workloads, cand.workloads, opt)
+	}
+	if err == nil && format == "benchstat" && base.kind != kindWorkload {
+		err = fmt.Errorf("--format benchstat writes workload payloads' requests; %s is %s: use table, markdown or json", base.files[0], base.kind)
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve compare: %s\n", explain(err))
 		return ExitUsage
 	}
 	var data []byte
 	if format == "benchstat" {
-		data = compare.Benchstat(base, cand)
+		data = compare.Benchstat(base.workloads, cand.workloads)
 	} else if data, err = compare.Format(cmp, format); err != nil {
 		fmt.Fprintf(e.stderr, "benchserve compare: %s\n", explain(err))
 		return ExitUsage
@@ -186,30 +199,3 @@ func parseFiles(e *env, fs *flag.FlagSet, help func(io.Writer), args []string) (
 	}
 }
 
-// loadSide reads a side's files with report.Load (which detects the
-// kind by content): each must hold workload runs.
-func loadSide(files []string) ([]compare.Run, error) {
-	var runs []compare.Run
-	for _, f := range files {
-		expandHome(&f)
-		rs, err := report.Load(f)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rs {
-			if r.Payload == nil {
-				kind := "a prompt sweep"
-				if r.Capacity != nil {
-					kind = "a capacity result"
-				}
-				return nil, fmt.Errorf("%s: %s: compare reads workload payloads (JSON objects with \"results\") only", f, kind)
-			}
-			label := f
-			if len(rs) > 1 {
-				label = f + ":" + r.Payload.RunID
-			}
-			runs = append(runs, compare.Run{Label: label, Payload: r.Payload})
-		}
-	}
-	return runs, nil
-}
