@@ -18,8 +18,8 @@ const compareSynopsis = "compare [--fail-on 'METRIC +N%']... [--alpha A] [--form
 const compareUsage = `Usage: benchserve compare [flags] BASE CANDIDATE
        benchserve compare [flags] BASE... -- CANDIDATE...
 
-Is the candidate worse than the base? Compares workload payloads (JSON) of
-the same workload: each side is one file, or several (repeated runs,
+Is the candidate worse than the base? Compares workload payloads (JSON, or
+FILE:RUN_ID of a SQLite history) of the same workload: each side is one file, or several (repeated runs,
 compared as a group) with "--" between the sides. Per case and metric
 (ttft, tpot, itl, e2el at p50/p95/p99, gen_tps, error_rate; a load run's
 throughput_rps and goodput_rps) it prints both values, the change with its
@@ -32,7 +32,13 @@ at once (Holm). A case that passed in the base and fails in the candidate
 is a regression whatever the numbers; greedy answers (temperature 0 and a
 seed) that changed are listed. Conformance results (benchserve conformance
 --output) compare by their contracts: every changed outcome is listed, a
-contract that went from pass to fail is a regression.
+contract that went from pass to fail is a regression. Prompt sweeps compare
+per sweep point and column (ttft_mean_ms ... requests_per_s, one sample per
+repetition); capacity results (capacity.json) by their capacity, worse or
+better when the two intervals do not overlap, ~ when they do. A side's files
+must all be of one kind. FILE:RUN_ID picks one run of a SQLite history
+(history.db:1a2b3c4d); its rows keep no workload digest, so its runs are
+matched by workload name, case ids and request settings.
 
 Exit status: 0 no regression, 1 a regression (a pass->fail, a failed
 --fail-on gate, or without gates any row called worse), 2 usage errors and
@@ -198,4 +204,3 @@ func parseFiles(e *env, fs *flag.FlagSet, help func(io.Writer), args []string) (
 		args = fs.Args()[1:]
 	}
 }
-
