@@ -7,9 +7,12 @@ package results
 // that are regressions whatever the numbers (a case or contract that
 // passed and now fails). Values are in each metric's unit (Change.Unit).
 type Comparison struct {
-	// Kind is what was compared: "workload" (workload payloads) or
+	// Kind is what was compared: "workload" (workload payloads),
 	// "conformance" (conformance results, every record a protocol
-	// contract: no metric rows, the contracts' verdicts compared).
+	// contract: no metric rows, the contracts' verdicts compared),
+	// "sweep" (prompt sweeps, one row per sweep point and metric, Case
+	// naming the point: "short c=4") or "capacity" (capacity searches,
+	// one capacity_rps or capacity_concurrency row).
 	Kind string `json:"kind"`
 	// Base and Candidate name the files (or runs) of each side, in the
 	// order given; several files a side are one group (repeated runs).
@@ -22,8 +25,9 @@ type Comparison struct {
 	// Alpha/m each).
 	Alpha float64 `json:"alpha"`
 	// Allowed lists the differences between the sides that were
-	// accepted (--allow-different), e.g. "model: a → b"; omitted when
-	// none.
+	// accepted (--allow-different), e.g. "model: a → b", and what a
+	// comparison could not check (runs from a SQLite history keep no
+	// workload digest); omitted when none.
 	Allowed []string `json:"allowed,omitempty"`
 	// Changes are the metrics' rows, run-wide rows (Case "") first, then
 	// case by case in the base's order.
@@ -61,10 +65,14 @@ type Change struct {
 	// "ttft_p95_ms", "tpot_p99_ms", "itl_p50_ms", "e2el_p95_ms",
 	// "gen_tps" (the median decode rate), "error_rate" (failed
 	// requests' share), "throughput_rps" and "goodput_rps" (a load run's
-	// achieved rate and goodput).
+	// achieved rate and goodput); a sweep's "ttft_mean_ms",
+	// "tpot_mean_ms", "e2el_mean_ms", "gen_tps", "prompt_tps",
+	// "throughput_tps" and "requests_per_s" (its rows' columns, one
+	// sample per repetition); a capacity search's "capacity_rps" or
+	// "capacity_concurrency" (higher is better).
 	Metric string `json:"metric"`
-	// Unit is the values' unit: "ms", "tokens/s", "requests/s" or
-	// "ratio".
+	// Unit is the values' unit: "ms", "tokens/s", "requests/s",
+	// "streams" or "ratio".
 	Unit string `json:"unit"`
 	// HigherIsBetter says the metric's good direction (gen_tps,
 	// throughput, goodput); latencies and error rates are lower-is-better.

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,8 @@ var metricNames = []string{
 	"gen_tps", "error_rate", "throughput_rps", "goodput_rps",
 }
 
-// ParseGate reads a --fail-on rule, "METRIC +N%" (relative) or "METRIC
+// ParseGate reads a --fail-on rule (a workload's metricNames, a sweep's
+// sweepMetrics, or capacity_rps / capacity_concurrency), "METRIC +N%" (relative) or "METRIC
 // +N" (absolute, in the metric's unit); the sign is optional and only
 // the size counts, the bad direction being the metric's own (up for
 // latencies, down for rates). Errors name the rule and what is wrong.
@@ -43,11 +45,12 @@ func ParseGate(s string) (Gate, error) {
 	}
 	name, tol := fields[0], fields[1]
 	known := false
-	for _, m := range metricNames {
+	all := append(append(slices.Clone(metricNames), sweepMetrics...), "capacity_rps", "capacity_concurrency")
+	for _, m := range all {
 		known = known || m == name
 	}
 	if !known {
-		return Gate{}, fmt.Errorf("compare: --fail-on %q: unknown metric %q (known: %s)", s, name, strings.Join(metricNames, ", "))
+		return Gate{}, fmt.Errorf("compare: --fail-on %q: unknown metric %q (known: %s)", s, name, strings.Join(all, ", "))
 	}
 	g := Gate{Metric: name, Text: s}
 	if t, ok := strings.CutSuffix(tol, "%"); ok {

@@ -1,10 +1,14 @@
 package compare
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benchserve/benchserve/results"
@@ -26,6 +30,11 @@ var ErrIncomparable = errors.New("compare: incomparable inputs")
 type Run struct {
 	Label   string
 	Payload *results.Payload
+	// History says the payload was rebuilt from a SQLite history's rows
+	// (table bench_serve_workload), which keep no workload digest: its
+	// workload is then matched by its name, case ids and requests'
+	// settings (RequestsDigest) instead, and the comparison says so.
+	History bool
 }
 
 // side is one group of runs, its records pooled.
@@ -80,7 +89,7 @@ func checkRun(r Run) error {
 		return fmt.Errorf("%w: %s: results: the run holds no finished request", ErrBadInput, r.Label)
 	case failed == n:
 		return fmt.Errorf("%w: %s: results: every request failed (%d of %d): nothing was measured", ErrBadInput, r.Label, failed, n)
-	case p.Workload.Digest == "":
+	case p.Workload.Digest == "" && !r.History:
 		return fmt.Errorf("%w: %s: workload.digest: missing (a payload from an older benchserve or the reference): the workloads' content cannot be matched; rerun it with this benchserve", ErrBadInput, r.Label)
 	}
 	return nil
@@ -88,7 +97,12 @@ func checkRun(r Run) error {
 
 // identity is what must match between every run compared, by the name
 // Options.Allow uses.
-func identity(p *results.Payload) map[string]string {
+func identity(run Run) map[string]string {
+	p := run.Payload
+	workload := p.Workload.Name + " " + p.Workload.Digest
+	if p.Workload.Digest == "" && run.History {
+		workload = p.Workload.Name + " " + RequestsDigest(p)
+	}
 	models := map[string]bool{}
 	server := map[string]bool{}
 	for _, r := range p.Results {
@@ -111,10 +125,38 @@ func identity(p *results.Payload) map[string]string {
 	}
 	return map[string]string{
 		"model":    joinKeys(models),
-		"workload": p.Workload.Name + " " + p.Workload.Digest,
+		"workload": workload,
 		"settings": settings,
 		"server":   joinKeys(server),
 	}
+}
+
+// RequestsDigest stands in for a workload digest where a history's rows
+// keep none: "requests:" and the first 12 hex digits of the SHA-256 of
+// the sorted distinct (case id, max_tokens, enable_thinking, extra body)
+// of its records. Two runs of one workload file agree; it does not see
+// the messages, which a history does not keep.
+func RequestsDigest(p *results.Payload) string {
+	seen := map[string]bool{}
+	for _, r := range p.Results {
+		extra, _ := json.Marshal(r.Request.ExtraBody)
+		think := "null"
+		if t := r.Request.EnableThinking; t != nil {
+			think = strconv.FormatBool(*t)
+		}
+		seen[fmt.Sprintf("%q %d %s %s", r.CaseID, r.Request.MaxTokens, think, extra)] = true
+	}
+	sum := sha256.Sum256([]byte(strings.Join(sortedKeys(seen), "\n")))
+	return "requests:" + hex.EncodeToString(sum[:6])
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func joinKeys(m map[string]bool) string {
@@ -133,16 +175,30 @@ var AllowNames = []string{"model", "workload", "settings", "server"}
 // ErrIncomparable listing the rest: every run is compared with the
 // base's first.
 func checkComparable(base, cand []Run, allow []string) ([]string, error) {
-	ref := identity(base[0].Payload)
+	var ids []labelled
+	for _, r := range append(slices.Clone(base), cand...) {
+		ids = append(ids, labelled{r.Label, identity(r)})
+	}
+	return checkIdentities(ids, allow)
+}
+
+// labelled is one run's identity (by AllowNames) and its label.
+type labelled struct {
+	label string
+	id    map[string]string
+}
+
+// checkIdentities compares every identity with the first's.
+func checkIdentities(ids []labelled, allow []string) ([]string, error) {
+	ref := ids[0]
 	var refused, allowed []string
 	seen := map[string]bool{}
-	for _, r := range append(slices.Clone(base[1:]), cand...) {
-		id := identity(r.Payload)
+	for _, r := range ids[1:] {
 		for _, k := range AllowNames {
-			if id[k] == ref[k] {
+			if r.id[k] == ref.id[k] {
 				continue
 			}
-			line := fmt.Sprintf("%s: %s has %q, %s has %q", k, base[0].Label, ref[k], r.Label, id[k])
+			line := fmt.Sprintf("%s: %s has %q, %s has %q", k, ref.label, ref.id[k], r.label, r.id[k])
 			if seen[line] {
 				continue
 			}

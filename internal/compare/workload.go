@@ -46,6 +46,7 @@ type row struct {
 	interval func(confidence float64) stats.Shift
 	shift    stats.Shift
 	tested   bool // both sides had samples
+	fixed    bool // verdict and interval set by its maker (capacity brackets), outside the family
 }
 
 // Workloads compares the candidate's runs with the base's. Each side is
@@ -53,11 +54,8 @@ type row struct {
 // errors wrap ErrBadInput (a run with nothing to compare, naming its
 // file and field) or ErrIncomparable (the sides differ, unless allowed).
 func Workloads(base, candidate []Run, opt Options) (*results.Comparison, error) {
-	if opt.Alpha == 0 {
-		opt.Alpha = defaultAlpha
-	}
-	if !(opt.Alpha > 0 && opt.Alpha < 1) {
-		return nil, fmt.Errorf("compare: alpha %v: want a value in (0, 1)", opt.Alpha)
+	if err := checkAlpha(&opt); err != nil {
+		return nil, err
 	}
 	b, err := newSide(base)
 	if err != nil {
@@ -94,6 +92,19 @@ func Workloads(base, candidate []Run, opt Options) (*results.Comparison, error) 
 			}
 		}
 	}
+	for _, r := range append(slices.Clone(base), candidate...) {
+		if r.History && r.Payload.Workload.Digest == "" {
+			cmp.Allowed = append(cmp.Allowed, "workload: the history's rows keep no workload digest: "+
+				"its runs are matched by the workload's name, case ids and request settings, not by their messages")
+			break
+		}
+	}
+	finish(cmp, rows, opt)
+	return cmp, nil
+}
+
+// finish decides rows, applies the gates and says whether cmp regressed.
+func finish(cmp *results.Comparison, rows []*row, opt Options) {
 	decide(rows, opt.Alpha)
 	for _, r := range rows {
 		cmp.Changes = append(cmp.Changes, r.Change)
@@ -107,7 +118,17 @@ func Workloads(base, candidate []Run, opt Options) (*results.Comparison, error) 
 	}
 	worse := slices.ContainsFunc(cmp.Changes, func(ch results.Change) bool { return ch.Verdict == VerdictWorse })
 	cmp.Regressed = len(cmp.Regressions) > 0 || len(cmp.GateFailures) > 0 || (len(opt.Gates) == 0 && worse)
-	return cmp, nil
+}
+
+// checkAlpha applies the default alpha and refuses one outside (0, 1).
+func checkAlpha(opt *Options) error {
+	if opt.Alpha == 0 {
+		opt.Alpha = defaultAlpha
+	}
+	if !(opt.Alpha > 0 && opt.Alpha < 1) {
+		return fmt.Errorf("compare: alpha %v: want a value in (0, 1)", opt.Alpha)
+	}
+	return nil
 }
 
 func scope(caseID string) string {
@@ -225,10 +246,12 @@ func percentileOf(metric string) float64 {
 
 func unitOf(metric string) (unit string, higherIsBetter bool) {
 	switch metric {
-	case "gen_tps":
+	case "gen_tps", "prompt_tps", "throughput_tps":
 		return "tokens/s", true
-	case "throughput_rps", "goodput_rps":
+	case "throughput_rps", "goodput_rps", "requests_per_s", "capacity_rps":
 		return "requests/s", true
+	case "capacity_concurrency":
+		return "streams", true
 	case "error_rate":
 		return "ratio", false
 	}
@@ -351,7 +374,7 @@ func decide(rows []*row, alpha float64) {
 	var prows []*row
 	m := 0
 	for _, r := range rows {
-		if !r.tested {
+		if !r.tested || r.fixed {
 			continue
 		}
 		m++
@@ -364,6 +387,9 @@ func decide(rows []*row, alpha float64) {
 		r.P = ptr(math.Min(1, adj[i]*float64(m)/float64(len(prows))))
 	}
 	for _, r := range rows {
+		if r.fixed {
+			continue
+		}
 		r.Verdict = VerdictTooFew
 		if !r.tested {
 			continue

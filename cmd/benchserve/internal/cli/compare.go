@@ -10,7 +10,7 @@ import (
 
 	"github.com/benchserve/benchserve/internal/compare"
 	"github.com/benchserve/benchserve/internal/resultio"
-	"github.com/benchserve/benchserve/report"
+	"github.com/benchserve/benchserve/results"
 )
 
 const compareSynopsis = "compare [--fail-on 'METRIC +N%']... [--alpha A] [--format F] BASE... -- CANDIDATE..."
@@ -18,8 +18,8 @@ const compareSynopsis = "compare [--fail-on 'METRIC +N%']... [--alpha A] [--form
 const compareUsage = `Usage: benchserve compare [flags] BASE CANDIDATE
        benchserve compare [flags] BASE... -- CANDIDATE...
 
-Is the candidate worse than the base? Compares workload payloads (JSON) of
-the same workload: each side is one file, or several (repeated runs,
+Is the candidate worse than the base? Compares workload payloads (JSON, or
+FILE:RUN_ID of a SQLite history) of the same workload: each side is one file, or several (repeated runs,
 compared as a group) with "--" between the sides. Per case and metric
 (ttft, tpot, itl, e2el at p50/p95/p99, gen_tps, error_rate; a load run's
 throughput_rps and goodput_rps) it prints both values, the change with its
@@ -32,7 +32,13 @@ at once (Holm). A case that passed in the base and fails in the candidate
 is a regression whatever the numbers; greedy answers (temperature 0 and a
 seed) that changed are listed. Conformance results (benchserve conformance
 --output) compare by their contracts: every changed outcome is listed, a
-contract that went from pass to fail is a regression.
+contract that went from pass to fail is a regression. Prompt sweeps compare
+per sweep point and column (ttft_mean_ms ... requests_per_s, one sample per
+repetition); capacity results (capacity.json) by their capacity, worse or
+better when the two intervals do not overlap, ~ when they do. A side's files
+must all be of one kind. FILE:RUN_ID picks one run of a SQLite history
+(history.db:1a2b3c4d); its rows keep no workload digest, so its runs are
+matched by workload name, case ids and request settings.
 
 Exit status: 0 no regression, 1 a regression (a pass->fail, a failed
 --fail-on gate, or without gates any row called worse), 2 usage errors and
@@ -110,25 +116,38 @@ func runCompare(_ context.Context, e *env, args []string) int {
 	}
 	base, err := loadSide(baseFiles)
 	if err == nil {
-		var cand []compare.Run
-		cand, err = loadSide(candFiles)
-		if err == nil {
-			return writeComparison(e, base, cand, opt, *format, *output)
+		var cand *sideRuns
+		if cand, err = loadSide(candFiles); err == nil {
+			if err = sameKind(base, cand); err == nil {
+				return writeComparison(e, base, cand, opt, *format, *output)
+			}
 		}
 	}
 	fmt.Fprintf(e.stderr, "benchserve compare: %s\n", explain(err))
 	return ExitUsage
 }
 
-func writeComparison(e *env, base, cand []compare.Run, opt compare.Options, format, output string) int {
-	cmp, err := compare.Workloads(base, cand, opt)
+func writeComparison(e *env, base, cand *sideRuns, opt compare.Options, format, output string) int {
+	var cmp *results.Comparison
+	var err error
+	switch base.kind {
+	case kindSweep:
+		cmp, err = compare.Sweeps(base.sweeps, cand.sweeps, opt)
+	case kindCapacity:
+		cmp, err = compare.Capacities(base.capacities, cand.capacities, opt)
+	default:
+		cmp, err = compare.Workloads(base.workloads, cand.workloads, opt)
+	}
+	if err == nil && format == "benchstat" && base.kind != kindWorkload {
+		err = fmt.Errorf("--format benchstat writes workload payloads' requests; %s is %s: use table, markdown or json", base.files[0], base.kind)
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve compare: %s\n", explain(err))
 		return ExitUsage
 	}
 	var data []byte
 	if format == "benchstat" {
-		data = compare.Benchstat(base, cand)
+		data = compare.Benchstat(base.workloads, cand.workloads)
 	} else if data, err = compare.Format(cmp, format); err != nil {
 		fmt.Fprintf(e.stderr, "benchserve compare: %s\n", explain(err))
 		return ExitUsage
@@ -184,32 +203,4 @@ func parseFiles(e *env, fs *flag.FlagSet, help func(io.Writer), args []string) (
 		files = append(files, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-}
-
-// loadSide reads a side's files with report.Load (which detects the
-// kind by content): each must hold workload runs.
-func loadSide(files []string) ([]compare.Run, error) {
-	var runs []compare.Run
-	for _, f := range files {
-		expandHome(&f)
-		rs, err := report.Load(f)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rs {
-			if r.Payload == nil {
-				kind := "a prompt sweep"
-				if r.Capacity != nil {
-					kind = "a capacity result"
-				}
-				return nil, fmt.Errorf("%s: %s: compare reads workload payloads (JSON objects with \"results\") only", f, kind)
-			}
-			label := f
-			if len(rs) > 1 {
-				label = f + ":" + r.Payload.RunID
-			}
-			runs = append(runs, compare.Run{Label: label, Payload: r.Payload})
-		}
-	}
-	return runs, nil
 }

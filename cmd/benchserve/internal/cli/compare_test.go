@@ -145,7 +145,7 @@ func TestCompareBadInputExits2NamingFileAndField(t *testing.T) {
 		want string
 	}{
 		{[]string{base, old}, "old.json: workload.digest: missing"},
-		{[]string{base, sweep}, "sweep.json: a prompt sweep: compare reads workload payloads"},
+		{[]string{base, sweep}, "base.json is a workload payload, " + sweep + " is a prompt sweep: compare compares results of one kind"},
 		{[]string{base}, "want BASE CANDIDATE"},
 		{[]string{"--fail-on", "ttft +10%", base, base}, `unknown metric "ttft"`},
 		{[]string{"--allow-different", "color", base, base}, `--allow-different "color"`},
