@@ -83,9 +83,16 @@ func answer(n int, finish string, usage int) []string {
 // judge runs the builtin suite's contract id on the scripted server.
 func judge(t *testing.T, id string, s script) conformance.Outcome {
 	t.Helper()
+	return judgeOn(t, id, s)
+}
+
+// judgeOn runs the builtin suite's contract id on a server answering
+// with h.
+func judgeOn(t *testing.T, id string, h http.Handler) conformance.Outcome {
+	t.Helper()
 	w, err := workloads.Conformance()
 	require.NoError(t, err, "the builtin suite parses")
-	srv := httptest.NewServer(s)
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	for _, c := range w.Cases {
 		if c.ID != id {

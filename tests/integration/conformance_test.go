@@ -101,16 +101,17 @@ var ollamaVerdicts = map[string]string{
 
 // ollamaV065Verdicts: v0.6.5 ignores encoding_format "base64" (it
 // answers arrays of floats: embeddings.shape fails) and serves no
-// /v1/responses (404: responses.usage is skip).
+// /v1/responses (404: responses.usage and responses.events are skip).
 var ollamaV065Verdicts = withVerdicts(ollamaVerdicts, map[string]string{
-	"embeddings.shape": "fail", "responses.usage": "skip",
+	"embeddings.shape": "fail", "responses.usage": "skip", "responses.events": "skip",
 })
 
 // ollamaV0174Verdicts: v0.17.4 embeds with the tiny model (identical
 // inputs identical, base64 round-trips, input [] 400) and serves
-// /v1/responses stateless with usage.
+// /v1/responses stateless with usage, its events in order
+// (ResponsesStreamConverter numbers every event, openai/responses.go).
 var ollamaV0174Verdicts = withVerdicts(ollamaVerdicts, map[string]string{
-	"embeddings.shape": "pass", "responses.usage": "pass",
+	"embeddings.shape": "pass", "responses.usage": "pass", "responses.events": "pass",
 })
 
 // withVerdicts is base with the verdicts of over replacing its own.
