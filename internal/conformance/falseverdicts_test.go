@@ -155,6 +155,12 @@ func TestACutAnswerSayingStopFailsLengthFinish(t *testing.T) {
 	assert.Equal(t, contract.Fail, o.Verdict, "8 token chunks for max_tokens 8 ending \"stop\", usage saying 0: %s", o.Evidence)
 }
 
+func TestAnEndOfSequenceCountedInUsageIsNoCut(t *testing.T) {
+	o := judge(t, "usage.length_finish", script{events: answer(7, "stop", 8)})
+	assert.Equal(t, contract.Skip, o.Verdict, "7 token chunks for max_tokens 8 ending \"stop\", usage 8 (EOS counted, as Ollama does): %s", o.Evidence)
+	assert.Contains(t, o.Evidence, "end-of-sequence", "the evidence says why")
+}
+
 func TestMaxTokensCountsTheChunks(t *testing.T) {
 	o := judge(t, "usage.max_tokens", script{events: answer(24, "length", 8)})
 	assert.Equal(t, contract.Fail, o.Verdict, "24 token chunks for max_tokens 8, usage saying 8: %s", o.Evidence)
