@@ -23,7 +23,8 @@ type TypedSender interface {
 const formContentType = "application/x-www-form-urlencoded"
 
 // run28 runs the contracts of issue 28 that have their own function
-// (form body, missing key, invalid schema); ok is false for every other
+// (form body, missing key, invalid schema, completions echo and
+// logprobs); ok is false for every other
 // kind.
 func (r *contractRun) run28(ctx context.Context) (o Outcome, ok bool) {
 	switch r.kind {
@@ -33,6 +34,10 @@ func (r *contractRun) run28(ctx context.Context) (o Outcome, ok bool) {
 		return r.missingKey(ctx), true
 	case contract.InvalidSchema:
 		return r.invalidSchema(ctx), true
+	case contract.CompletionsEcho:
+		return r.completionsEcho(ctx), true
+	case contract.CompletionsLogprobs:
+		return r.completionsLogprobs(ctx), true
 	}
 	return Outcome{}, false
 }

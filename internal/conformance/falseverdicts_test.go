@@ -83,9 +83,16 @@ func answer(n int, finish string, usage int) []string {
 // judge runs the builtin suite's contract id on the scripted server.
 func judge(t *testing.T, id string, s script) conformance.Outcome {
 	t.Helper()
+	return judgeOn(t, id, s)
+}
+
+// judgeOn runs the builtin suite's contract id on a server answering
+// with h.
+func judgeOn(t *testing.T, id string, h http.Handler) conformance.Outcome {
+	t.Helper()
 	w, err := workloads.Conformance()
 	require.NoError(t, err, "the builtin suite parses")
-	srv := httptest.NewServer(s)
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	for _, c := range w.Cases {
 		if c.ID != id {
@@ -146,6 +153,12 @@ func TestImpossibleUsageFails(t *testing.T) {
 func TestACutAnswerSayingStopFailsLengthFinish(t *testing.T) {
 	o := judge(t, "usage.length_finish", script{events: answer(8, "stop", 0)})
 	assert.Equal(t, contract.Fail, o.Verdict, "8 token chunks for max_tokens 8 ending \"stop\", usage saying 0: %s", o.Evidence)
+}
+
+func TestAnEndOfSequenceCountedInUsageIsNoCut(t *testing.T) {
+	o := judge(t, "usage.length_finish", script{events: answer(7, "stop", 8)})
+	assert.Equal(t, contract.Skip, o.Verdict, "7 token chunks for max_tokens 8 ending \"stop\", usage 8 (EOS counted, as Ollama does): %s", o.Evidence)
+	assert.Contains(t, o.Evidence, "end-of-sequence", "the evidence says why")
 }
 
 func TestMaxTokensCountsTheChunks(t *testing.T) {

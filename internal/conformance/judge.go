@@ -30,6 +30,8 @@ func (r *contractRun) run(ctx context.Context) Outcome {
 		return r.completionsIndex(ctx)
 	case contract.ResponsesUsage:
 		return r.responsesUsage(ctx)
+	case contract.ResponsesEvents:
+		return r.responsesEvents(ctx)
 	case contract.WrongAPIKey:
 		return r.wrongKey(ctx)
 	case contract.ModelsList:

@@ -48,6 +48,11 @@ func (r *contractRun) usageLengthFinish(st *streamed) Outcome {
 	if n < limit && res.FinishReason != "length" {
 		return skip("the answer ended by itself after %d tokens (max_tokens %d): nothing was cut", n, limit)
 	}
+	if c := res.TokenChunks; res.FinishReason == "stop" && c < limit && res.Usage != nil && res.Usage.CompletionTokens == limit {
+		// Ollama counts the end-of-sequence token it sampled last in
+		// completion_tokens: limit-1 tokens and EOS end by themselves.
+		return skip("usage says completion_tokens %d = max_tokens, but %d token chunks came and finish_reason is \"stop\": the last token counted may be the end-of-sequence token (as Ollama counts it), nothing shows a cut", limit, c)
+	}
 	for _, f := range finishes(res) {
 		if f != "length" {
 			return failed(st.sentText(), st.finishText(), "the answer reached max_tokens %d but finish_reason is %q", limit, nm(f))

@@ -109,6 +109,9 @@ const (
 	CompletionsIndex Kind = "completions_index"
 	// ResponsesUsage: streamed; the case's request sent to /v1/responses.
 	ResponsesUsage Kind = "responses_usage"
+	// ResponsesEvents: streamed; the case's request sent to
+	// /v1/responses, its events kept and judged in order.
+	ResponsesEvents Kind = "responses_events"
 )
 
 // CompletionPrompts are the prompts a completions_index contract sends in
@@ -143,6 +146,7 @@ const (
 	refEmbeddings = "https://platform.openai.com/docs/api-reference/embeddings/create"
 	refLegacy     = "https://platform.openai.com/docs/api-reference/completions/object"
 	refResponses  = "https://platform.openai.com/docs/api-reference/responses-streaming/response/completed"
+	refRespEvents = "https://platform.openai.com/docs/api-reference/responses-streaming"
 )
 
 // Rules maps every check kind to its rule. docs/streams.md lists the same
@@ -186,6 +190,7 @@ var Rules = map[Kind]Rule{
 	EmbeddingsShape:       {"an embeddings answer has one vector per input with index i, identical inputs give identical vectors, base64 decodes to the same floats, usage.prompt_tokens = total_tokens, and input [] is answered 4xx", refEmbeddings},
 	CompletionsIndex:      {"a completions request with a list of prompts gives a text_completion with one choice per prompt, choices[].index the prompt's position, each with text and a finish_reason", refLegacy},
 	ResponsesUsage:        {"a Responses stream's response.completed carries usage with total_tokens = input_tokens + output_tokens and output_tokens <= max_output_tokens", refResponses},
+	ResponsesEvents:       {"a Responses stream goes response.created, response.in_progress, then per output item output_item.added … output_item.done (a message: content_part.added, output_text.delta*, output_text.done, content_part.done), with increasing sequence_number, every item_id naming an open item, the deltas joined equal to output_text.done's text, and ends with response.completed, .incomplete or .failed", refRespEvents},
 	NonObjectBody:         {"a JSON body that is not an object (a string, a list, a number, null) is answered 4xx, never 2xx or 5xx", refErrors},
 }
 
