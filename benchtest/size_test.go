@@ -18,10 +18,15 @@ import (
 // conformance suite's JSON Schema validator (about 1 MB) are most of what
 // sits above a plain net/http test binary. This round's endpoints,
 // generators, trace replay, comparison and client verdict took it from
-// 17.10 to 17.68 MiB (18,536,419 bytes); the budget holds it there. The
-// issue's 15 MiB is not met: expfmt's protobuf and the JSON Schema
-// validator alone are more than the 2.7 MiB between.
-const maxTestBinaryBytes = 17<<20 + 3<<18 // 17.75 MiB
+// 17.10 to 17.68 MiB (18,536,419 bytes); the next round's contracts
+// (form bodies, several stops, invalid schemas, cancellation capacity,
+// Responses events, completions echo and logprobs), sessions,
+// --max-error-rate, latencies from the schedule and the OnRecord hook
+// took it to 17.89 MiB (18,759,664 bytes); the budget is 18 MiB. go-snaps
+// stays out (benchtest/snapshot is its own opt-in import). The issue's
+// 15 MiB is not met: expfmt's protobuf and the JSON Schema validator
+// alone are more than the 2.9 MiB between.
+const maxTestBinaryBytes = 18 << 20 // 18 MiB
 
 // TestTestBinarySize keeps a user's test binary from growing: the size is
 // a build fact of this checkout and toolchain, not a measurement. The race
