@@ -13,8 +13,8 @@
 //     package datasets), an estimate elsewhere.
 //
 // A chat request's usage.prompt_tokens is more than the text's count: the
-// chat template adds its overhead. Calibration measures that overhead
-// from a server's usage and Calibrated adds it, so a prompt built to N
-// tokens arrives as N; where a tokenizer endpoint and usage disagree,
-// usage wins and the disagreement is reported with both numbers.
+// chat template adds its overhead. Nothing here calibrates that overhead
+// yet (the generators build prompts by words, Method "words"); where a
+// tokenizer endpoint and usage disagree, usage wins and the runner warns
+// with both numbers (runner.Session.CheckTokenizer).
 package tokens
