@@ -342,14 +342,9 @@ schedule:
 		if cfg.Duration > 0 && at >= cfg.Duration {
 			break
 		}
-		if wait := time.Until(rec.start.Add(at)); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-sending.Done():
-				unsent, estimated = remaining(cfg, i, at)
-				break schedule
-			}
+		if !waitUntil(sending, timer, rec.start.Add(at)) {
+			unsent, estimated = remaining(cfg, i, at)
+			break schedule
 		}
 		if sending.Err() != nil {
 			unsent, estimated = remaining(cfg, i, at)
