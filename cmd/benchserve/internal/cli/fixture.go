@@ -23,11 +23,13 @@ func runFixture(ctx context.Context, e *env, args []string) int {
 	slots := fs.Int("slots", 0, "generation slots: serve at most N completions at once, the rest wait in a FIFO line before their first token (0: unlimited)")
 	closeKeptAlive := fs.Bool("close-kept-alive", false, "close each kept-alive connection after its answer without \"Connection: close\", when the next request arrives on it (the race a client meets with servers that close connections after answers or when idle)")
 	idleClose := fs.Duration("idle-close", 0, "close a kept-alive connection idle `D` after its last answer (uvicorn: 5s), met when the next request arrives on it (0: never)")
+	maxModelLen := fs.Int("max-model-len", 0, "the context length in `tokens` the fixture reports (/v1/models, /tokenize) and holds to: a longer prompt is answered 400, as vLLM (0: 32768; a 2 MB prompt needs about 420000)")
 	var faultNames listValue
 	fs.Var(&faultNames, "fault", "break one protocol rule on purpose, for benchserve conformance to find (repeatable; the faults are listed below)")
 	help := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: benchserve fixture [--addr %s] [--model NAME] [--api-key KEY]\n"+
-			"                          [--slots N] [--close-kept-alive] [--idle-close D] [--fault NAME]...\n\n"+
+			"                          [--slots N] [--max-model-len N] [--close-kept-alive] [--idle-close D]\n"+
+			"                          [--fault NAME]...\n\n"+
 			"Serves the embedded deterministic OpenAI-compatible fixture server until\n"+
 			"interrupted (Ctrl-C). Point benchserve at it with --url. With --slots N it\n"+
 			"behaves like a server of limited capacity: TTFT grows with the load.\n\n"+
@@ -45,6 +47,10 @@ func runFixture(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "benchserve fixture: --slots %d: want 0 (unlimited) or more\n%s\n", *slots, helpPointer("fixture"))
 		return ExitUsage
 	}
+	if *maxModelLen < 0 {
+		fmt.Fprintf(e.stderr, "benchserve fixture: --max-model-len %d: want 0 (32768) or more tokens\n%s\n", *maxModelLen, helpPointer("fixture"))
+		return ExitUsage
+	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(e.stderr, "benchserve fixture: %s\n%s\n", unexpectedArgs(fs.Args()), helpPointer("fixture"))
 		return ExitUsage
@@ -58,7 +64,7 @@ func runFixture(ctx context.Context, e *env, args []string) int {
 		}
 		faults = append(faults, f)
 	}
-	err := fixtures.ListenAndServe(ctx, *addr, fixtures.Options{Model: *model, APIKey: *apiKey, Slots: *slots, Faults: faults, CloseKeptAlive: *closeKeptAlive, IdleClose: *idleClose}, func(s *fixtures.Server) {
+	err := fixtures.ListenAndServe(ctx, *addr, fixtures.Options{Model: *model, APIKey: *apiKey, Slots: *slots, Faults: faults, CloseKeptAlive: *closeKeptAlive, IdleClose: *idleClose, MaxModelLen: *maxModelLen}, func(s *fixtures.Server) {
 		fmt.Fprintf(e.stdout, "benchserve fixture: serving model \"%s\" on %s (Ctrl-C to stop)\n", present.Name(*model), s.URL)
 	})
 	if err != nil {

@@ -25,6 +25,18 @@ func TestFixtureSlotsFlag(t *testing.T) {
 	assert.Empty(t, errb.String(), "help goes to stdout")
 }
 
+func TestFixtureMaxModelLenFlag(t *testing.T) {
+	var out, errb strings.Builder
+	code := run(context.Background(), []string{"fixture", "--max-model-len", "-5"}, &env{stdout: &out, stderr: &errb, getenv: os.Getenv})
+	assert.Equal(t, ExitUsage, code, "a negative context refused")
+	assert.Contains(t, errb.String(), "--max-model-len -5: want 0 (32768) or more tokens", "says why")
+
+	out.Reset()
+	code = run(context.Background(), []string{"fixture", "--help"}, &env{stdout: &out, stderr: &errb, getenv: os.Getenv})
+	assert.Equal(t, ExitOK, code, "help")
+	assert.Contains(t, out.String(), "--max-model-len tokens", "help lists --max-model-len with its unit")
+}
+
 // fixture --help names every fault and the contract it breaks: a CLI user
 // has no fixtures.Faults to read.
 func TestFixtureHelpListsTheFaults(t *testing.T) {
