@@ -112,7 +112,7 @@ func respond(req fixtures.Request) fixtures.Script {
 // intake lags recorded since the last call (JSON object: request id to
 // ms).
 func serveChild() {
-	srv := fixtures.New(fixtures.Options{Responder: respond})
+	srv := fixtures.New(fixtures.Options{Responder: respond, MaxModelLen: benchContext})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -141,7 +141,7 @@ type server struct {
 func startServer(tb testing.TB, mode string) *server {
 	tb.Helper()
 	if mode == "inproc" {
-		srv := fixtures.New(fixtures.Options{Responder: respond})
+		srv := fixtures.New(fixtures.Options{Responder: respond, MaxModelLen: benchContext})
 		return &server{URL: srv.URL, stop: srv.Close, intake: func() (map[string]float64, error) { return takeIntake(), nil }}
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
