@@ -3,9 +3,8 @@ package bench_test
 import (
 	"context"
 	"fmt"
-	"os"
+	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,20 +30,12 @@ const ceilingRatesEnv = "BENCHSERVE_CEILING_RATES"
 // ceilingSeconds is how long each rate's open loop runs.
 const ceilingSeconds = 3
 
+// rates returns ceilingRates or the ones ceilingRatesEnv names.
 func rates(b *testing.B) []float64 {
-	v := os.Getenv(ceilingRatesEnv)
-	if v == "" {
-		return ceilingRates
+	if r := envNumbers(b, ceilingRatesEnv, "rates > 0", func(r float64) bool { return r > 0 && !math.IsInf(r, 0) }); r != nil {
+		return r
 	}
-	var out []float64
-	for _, f := range strings.Split(v, ",") {
-		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(r > 0) {
-			b.Fatalf("%s=%q: want rates > 0 separated by commas", ceilingRatesEnv, v)
-		}
-		out = append(out, r)
-	}
-	return out
+	return ceilingRates
 }
 
 // BenchmarkOpenLoopCeiling sends an open loop (Poisson arrivals, seed 1)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -214,15 +215,30 @@ const ttftLevelsEnv = "BENCHSERVE_TTFT_LEVELS"
 
 // levels returns ttftLevels or the ones ttftLevelsEnv names.
 func levels(b *testing.B) []int {
-	v := os.Getenv(ttftLevelsEnv)
-	if v == "" {
+	counts := envNumbers(b, ttftLevelsEnv, "stream counts >= 1", func(n float64) bool { return n >= 1 && n == math.Trunc(n) })
+	if counts == nil {
 		return ttftLevels
 	}
-	var out []int
+	out := make([]int, len(counts))
+	for i, n := range counts {
+		out[i] = int(n)
+	}
+	return out
+}
+
+// envNumbers parses the comma-separated numbers of the environment
+// variable name, each one ok says is valid (want describes them in the
+// error that fails b); nil when name is unset.
+func envNumbers(b *testing.B, name, want string, ok func(float64) bool) []float64 {
+	v := os.Getenv(name)
+	if v == "" {
+		return nil
+	}
+	var out []float64
 	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			b.Fatalf("%s=%q: want stream counts >= 1 separated by commas", ttftLevelsEnv, v)
+		n, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !ok(n) {
+			b.Fatalf("%s=%q: want %s separated by commas", name, v, want)
 		}
 		out = append(out, n)
 	}
