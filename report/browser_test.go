@@ -73,8 +73,8 @@ const inspectFigures = `[...document.querySelectorAll("figure.chart")].map(f => 
           width: box.width, height: box.height};
 })`
 
-// TestReportInBrowser opens the report for the fixed runs (workload runs,
-// a sweep and a capacity search) in headless Chromium and checks it renders: no console errors or exceptions, no
+// TestReportInBrowser opens the report for the fixed runs (workload runs
+// with their comparison, a sweep and a capacity search) in headless Chromium and checks it renders: no console errors or exceptions, no
 // request other than the file itself, every chart an SVG with content and
 // a size, the data block parseable. It saves screenshots to the artifacts
 // directory (out/report-screenshot.png: the whole page;
@@ -87,7 +87,7 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
-	require.NoError(t, report.WriteFile(page, fixedRuns()...), "write the report")
+	require.NoError(t, report.WriteFileWith(page, fixedOptions(), fixedRuns()...), "write the report")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -173,7 +173,7 @@ func TestReportInBrowser(t *testing.T) {
 	}
 
 	assert.Equal(t, "benchserve report", title, "page title")
-	assert.Len(t, figs, 11, "the fixed runs give 3 distributions and a timeline per workload run, 2 sweep charts and a capacity chart")
+	assert.Len(t, figs, 15, "the fixed runs give a CDF chart per case of the comparison, 3 distributions and a timeline per workload run, 2 sweep charts and a capacity chart")
 	assert.Equal(t, nFigures, len(figs), "every figure listed in the data section is in the page")
 	for _, f := range figs {
 		assert.True(t, f.HasSVG, "figure %s has an <svg>", f.ID)

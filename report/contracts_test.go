@@ -7,7 +7,9 @@ import (
 
 	"github.com/gkampitakis/go-snaps/snaps"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/benchserve/benchserve/internal/compare"
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
 )
@@ -50,21 +52,25 @@ func TestReportShowsTheContractTable(t *testing.T) {
 	snaps.MatchSnapshot(t, table)
 }
 
-func TestComparisonCountsAContractThatBroke(t *testing.T) {
-	base := conformancePayload()
+// TestComparisonShowsAContractThatBroke: a contract that passed in the
+// base and fails in the candidate is listed as a regression in the
+// comparison's section and the page's header; the changed outcomes are
+// listed (a warning and a skip are outcomes, not failures).
+func TestComparisonShowsAContractThatBroke(t *testing.T) {
+	base, cand := conformancePayload(), conformancePayload()
 	base.Results[1].Contract.Verdict, base.Results[1].Contract.Failing = "pass", false
-	_, data := dataOf(t, render(t, report.FromPayload(base, "v1"), report.FromPayload(conformancePayload(), "v2")))
+	base.Results[1].Quality.OK, base.Results[1].OK = true, true
+	base.Workload.Digest, cand.Workload.Digest = "sha256:c0ffee", "sha256:c0ffee"
+	cmp, err := compare.Workloads([]compare.Run{{Label: "v1", Payload: base}}, []compare.Run{{Label: "v2", Payload: cand}}, compare.Options{})
+	require.NoError(t, err, "the two runs of the suite compare")
+	page := renderWith(t, report.Options{Comparisons: []*results.Comparison{cmp}}, report.FromPayload(base, "v1"), report.FromPayload(cand, "v2"))
+	_, data := dataOf(t, page)
 	comps := data["comparisons"].([]any)
-	if assert.Len(t, comps, 1, "two runs of the suite are compared") {
-		c := comps[0].(map[string]any)
-		assert.EqualValues(t, 1, c["regressions"], "stream.usage_chunk went from pass to fail")
-		byCase := map[string]string{}
-		for _, cd := range c["cases"].([]any) {
-			m := cd.(map[string]any)
-			byCase[m["case_id"].(string)] = m["status"].(string)
-		}
-		assert.Equal(t, "pass→fail", byCase["stream.usage_chunk"])
-		assert.Equal(t, "pass", byCase["choices.n"], "a warning is not a failure of the run")
-		assert.Equal(t, "pass", byCase["errors.wrong_api_key"], "a skip is not a failure")
-	}
+	require.Len(t, comps, 1, "the comparison given is in the data block")
+	c := comps[0].(map[string]any)
+	assert.Equal(t, "conformance", c["kind"], "runs of contracts only compare as conformance")
+	assert.Equal(t, []any{`contract "stream.usage_chunk": pass in the base, fail in the candidate`}, c["regressions"], "the broken contract is the regression")
+	assert.Equal(t, []any{`contract "stream.usage_chunk": pass → fail`}, c["contract_changes"], "only its outcome changed")
+	assert.Contains(t, page, `<p class="headline bad" id="cmp-1-verdict">✗ v2 vs base v1: REGRESSION: 1 pass→fail regression</p>`, "the page's header says so")
+	assert.Contains(t, page, `<li>contract &#34;stream.usage_chunk&#34;: pass in the base, fail in the candidate</li>`, "the section lists it")
 }

@@ -7,10 +7,16 @@
 // per prompt set, and for capacity searches (capacity.json) the capacity
 // found with its status, reason and SLOs, p95 TTFT, p95 TPOT and goodput
 // against the probed load with the SLO limits and the capacity drawn, and
-// the probes in the order run. Given two or more runs of the same workload it compares
-// every later run with the first, case by case (p50 TTFT, E2EL and gen_tps
-// deltas marked better/worse, pass→fail changes highlighted): the
-// model-promotion question.
+// the probes in the order run. Comparisons (Options.Comparisons, the
+// results.Comparison of benchserve compare) are shown on top with their
+// verdict in the page's header: per case and metric the change with its
+// confidence interval and the verdict better, worse, ~ or too few samples,
+// the pass→fail regressions, and the two sides overlaid (per case the
+// empirical CDFs of TTFT, TPOT and E2EL; for capacity searches the two
+// intervals, probes and goodput curves): the model-promotion question. The
+// page decides no verdict itself: the statistics are benchserve compare's,
+// which `benchserve report` runs for every later run of a workload
+// against the first.
 //
 // Charts are drawn with gonum.org/v1/plot and inlined as SVG; the page
 // loads nothing from the network (no scripts, fonts or CDNs) and opens

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/benchserve/benchserve/internal/compare"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/report"
 	"github.com/benchserve/benchserve/results"
@@ -70,7 +71,8 @@ func payload(runID, model string, rt results.Runtime, reqs []req) *results.Paylo
 	}
 	return resultio.BuildPayload(resultio.PayloadInput{
 		RunID: runID, Timestamp: resultio.ISOTimestamp(t0),
-		Workload:  results.WorkloadInfo{Name: "promotion", Path: "workloads/examples/promotion.json", Repetitions: 2},
+		Workload: results.WorkloadInfo{Name: "promotion", Path: "workloads/examples/promotion.json", Repetitions: 2,
+			Digest: "sha256:0f1e2d3c4b5a"},
 		CacheMode: "preserve", Records: recs,
 	})
 }
@@ -165,4 +167,23 @@ func fixedRuns() []report.Run {
 		report.FromSweep(sweepRows(), ""),
 		capacityRun(),
 	}
+}
+
+// compareFixed compares the candidate run with the baseline as
+// benchserve report does (internal/compare, every difference between the
+// sides accepted: the candidate is another model).
+func compareFixed(base, cand report.Run) *results.Comparison {
+	c, err := compare.Workloads([]compare.Run{{Label: base.Label, Payload: base.Payload}},
+		[]compare.Run{{Label: cand.Label, Payload: cand.Payload}}, compare.Options{Allow: compare.AllowNames})
+	if err != nil {
+		panic(fmt.Sprintf("fixture comparison: %v", err))
+	}
+	return c
+}
+
+// fixedOptions are the options the snapshot and the browser test render
+// fixedRuns with: the candidate compared with the baseline.
+func fixedOptions() report.Options {
+	runs := fixedRuns()
+	return report.Options{Comparisons: []*results.Comparison{compareFixed(runs[0], runs[1])}}
 }

@@ -27,12 +27,10 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"load":    fmtLoad,
 	"errpct":  func(v float64) string { return strconv.FormatFloat(math.Round(v*1e4)/100, 'f', -1, 64) + "%" },
 	"nump":    formatNumPtr,
-	"pct":     formatPct,
 	"join":    strings.Join,
 	"plural":  plural,
 	"outcome": func(s string) string { return strings.ReplaceAll(s, "-", " ") },
 	"colors":  outcomeKey,
-	"slice3":  func(a, b, c *delta) []*delta { return []*delta{a, b, c} },
 	// A server's strings, cut to their kind's limit where they are shown
 	// (the data block keeps them whole); render escapes what they hold.
 	"name":     func(s string) string { return present.Shorten(s, present.NameLimit) },
@@ -44,6 +42,20 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 type Options struct {
 	// Title is the page title (default "benchserve report").
 	Title string
+	// Comparisons are shown at the top of the page, in order, each with
+	// its verdict in the page's header: the table of rows (per case and
+	// metric the two values, the change with its interval, the test and
+	// the verdict better, worse, ~ or too few samples), the regressions,
+	// failed gates, contract changes and changed greedy answers, and the
+	// two sides overlaid: per case the empirical CDFs of TTFT, TPOT and
+	// E2EL of the base's and the candidate's requests, for capacity
+	// searches the two capacity intervals with their probes and goodput
+	// curves. A side's runs are the runs given whose Label is one of the
+	// comparison's Base (Candidate) names; the page computes no verdict
+	// itself. benchserve report fills it (every later run of a workload
+	// with the first), and benchserve compare --format html. Without it,
+	// runs of one workload are shown side by side, not compared.
+	Comparisons []*results.Comparison
 }
 
 // Write renders runs as one self-contained HTML page to w: per run a
@@ -55,7 +67,7 @@ type Options struct {
 // probe, the SLO limits, the capacity) and the table of probes in the
 // order run; when two or more runs of one workload are given, every later
 // run is compared case by case with the first (p50 TTFT, E2EL and gen_tps
-// deltas, pass→fail changes). Charts are inline SVG drawn by
+// changes). Charts are inline SVG drawn by
 // gonum.org/v1/plot, the numbers behind them are in a <script
 // type="application/json" id="benchserve-data"> block, every string from
 // the inputs is escaped (html/template), and nothing is loaded from the
@@ -64,7 +76,8 @@ type Options struct {
 // escapes, in text, attributes and charts (the data block's JSON decodes
 // them back to the same strings). The output is deterministic for given
 // runs. Errors: no runs, a Run with no payload, sweep rows or capacity
-// result, a chart that cannot be drawn, or w failing.
+// result, a chart that cannot be drawn, or w failing. WriteWith also
+// renders a page of comparisons alone (no runs, or only the sides').
 func Write(w io.Writer, runs ...Run) error {
 	return WriteWith(w, Options{}, runs...)
 }
@@ -128,9 +141,10 @@ type pageView struct {
 	Title       string
 	CSS         template.CSS
 	Runs        []runView
-	Comparisons []comparisonData
-	Data        template.JS
-	Threshold   string
+	Comparisons []*comparisonData
+	// Uncompared notes the workloads with several runs and no comparison.
+	Uncompared []string
+	Data       template.JS
 }
 
 func render(opts Options, runs []Run) ([]byte, error) {
@@ -138,12 +152,27 @@ func render(opts Options, runs []Run) ([]byte, error) {
 	if title == "" {
 		title = "benchserve report"
 	}
-	data, rds, err := buildData(title, runs)
+	data, rds, err := buildData(title, runs, len(opts.Comparisons) > 0)
 	if err != nil {
 		return nil, err
 	}
-	view := pageView{Title: title, CSS: template.CSS(pageCSS), Comparisons: data.Comparisons,
-		Threshold: fmt.Sprintf("%g%%", noiseThreshold*100)}
+	if data.Comparisons, err = compareData(opts.Comparisons, rds); err != nil {
+		return nil, err
+	}
+	view := pageView{Title: title, CSS: template.CSS(pageCSS), Comparisons: data.Comparisons}
+	if len(opts.Comparisons) == 0 {
+		view.Uncompared = uncompared(rds)
+	}
+	for _, cd := range data.Comparisons {
+		figs, err := comparisonFigures(cd)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range figs {
+			data.Figures = append(data.Figures, figureData{ID: f.ID, Run: cd.ID, Kind: "comparison", Title: f.Title})
+		}
+		cd.figures = figs
+	}
 	for _, rd := range rds {
 		rv := runView{runData: rd}
 		switch rd.Kind {
@@ -246,13 +275,6 @@ func formatNumPtr(v *float64) string {
 		return "–"
 	}
 	return formatNum(*v)
-}
-
-func formatPct(v float64) string {
-	if v > 0 {
-		return fmt.Sprintf("+%.1f%%", v)
-	}
-	return fmt.Sprintf("%.1f%%", v)
 }
 
 func plural(n int, one, many string) string {

@@ -61,18 +61,14 @@ const (
 	outcomePass    = "pass"
 )
 
-// noiseThreshold is the relative change of a p50 below which the
-// comparison calls two runs the same (5%).
-const noiseThreshold = 0.05
-
 // reportData is everything the charts and tables show; it is embedded in
 // the HTML as JSON (id "benchserve-data") and is what the snapshot guards.
 type reportData struct {
-	Generator   string           `json:"generator"`
-	Title       string           `json:"title"`
-	Runs        []runData        `json:"runs"`
-	Comparisons []comparisonData `json:"comparisons"`
-	Figures     []figureData     `json:"figures"`
+	Generator   string            `json:"generator"`
+	Title       string            `json:"title"`
+	Runs        []runData         `json:"runs"`
+	Comparisons []*comparisonData `json:"comparisons"`
+	Figures     []figureData      `json:"figures"`
 }
 
 // figureData lists one chart: its element id and what it shows.
@@ -190,41 +186,6 @@ type sweepPoint struct {
 	Validated     bool    `json:"validated"`
 }
 
-// comparisonData compares a candidate run with the baseline (the first
-// run given of the same workload).
-type comparisonData struct {
-	Workload    string      `json:"workload"`
-	Baseline    string      `json:"baseline"`
-	Candidate   string      `json:"candidate"`
-	BaselineID  string      `json:"baseline_id"`
-	CandidateID string      `json:"candidate_id"`
-	Regressions int         `json:"regressions"` // pass→fail cases
-	Fixes       int         `json:"fixes"`       // fail→pass cases
-	Worse       int         `json:"worse"`       // cases with any metric worse
-	Better      int         `json:"better"`      // cases with any metric better and none worse
-	Cases       []caseDelta `json:"cases"`
-}
-
-type caseDelta struct {
-	CaseID string `json:"case_id"`
-	// Status: "pass", "fail", "pass→fail", "fail→pass", "only baseline",
-	// "only candidate".
-	Status string `json:"status"`
-	TTFT   *delta `json:"ttft_ms"`
-	E2EL   *delta `json:"e2e_latency_ms"`
-	GenTPS *delta `json:"gen_tps"`
-}
-
-// delta is a p50 change; Verdict is "better", "worse" or "same" (within
-// noiseThreshold), judged lower-is-better for times, higher for rates.
-type delta struct {
-	Baseline  float64 `json:"baseline"`
-	Candidate float64 `json:"candidate"`
-	Change    float64 `json:"change"`
-	Pct       float64 `json:"pct"`
-	Verdict   string  `json:"verdict"`
-}
-
 // round rounds to n decimals so the data section is readable and stable.
 func round(v float64, n int) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -291,11 +252,11 @@ func median(vs []float64) *float64 {
 }
 
 // buildData turns runs into the report's data. Runs get ids run-1, run-2….
-func buildData(title string, runs []Run) (*reportData, []*runData, error) {
-	if len(runs) == 0 {
+func buildData(title string, runs []Run, comparisons bool) (*reportData, []*runData, error) {
+	if len(runs) == 0 && !comparisons {
 		return nil, nil, fmt.Errorf("report: write: no runs given")
 	}
-	d := &reportData{Generator: "benchserve report", Title: title, Runs: []runData{}, Comparisons: []comparisonData{}, Figures: []figureData{}}
+	d := &reportData{Generator: "benchserve report", Title: title, Runs: []runData{}, Comparisons: []*comparisonData{}, Figures: []figureData{}}
 	out := make([]*runData, 0, len(runs))
 	for i, r := range runs {
 		id := fmt.Sprintf("run-%d", i+1)
@@ -312,7 +273,6 @@ func buildData(title string, runs []Run) (*reportData, []*runData, error) {
 		}
 		out = append(out, rd)
 	}
-	d.Comparisons = compare(out)
 	for _, rd := range out {
 		d.Runs = append(d.Runs, *rd)
 	}

@@ -39,52 +39,74 @@ func dataOf(t *testing.T, page string) (raw string, data map[string]any) {
 	return m[1], data
 }
 
+// renderWith is render with options.
+func renderWith(t *testing.T, opts report.Options, runs ...report.Run) string {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, report.WriteWith(&buf, opts, runs...), "report.WriteWith must succeed for valid runs")
+	return buf.String()
+}
+
 func TestDataSnapshot(t *testing.T) {
-	raw, _ := dataOf(t, render(t, fixedRuns()...))
+	raw, _ := dataOf(t, renderWith(t, fixedOptions(), fixedRuns()...))
 	snaps.MatchJSON(t, raw)
 }
 
-func TestComparison(t *testing.T) {
-	_, data := dataOf(t, render(t, fixedRuns()...))
+// comparisonRows indexes a data block's first comparison's rows by case
+// and metric.
+func comparisonRows(t *testing.T, data map[string]any) (map[string]any, map[[2]string]map[string]any) {
+	t.Helper()
 	comps := data["comparisons"].([]any)
-	require.Len(t, comps, 1, "two runs of one workload give one comparison; the sweep is not compared")
+	require.Len(t, comps, 1, "one comparison was given")
 	c := comps[0].(map[string]any)
-	assert.Equal(t, "baseline qwen3-8b-4bit", c["baseline"], "the first run given is the baseline")
-	assert.Equal(t, "candidate qwen3-8b-mtp", c["candidate"], "the later run is the candidate")
-	assert.EqualValues(t, 2, c["regressions"], "json-object (a check) and long-summary (a request error) went from pass to fail")
-	assert.EqualValues(t, 1, c["fixes"], "explain-tides went from fail to pass")
-	byCase := map[string]map[string]any{}
-	for _, cd := range c["cases"].([]any) {
-		m := cd.(map[string]any)
-		byCase[m["case_id"].(string)] = m
+	rows := map[[2]string]map[string]any{}
+	for _, ch := range c["changes"].([]any) {
+		m := ch.(map[string]any)
+		rows[[2]string{m["case"].(string), m["metric"].(string)}] = m
 	}
-	assert.Equal(t, "pass→fail", byCase["json-object"]["status"], "json-object regressed")
-	assert.Equal(t, "fail→pass", byCase["explain-tides"]["status"], "explain-tides was fixed")
-	assert.Equal(t, "pass→fail", byCase["long-summary"]["status"], "an errored request fails its case")
+	return c, rows
+}
 
-	greetTTFT := byCase["greet"]["ttft_ms"].(map[string]any)
-	assert.EqualValues(t, 115, greetTTFT["baseline"], "baseline p50 TTFT of greet is the median of 120 and 110")
-	assert.EqualValues(t, 79, greetTTFT["candidate"], "candidate p50 TTFT of greet is the median of 80 and 78")
-	assert.EqualValues(t, -31.3, greetTTFT["pct"], "TTFT change in percent, one decimal")
-	assert.Equal(t, "better", greetTTFT["verdict"], "a lower TTFT is better")
+// TestComparisonIsStatistical: the page shows the verdicts the
+// comparison computed. Two requests a side cannot tell json-object's
+// TTFT 137.5 → 187.5 ms (+36.4%) from noise: the row reads "too few
+// samples", where the old fixed ±5% band called it worse.
+func TestComparisonIsStatistical(t *testing.T) {
+	page := renderWith(t, fixedOptions(), fixedRuns()...)
+	_, data := dataOf(t, page)
+	c, rows := comparisonRows(t, data)
+	assert.Equal(t, []any{"baseline qwen3-8b-4bit"}, c["base"], "the base side is the baseline's label")
+	assert.Equal(t, []any{"run-1"}, c["base_runs"], "the base side is found among the page's runs by its label")
+	assert.Equal(t, []any{"run-2"}, c["candidate_runs"], "and so is the candidate")
+	assert.Equal(t, true, c["regressed"], "json-object and long-summary went from pass to fail")
+	assert.Len(t, c["regressions"], 2, "two pass→fail regressions are listed")
 
-	jsonTTFT := byCase["json-object"]["ttft_ms"].(map[string]any)
-	assert.Equal(t, "worse", jsonTTFT["verdict"], "TTFT 137.5 → 187.5 ms is worse")
-	tides := byCase["explain-tides"]["ttft_ms"].(map[string]any)
-	assert.Equal(t, "same", tides["verdict"], "TTFT 155 → 150.5 ms (-2.9%%) is within the 5%% noise threshold")
-	tps := byCase["greet"]["gen_tps"].(map[string]any)
-	assert.Equal(t, "better", tps["verdict"], "a higher gen_tps is better")
+	ttft := rows[[2]string{"json-object", "ttft_p50_ms"}]
+	require.NotNil(t, ttft, "json-object has a ttft_p50_ms row")
+	assert.EqualValues(t, 137.5, ttft["base"], "the base's median TTFT of json-object")
+	assert.EqualValues(t, 187.5, ttft["candidate"], "the candidate's median TTFT of json-object")
+	assert.Equal(t, "too few samples", ttft["verdict"], "2 requests a side cannot support a verdict on +36.4%")
+	assert.Nil(t, ttft["low"], "the interval of 2 against 2 cannot be bounded")
+	assert.Contains(t, page, `<td class="case">json-object</td><td><code>ttft_p50_ms</code></td><td class="num">137.5 ms</td><td class="num">187.5 ms</td><td class="num">&#43;50.0 ms (&#43;36.4%) [unbounded]</td>`,
+		"the page's row shows both medians and the change without an interval")
+	assert.Regexp(t, `json-object</td><td><code>ttft_p50_ms</code>.*?<span class="delta few">too few samples</span></td></tr>`, page,
+		"and reads too few samples, not worse")
+	assert.NotContains(t, page, "&#43;36.4% worse", "no fixed-band verdict is left")
 
-	long := byCase["long-summary"]["e2e_latency_ms"].(map[string]any)
-	assert.EqualValues(t, 2100, long["candidate"], "the errored request is left out of the candidate's long-summary p50")
+	tpot := rows[[2]string{"", "tpot_p50_ms"}]
+	assert.Equal(t, "better", tpot["verdict"], "over the four cases paired, the candidate's TPOT is significantly lower")
+	assert.Equal(t, "~", rows[[2]string{"", "ttft_p50_ms"}]["verdict"], "its TTFT over all cases is not significantly changed")
 }
 
 func TestPageShowsEachPart(t *testing.T) {
-	page := render(t, fixedRuns()...)
+	page := renderWith(t, fixedOptions(), fixedRuns()...)
 	for _, want := range []string{
-		`<h2>Comparison with the baseline</h2>`,
-		`<span class="status s-regression">pass→fail</span>`,
-		`<span class="status s-fixed">fail→pass</span>`,
+		`<h2>Comparison <span class="kind">workload</span></h2>`,
+		`<p class="headline bad" id="cmp-1-verdict">✗ candidate qwen3-8b-mtp vs base baseline qwen3-8b-4bit: REGRESSION: 2 pass→fail regressions</p>`,
+		`<h3>Regressions (whatever the numbers)</h3>`,
+		`<li>case &#34;json-object&#34;: passed in the base (2 of 2), fails in the candidate (1 of 2 failed): required_regex &#39;^\s*\{&#39; did not match</li>`,
+		`<span class="delta better">better</span>`,
+		`<span class="delta same">~</span>`,
 		`<dt>model</dt><dd>qwen3-8b-4bit</dd>`,
 		`vllm-mlx · batched engine · prefix_cache`,
 		`Apple M3 Max · 40 GPU cores · 128 GB · macOS-15.3-arm64`,
@@ -92,10 +114,6 @@ func TestPageShowsEachPart(t *testing.T) {
 		`2025-03-04T10:00:00&#43;00:00`,
 		`over policy timeout (of 2)`,
 		`<span class="status s-timeout">1/2 over</span>`,
-		`<span class="delta better">▲ &#43;41.0% better</span>`,
-		`<span class="delta worse">▲ &#43;36.4% worse</span>`,
-		`<span class="delta same">≈ -2.9% same</span>`,
-		`2 cases went from pass to fail`,
 		`<span class="msg">content shorter than min_chars=400 (got 212)</span>`,
 		`<span class="err">stream: read body: unexpected EOF</span>`,
 		`<h3>Latency distributions</h3>`,
@@ -110,7 +128,7 @@ func TestPageShowsEachPart(t *testing.T) {
 var figureRE = regexp.MustCompile(`(?s)<figure class="chart" id="([^"]+)">\s*<svg class="plot"[^>]*>(.*?)</svg>`)
 
 func TestEveryFigureHasAChart(t *testing.T) {
-	page := render(t, fixedRuns()...)
+	page := renderWith(t, fixedOptions(), fixedRuns()...)
 	_, data := dataOf(t, page)
 	var want []string
 	for _, f := range data["figures"].([]any) {
@@ -122,6 +140,7 @@ func TestEveryFigureHasAChart(t *testing.T) {
 		assert.Contains(t, m[2], "<path", "figure %s: the SVG must draw something", m[1])
 	}
 	assert.Equal(t, []string{
+		"cmp-1-case-1", "cmp-1-case-2", "cmp-1-case-3", "cmp-1-case-4",
 		"run-1-ttft", "run-1-tpot", "run-1-e2el", "run-1-timeline",
 		"run-2-ttft", "run-2-tpot", "run-2-e2el", "run-2-timeline",
 		"run-3-throughput", "run-3-ttft",

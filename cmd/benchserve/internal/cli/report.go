@@ -15,9 +15,14 @@ Writes one self-contained HTML report (opens from disk, no network) for
 RESULTS: workload payload JSON files, sweep JSON files (arrays of sweep
 rows), capacity search results (capacity.json), SQLite files written by
 benchserve or the reference (tables bench_serve_workload and bench_serve)
-and the journals (OUTPUT.journal.jsonl) interrupted runs leave. Two or more
-runs of the same workload are compared case by case with the first one
-given.
+and the journals (OUTPUT.journal.jsonl) interrupted runs leave. Every
+later run of a workload is compared with the first one given, as
+benchserve compare does (per case and metric the change with its interval
+and a verdict better, worse, ~ or "too few samples"; pass->fail cases are
+regressions), with the two runs' latency CDFs overlaid per case. The
+report accepts differences in model, server and settings and names them;
+a run that cannot be compared (no workload.digest, every request failed)
+is skipped with a line on stderr.
 
 Flags:
 `
@@ -68,6 +73,7 @@ func reportMain(e *env, args []string) int {
 		}
 	}
 	var runs []report.Run
+	var history []bool
 	for _, f := range files {
 		rs, err := report.Load(f)
 		if err != nil {
@@ -75,8 +81,12 @@ func reportMain(e *env, args []string) int {
 			return 2
 		}
 		runs = append(runs, rs...)
+		for range rs {
+			history = append(history, isSQLite(f))
+		}
 	}
-	if err := report.WriteFileWith(*output, report.Options{Title: *title}, runs...); err != nil {
+	opts := report.Options{Title: *title, Comparisons: reportComparisons(stderr, runs, history)}
+	if err := report.WriteFileWith(*output, opts, runs...); err != nil {
 		fmt.Fprintf(stderr, "benchserve report: %s\n", explain(err))
 		return 1
 	}

@@ -35,13 +35,57 @@ func TestReportCommand(t *testing.T) {
 	require.NotNil(t, m, "the report embeds its data block")
 	var data struct {
 		Runs        []any
-		Comparisons []struct{ Baseline, Candidate string }
+		Comparisons []struct {
+			Base, Candidate []string
+			Kind            string
+			Changes         []struct{ Case, Metric, Verdict string }
+			CDFs            []struct{ Case, Metric string }
+		}
 	}
 	require.NoError(t, json.Unmarshal([]byte(m[1]), &data), "the data block is JSON")
 	assert.Len(t, data.Runs, 2, "both inputs are in the report")
 	require.Len(t, data.Comparisons, 1, "the two runs of one workload are compared")
-	assert.Equal(t, "base", data.Comparisons[0].Baseline, "the first file given is the baseline")
-	assert.Equal(t, "cand", data.Comparisons[0].Candidate, "the second file is the candidate")
+	c := data.Comparisons[0]
+	assert.Equal(t, []string{"base"}, c.Base, "the first file given is the baseline")
+	assert.Equal(t, []string{"cand"}, c.Candidate, "the second file is the candidate")
+	assert.Equal(t, "workload", c.Kind, "computed by the workload comparison of benchserve compare")
+	verdicts := map[string]string{}
+	for _, ch := range c.Changes {
+		verdicts[ch.Case+" "+ch.Metric] = ch.Verdict
+	}
+	assert.Equal(t, "too few samples", verdicts["greet ttft_p50_ms"], "3 requests against 3 cannot reach significance at 0.05 (Mann–Whitney's least p is 0.1): the report says so rather than a fixed band's verdict")
+	assert.Contains(t, []string{"~", "better", "worse"}, verdicts[" ttft_p50_ms"], "over all 9 requests a side the medians get a rank test's verdict")
+	assert.NotEmpty(t, c.CDFs, "the two runs' latencies are overlaid per case")
+	assert.Contains(t, string(b), `id="cmp-1-case-1"`, "the first case's CDF chart is in the page")
+}
+
+// TestReportCommandSkipsWhatCannotBeCompared: a payload without a
+// workload digest (an older benchserve's or the reference's) is still
+// reported, but not compared, and stderr says why.
+func TestReportCommandSkipsWhatCannotBeCompared(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	dir := t.TempDir()
+	base, cand := filepath.Join(dir, "base.json"), filepath.Join(dir, "old.json")
+	for _, out := range []string{base, cand} {
+		res := invoke(t, "--url", srv.URL, "--workload", smoke, "--format", "json", "--output", out)
+		require.Equal(t, ExitOK, res.code, "setup: smoke workload passes on the fixture")
+	}
+	raw, err := os.ReadFile(cand)
+	require.NoError(t, err, "setup: read the payload")
+	var p map[string]any
+	require.NoError(t, json.Unmarshal(raw, &p), "setup: the payload is JSON")
+	delete(p["workload"].(map[string]any), "digest")
+	raw, err = json.Marshal(p)
+	require.NoError(t, err, "setup: marshal")
+	require.NoError(t, os.WriteFile(cand, raw, 0o644), "setup: an older payload without workload.digest")
+	page := filepath.Join(dir, "r.html")
+	res := invoke(t, "report", base, cand, "--output", page)
+	require.Equal(t, ExitOK, res.code, "the report is still written: stderr %q", res.stderr)
+	assert.Contains(t, res.stderr, "benchserve report: old not compared with base: ", "stderr names both runs")
+	assert.Contains(t, res.stderr, "workload.digest: missing", "and why")
+	b, err := os.ReadFile(page)
+	require.NoError(t, err, "the report file exists")
+	assert.Contains(t, string(b), "are shown side by side, not compared", "the page says the runs are not compared")
 }
 
 func TestReportCommandErrors(t *testing.T) {
