@@ -16,10 +16,12 @@ import (
 )
 
 // Formats are the --format values of benchserve compare.
-var Formats = []string{"table", "markdown", "json", "benchstat"}
+var Formats = []string{"table", "markdown", "json", "benchstat", "html"}
 
 // Format writes cmp as format ("table", "markdown" or "json"); the
-// benchstat format is written from the runs (Benchstat).
+// benchstat format is written from the runs (Benchstat), the html page
+// by the door with report.WriteWith (the report package's charts stay
+// out of the binaries that compare in go test).
 func Format(cmp *results.Comparison, format string) ([]byte, error) {
 	switch format {
 	case "table", "":

@@ -35,7 +35,13 @@ seed) that changed are listed. Conformance results (benchserve conformance
 contract that went from pass to fail is a regression. Prompt sweeps compare
 per sweep point and column (ttft_mean_ms ... requests_per_s, one sample per
 repetition); capacity results (capacity.json) by their capacity, worse or
-better when the two intervals do not overlap, ~ when they do. A side's files
+better when the two intervals do not overlap, ~ when they do. --format html
+writes one self-contained page (no network): the comparison's verdict in
+its header, the table, regressions and changed greedy answers, the two
+sides overlaid (per case the empirical CDFs of TTFT, TPOT and E2EL; for
+capacity results both intervals, probes and goodput curves) and then each
+run's own report; without --output it goes to stdout, but never to a
+terminal (exit 2: give --output). A side's files
 must all be of one kind. FILE:RUN_ID picks one run of a SQLite history
 (history.db:1a2b3c4d); its rows keep no workload digest, so its runs are
 matched by workload name, case ids and request settings.
@@ -80,6 +86,10 @@ func runCompare(_ context.Context, e *env, args []string) int {
 	}
 	if !slices.Contains(compare.Formats, *format) {
 		fmt.Fprintf(e.stderr, "benchserve compare: --format %q: want one of %s\n", *format, strings.Join(compare.Formats, ", "))
+		return ExitUsage
+	}
+	if *format == "html" && *output == "" && stdoutIsTerminal(e.rawOut) {
+		fmt.Fprintln(e.stderr, "benchserve compare: --format html writes a page, not text for a terminal: give --output cmp.html (or redirect stdout)")
 		return ExitUsage
 	}
 	opt := compare.Options{Alpha: *alpha}
@@ -148,7 +158,12 @@ func writeComparison(e *env, base, cand *sideRuns, opt compare.Options, format, 
 	var data []byte
 	if format == "benchstat" {
 		data = compare.Benchstat(base.workloads, cand.workloads)
-	} else if data, err = compare.Format(cmp, format); err != nil {
+	} else if format == "html" {
+		data, err = comparisonPage(cmp, base, cand)
+	} else {
+		data, err = compare.Format(cmp, format)
+	}
+	if err != nil {
 		fmt.Fprintf(e.stderr, "benchserve compare: %s\n", explain(err))
 		return ExitUsage
 	}
@@ -162,7 +177,7 @@ func writeComparison(e *env, base, cand *sideRuns, opt compare.Options, format, 
 		e.printData(dataKind(format), data)
 	}
 	if cmp.Regressed {
-		if output != "" || format == "json" || format == "benchstat" {
+		if output != "" || format != "table" && format != "markdown" {
 			fmt.Fprintln(e.stderr, "benchserve compare: the candidate regressed")
 		}
 		return ExitFailed
@@ -175,8 +190,8 @@ func dataKind(format string) string {
 	switch format {
 	case "json":
 		return "json"
-	case "benchstat":
-		return "benchstat"
+	case "benchstat", "html":
+		return format
 	}
 	return "table"
 }
