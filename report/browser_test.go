@@ -154,6 +154,10 @@ func TestReportInBrowser(t *testing.T) {
 	require.NoError(t, err, "open the report in Chromium")
 	proc := chromedp.FromContext(bctx).Browser.Process()
 
+	// The comparison folds cases without a significant row: unfold
+	// them, so their charts are laid out and measured too.
+	_, err = chromedp.Run(bctx, chromedp.Evaluate[bool](`(document.querySelectorAll("details").forEach(d => d.open = true), true)`))
+	require.NoError(t, err, "open the folded cases")
 	figs, err := chromedp.Run(bctx, chromedp.Evaluate[[]figureInfo](inspectFigures))
 	require.NoError(t, err, "inspect the figures")
 	nFigures, err := chromedp.Run(bctx, chromedp.Evaluate[int](`JSON.parse(document.getElementById("benchserve-data").textContent).figures.length`))

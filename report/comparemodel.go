@@ -41,8 +41,19 @@ type comparisonData struct {
 	Unsampled int `json:"unsampled"`
 
 	base, cand []*runData
-	rows       []changeRow
-	figures    []figure
+	rows       []changeRow // run-wide (Case "")
+	groups     []*caseGroup
+	figures    []figure // not a case's (capacity)
+}
+
+// caseGroup is one case's rows and overlay chart, folded under a summary
+// line; open when a row is significant.
+type caseGroup struct {
+	ID, Case string
+	Rows     []changeRow
+	Figure   *figure
+	Summary  string
+	Open     bool
 }
 
 // cdfData is one metric of one case on both sides: the samples sorted
@@ -129,12 +140,18 @@ func compareData(cmps []*results.Comparison, runs []*runData) ([]*comparisonData
 			}
 			if row.Case == "" {
 				row.Case = "(all cases)"
+				cd.rows = append(cd.rows, row)
+				continue
 			}
-			row.First = len(cd.rows) == 0 || cd.rows[len(cd.rows)-1].Case != row.Case
-			cd.rows = append(cd.rows, row)
+			g := cd.group(ch.Case)
+			g.Rows = append(g.Rows, row)
+			g.Open = g.Open || row.Class == "worse" || row.Class == "better"
 		}
 		if c.Kind == "workload" {
 			cd.CDFs = cdfsOf(cd)
+		}
+		for _, g := range cd.groups {
+			g.Summary = verdictCounts(g.Rows)
 		}
 		out = append(out, cd)
 	}
@@ -217,6 +234,8 @@ func valueText(v *float64, unit string) string {
 		return strconv.FormatFloat(*v*100, 'f', 1, 64) + "%"
 	case unit == "ms":
 		return formatNum(*v) + " ms"
+	case unit == "":
+		return formatNum(*v)
 	}
 	return formatNum(*v) + " " + unit
 }
@@ -240,7 +259,11 @@ func changeText(ch results.Change) string {
 		s += fmt.Sprintf(" (%+.1f%%)", *ch.Relative*100)
 	}
 	if ch.Low != nil && ch.High != nil {
-		return s + " [" + signedText(ch.Low, ch.Unit) + ", " + signedText(ch.High, ch.Unit) + "]"
+		unit := "" // the interval's unit is the change's, said once
+		if ch.Unit == "ratio" {
+			unit = ch.Unit
+		}
+		return s + " [" + signedText(ch.Low, unit) + ", " + signedText(ch.High, unit) + "]"
 	}
 	return s + " [unbounded]"
 }
@@ -290,11 +313,44 @@ type titledList struct {
 	Items []string
 }
 
-// Rows are the table's rows, in the comparison's order.
+// Rows are the run-wide rows, in the comparison's order.
 func (cd *comparisonData) Rows() []changeRow { return cd.rows }
 
-// Figures are the comparison's overlay charts.
+// Groups are the cases' rows and charts, in the comparison's order.
+func (cd *comparisonData) Groups() []*caseGroup { return cd.groups }
+
+// Figures are the overlay charts of no one case (the capacity chart).
 func (cd *comparisonData) Figures() []figure { return cd.figures }
+
+// group is the case's group, added at the end when new.
+func (cd *comparisonData) group(caseID string) *caseGroup {
+	for _, g := range cd.groups {
+		if g.Case == caseID {
+			return g
+		}
+	}
+	g := &caseGroup{ID: fmt.Sprintf("%s-c%d", cd.ID, len(cd.groups)+1), Case: caseID}
+	cd.groups = append(cd.groups, g)
+	return g
+}
+
+// verdictCounts sums rows up by verdict: "2 worse, 1 better, 5 ~".
+func verdictCounts(rows []changeRow) string {
+	n := map[string]int{}
+	for _, r := range rows {
+		n[r.Verdict]++
+	}
+	var parts []string
+	for _, v := range []string{"worse", "better", "~", "too few samples"} {
+		if n[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+		}
+	}
+	if len(parts) == 0 {
+		return "no rows"
+	}
+	return strings.Join(parts, ", ")
+}
 
 // comparisonFigures draws cd's overlay charts: a CDF chart per case of a
 // workload comparison, the capacity chart of a capacity comparison.
@@ -310,9 +366,11 @@ func comparisonFigures(cd *comparisonData) ([]figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, figure{ID: c.Figure, Title: "Case " + present.Shorten(c.Case, present.NameLimit),
+		f := figure{ID: c.Figure, Title: "Case " + present.Shorten(c.Case, present.NameLimit),
 			Caption: "Empirical CDFs of TTFT, TPOT and E2EL: the fraction of the case's requests at or below a value, base and candidate (errored requests left out). A curve to the right is slower.",
-			SVG:     template.HTML(svg), Keys: sideKeys()})
+			SVG:     template.HTML(svg), Keys: sideKeys()}
+		out = append(out, f)
+		cd.group(c.Case).Figure = &f
 		start = end
 	}
 	if cd.Kind == "capacity" {
@@ -321,9 +379,11 @@ func comparisonFigures(cd *comparisonData) ([]figure, error) {
 			return nil, err
 		}
 		if svg != "" {
-			out = append(out, figure{ID: cd.ID + "-capacity", Title: "Capacity",
+			f := figure{ID: cd.ID + "-capacity", Title: "Capacity",
 				Caption: "Left: each search's capacity interval (bar), its capacity (square) and its probes (green: passed, red: failed) at their load. Right: goodput against the load. The verdict is the table's.",
-				SVG:     template.HTML(svg), Keys: sideKeys()})
+				SVG:     template.HTML(svg), Keys: sideKeys()}
+			out = append(out, f)
+			cd.figures = append(cd.figures, f)
 		}
 	}
 	return out, nil

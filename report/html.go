@@ -171,7 +171,6 @@ func render(opts Options, runs []Run) ([]byte, error) {
 		for _, f := range figs {
 			data.Figures = append(data.Figures, figureData{ID: f.ID, Run: cd.ID, Kind: "comparison", Title: f.Title})
 		}
-		cd.figures = figs
 	}
 	for _, rd := range rds {
 		rv := runView{runData: rd}

@@ -64,7 +64,8 @@ func TestCompareHTMLWorkloads(t *testing.T) {
 	assert.Contains(t, res.stderr, "the candidate regressed", "stderr says the verdict")
 	page, d := readPage(t, out)
 	assert.Contains(t, page, `<p class="headline bad" id="cmp-1-verdict">✗ `+slow+` vs base `+base+`: REGRESSION: `, "the page's header says REGRESSION")
-	assert.Regexp(t, `greet</td><td><code>ttft_p50_ms</code>.*?<span class="delta worse">worse</span>`, page, "the TTFT row reads worse")
+	assert.Regexp(t, `(?s)<details class="case" id="cmp-1-c1" open>\s*<summary><span class="case">greet</span>.*?<td><code>ttft_p50_ms</code>.*?<span class="delta worse">worse</span>`, page,
+		"the case's rows are shown open, its TTFT row worse")
 	c := d.Comparisons[0]
 	assert.Equal(t, []string{"run-1"}, c.BaseRuns, "the base's run is in the page")
 	assert.Equal(t, []string{"run-2"}, c.CandidateRuns, "and the candidate's")
