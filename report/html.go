@@ -65,10 +65,10 @@ type Options struct {
 // the capacity found, its status and reason, the SLOs, a chart of p95
 // TTFT, p95 TPOT and goodput against the probed load (pass/fail per
 // probe, the SLO limits, the capacity) and the table of probes in the
-// order run; when two or more runs of one workload are given, every later
-// run is compared case by case with the first (p50 TTFT, E2EL and gen_tps
-// changes). Charts are inline SVG drawn by
-// gonum.org/v1/plot, the numbers behind them are in a <script
+// order run. Write compares nothing: several runs of one workload are
+// shown side by side with a note saying so; WriteWith shows the
+// comparisons of Options.Comparisons on top. Charts are inline SVG drawn
+// by gonum.org/v1/plot, the numbers behind them are in a <script
 // type="application/json" id="benchserve-data"> block, every string from
 // the inputs is escaped (html/template), and nothing is loaded from the
 // network. Control characters, bidirectional controls (U+202E) and other
@@ -76,13 +76,14 @@ type Options struct {
 // escapes, in text, attributes and charts (the data block's JSON decodes
 // them back to the same strings). The output is deterministic for given
 // runs. Errors: no runs, a Run with no payload, sweep rows or capacity
-// result, a chart that cannot be drawn, or w failing. WriteWith also
-// renders a page of comparisons alone (no runs, or only the sides').
+// result, a chart that cannot be drawn, or w failing.
 func Write(w io.Writer, runs ...Run) error {
 	return WriteWith(w, Options{}, runs...)
 }
 
-// WriteWith is Write with Options.
+// WriteWith is Write with Options. With Options.Comparisons it also
+// renders a page of comparisons alone (no runs: no overlay charts); a nil
+// comparison is an error naming its position.
 func WriteWith(w io.Writer, opts Options, runs ...Run) error {
 	b, err := render(opts, runs)
 	if err != nil {

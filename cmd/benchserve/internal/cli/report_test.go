@@ -119,3 +119,41 @@ func TestReportCommandErrors(t *testing.T) {
 	assert.Equal(t, 1, res.code, "a report that cannot be written exits 1")
 	assert.True(t, strings.HasPrefix(res.stderr, "benchserve report: write "), "stderr names the failed write, without the package chain: %q", res.stderr)
 }
+
+// TestReportCommandTellsSameNamedFilesApart: two files named alike in
+// different directories get distinct labels, so the comparison finds
+// each side's own run.
+func TestReportCommandTellsSameNamedFilesApart(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	dir := t.TempDir()
+	var files []string
+	for _, sub := range []string{"a", "b"} {
+		require.NoError(t, os.Mkdir(filepath.Join(dir, sub), 0o755), "setup")
+		out := filepath.Join(dir, sub, "run.json")
+		res := invoke(t, "--url", srv.URL, "--workload", smoke, "--format", "json", "--output", out)
+		require.Equal(t, ExitOK, res.code, "setup: smoke workload passes on the fixture")
+		files = append(files, out)
+	}
+	page := filepath.Join(dir, "r.html")
+	res := invoke(t, "report", files[0], files[1], "--output", page)
+	require.Equal(t, ExitOK, res.code, "report writes: stderr %q", res.stderr)
+	b, err := os.ReadFile(page)
+	require.NoError(t, err, "the report file exists")
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="benchserve-data">(.*?)</script>`).FindSubmatch(b)
+	require.NotNil(t, m, "the report embeds its data block")
+	var data struct {
+		Runs        []struct{ Label string }
+		Comparisons []struct {
+			Base, Candidate []string
+			BaseRuns        []string `json:"base_runs"`
+			CandidateRuns   []string `json:"candidate_runs"`
+		}
+	}
+	require.NoError(t, json.Unmarshal(m[1], &data), "the data block is JSON")
+	require.Len(t, data.Runs, 2, "both runs are reported")
+	assert.Equal(t, "run", data.Runs[0].Label, "the first keeps its name")
+	assert.Equal(t, "run (2)", data.Runs[1].Label, "the second is told apart")
+	require.Len(t, data.Comparisons, 1, "they are compared")
+	assert.Equal(t, []string{"run-1"}, data.Comparisons[0].BaseRuns, "the base is the first run")
+	assert.Equal(t, []string{"run-2"}, data.Comparisons[0].CandidateRuns, "the candidate the second")
+}
