@@ -88,7 +88,7 @@ func runCompare(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "benchserve compare: --format %q: want one of %s\n", *format, strings.Join(compare.Formats, ", "))
 		return ExitUsage
 	}
-	if *format == "html" && *output == "" && stdoutIsTerminal(e.rawOut) {
+	if *format == "html" && *output == "" && e.onTerminal() {
 		fmt.Fprintln(e.stderr, "benchserve compare: --format html writes a page, not text for a terminal: give --output cmp.html (or redirect stdout)")
 		return ExitUsage
 	}

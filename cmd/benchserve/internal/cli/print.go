@@ -68,6 +68,10 @@ func (e *env) printData(format string, data []byte) {
 	}
 }
 
+// onTerminal reports whether e's stdout is a terminal (compare refuses to
+// write an HTML page to one).
+func (e *env) onTerminal() bool { return stdoutIsTerminal(e.rawOut) }
+
 // stdoutIsTerminal decides whether CSV and SQL on stdout are escaped (a
 // variable so tests can force it).
 var stdoutIsTerminal = isTerminal
