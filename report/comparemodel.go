@@ -71,8 +71,6 @@ type cdfData struct {
 // changeRow is a results.Change as the table shows it.
 type changeRow struct {
 	Case, Metric, Base, Candidate, Change, Test, Verdict string
-	// First marks a case's first row (the case is named once).
-	First bool
 	// Class is the verdict's CSS class: better, worse, same or few.
 	Class string
 }
