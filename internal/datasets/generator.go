@@ -21,7 +21,10 @@ type Request struct {
 	// Messages is the chat history sent, never empty.
 	Messages []results.Message
 	// InputTokens is the requested input length in tokens, as the
-	// generator's counting counted the messages' text (no chat template);
+	// generator's counting counted it: for random and prefix_repetition
+	// the whole prompt, the chat template's overhead included when the
+	// Prompter is calibrated (what usage.prompt_tokens should say); for
+	// the other generators the messages' text alone (no chat template);
 	// 0 when unknown (a conversation file counted by nobody).
 	InputTokens int
 	// OutputTokens is the asked output length, sent as max_tokens (and

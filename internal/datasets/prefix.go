@@ -45,6 +45,11 @@ func newPrefixRepetition(o Options) (Generator, error) {
 		}
 		vals[i] = v
 	}
+	if a := o.Prompter.Overhead(); vals[1] <= a {
+		// The template's tokens come off the suffix, so the prefix stays
+		// the shared length it is asked to be.
+		return nil, fmt.Errorf("datasets: prefix_repetition: %s %d: the chat template takes %d tokens of every prompt on this server: want more than %d", ParamSuffixLen, vals[1], a, a)
+	}
 	n := o.NumPrompts
 	if n == 0 {
 		n = defaultNumPrompts
@@ -60,7 +65,9 @@ func (g *prefixRepetition) Spec() Spec { return g.spec }
 
 // Requests yields request i in group i mod G (the groups interleave, as
 // vLLM's shuffle does, so a group's prefix comes back while the others
-// are in flight): the group's prefix, then a fresh suffix. A group's
+// are in flight): the group's prefix, then a fresh suffix (less the chat
+// template's overhead, Prompter.Overhead, so the prompt the server counts
+// is prefix + suffix tokens). A group's
 // first request shares nothing; each later one shares the whole prefix
 // (PrefixTokens = prefix length). Only the G prefixes are held.
 func (g *prefixRepetition) Requests() iter.Seq2[Request, error] {
@@ -74,7 +81,7 @@ func (g *prefixRepetition) Requests() iter.Seq2[Request, error] {
 			k := i % g.groups
 			req := Request{
 				ID:           fmt.Sprintf("prefix-%d", i),
-				Messages:     []results.Message{{"role": "user", "content": Join(prefixes[k], g.p.Text(r, g.suffix))}},
+				Messages:     []results.Message{{"role": "user", "content": Join(prefixes[k], g.p.Text(r, g.suffix-g.p.Overhead()))}},
 				InputTokens:  g.prefix + g.suffix,
 				OutputTokens: g.out,
 				Group:        fmt.Sprintf("prefix-%d", k),

@@ -104,6 +104,9 @@ func newRandom(o Options) (Generator, error) {
 			return nil, err
 		}
 	}
+	if err := checkOverhead(o.Prompter, ratio, in, mix); err != nil {
+		return nil, err
+	}
 	n := o.NumPrompts
 	if n == 0 {
 		n = defaultNumPrompts
@@ -124,8 +127,10 @@ func newRandom(o Options) (Generator, error) {
 func (g *random) Spec() Spec { return g.spec }
 
 // Requests yields NumPrompts prompts: the shared prefix (when
-// random_prefix_len > 0) then a random text of the drawn input length;
-// the input length counts the prefix too, as vLLM's does.
+// random_prefix_len > 0) then a random text of the drawn input length
+// less the chat template's overhead (Prompter.Overhead), so the prompt
+// the server counts has the drawn length; the input length counts the
+// prefix too, as vLLM's does.
 func (g *random) Requests() iter.Seq2[Request, error] {
 	return func(yield func(Request, error) bool) {
 		r := newRand(g.spec.Seed)
@@ -139,7 +144,7 @@ func (g *random) Requests() iter.Seq2[Request, error] {
 			in, out := inR.Draw(r), outR.Draw(r)
 			req := Request{
 				ID:           fmt.Sprintf("random-%d", i),
-				Messages:     []results.Message{{"role": "user", "content": Join(prefix, g.p.Text(r, in))}},
+				Messages:     []results.Message{{"role": "user", "content": Join(prefix, g.p.Text(r, in-g.p.Overhead()))}},
 				InputTokens:  g.prefix + in,
 				OutputTokens: out,
 			}
@@ -154,6 +159,23 @@ func (g *random) Requests() iter.Seq2[Request, error] {
 			}
 		}
 	}
+}
+
+// checkOverhead refuses input lengths a prompt cannot have on p's server:
+// the shortest drawn length (of each mixture component) must exceed the
+// chat template's overhead, which every prompt carries.
+func checkOverhead(p *Prompter, ratio float64, in int, mix []component) error {
+	means := []int{in}
+	for _, c := range mix {
+		means = append(means, c.in)
+	}
+	for _, m := range means {
+		if lo, _ := (LengthRange{m, ratio}).Bounds(); lo <= p.Overhead() {
+			return fmt.Errorf("datasets: random: %s %d (%d at the range's low end): the chat template takes %d tokens of every prompt on this server: want more than %d",
+				ParamRandomInputLen, m, lo, p.Overhead(), p.Overhead())
+		}
+	}
+	return nil
 }
 
 func init() { Register("random", newRandom) }
