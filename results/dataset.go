@@ -24,8 +24,19 @@ type Generator struct {
 	MinTokens bool `json:"min_tokens"`
 	// TokenCounting names how the requested input lengths were counted:
 	// "words" (single-token words: exact for the fixture and the builtin
-	// vocabularies), "builtin_o200k_base", "server_tokenize", ...
+	// vocabularies), "server_tokenize" (calibrated with the server's POST
+	// /tokenize), "usage_calibration" (calibrated with usage.prompt_tokens
+	// alone, as on Ollama), "builtin_o200k_base", ...
 	TokenCounting string `json:"token_counting"`
+	// TemplateTokens is the chat template's overhead the calibration
+	// measured on the server, in tokens (usage.prompt_tokens of a prompt
+	// less its text's count; the generators wrote texts that much
+	// shorter); nil when the prompts were not calibrated.
+	TemplateTokens *int `json:"template_tokens,omitempty"`
+	// CalibrationRequests is how many requests the calibration sent
+	// before the run (POST /tokenize or chat completions of max_tokens 1);
+	// 0 without a calibration.
+	CalibrationRequests int `json:"calibration_requests,omitempty"`
 }
 
 // Requested is what a generated request was built to have, kept in its

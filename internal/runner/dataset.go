@@ -29,13 +29,21 @@ import (
 //
 // The cases are held in memory (a record per request is too); a load run
 // of generated cases sends them in order (RunLoad cycles through them).
+//
+// The prompts are counted by words (datasets.NewPrompter); Runner.Start
+// rebuilds them with a Prompter calibrated on the server (calibrate).
 func ExpandGenerator(w *workloads.Workload) (*workloads.Workload, error) {
+	return expandWith(w, nil)
+}
+
+// expandWith is ExpandGenerator with prompts built by p (nil: by words).
+func expandWith(w *workloads.Workload, p *datasets.Prompter) (*workloads.Workload, error) {
 	if w == nil || w.Generator == nil || w.Generator.Name == "" || expanded(w) || IsTrace(w) {
 		return w, nil // a trace is streamed at its times (Session.trace), never expanded
 	}
 	spec := *w.Generator
 	g, err := datasets.New(datasets.Options{Name: spec.Name, Path: spec.Path, NumPrompts: spec.NumPrompts,
-		Seed: spec.Seed, Params: spec.Params})
+		Seed: spec.Seed, Params: spec.Params, Prompter: p})
 	if err != nil {
 		return nil, fmt.Errorf("runner: %s: generator: %w", w.Path, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,37 +15,87 @@ import (
 	"github.com/benchserve/benchserve/results"
 )
 
+// TestGeneratorWorkloadRecordsRequestedAndAchievedLengths: the prompts
+// are calibrated on the fixture before the run, by its POST /tokenize or,
+// under the no-tokenize fault (as on Ollama), by usage.prompt_tokens
+// alone; either way every request's prompt_tokens is the asked 512, and
+// the payload says which way it was counted and what it cost.
 func TestGeneratorWorkloadRecordsRequestedAndAchievedLengths(t *testing.T) {
-	srv := fixtures.Start(t, fixtures.Options{})
-	r := newRunner(t, srv)
-	w := load(t, `{"generator": {"name": "random", "num_prompts": 20, "seed": 5,
+	for _, tc := range []struct {
+		faults   []fixtures.Fault
+		counting string
+	}{
+		{nil, "server_tokenize"},
+		{[]fixtures.Fault{"no-tokenize"}, "usage_calibration"},
+	} {
+		srv := fixtures.Start(t, fixtures.Options{Faults: tc.faults})
+		var notes []string
+		r, err := runner.New(context.Background(), runner.Config{URL: srv.URL, RequestTimeout: 30 * time.Second,
+			Warn: func(msg string) { notes = append(notes, msg) }})
+		require.NoError(t, err)
+		t.Cleanup(r.Close)
+		w := load(t, `{"generator": {"name": "random", "num_prompts": 20, "seed": 5,
 		"random_input_len": 512, "random_output_len": 16, "random_range_ratio": 0}}`)
-	s, err := r.Start(context.Background(), w, runner.RunOptions{})
+		s, err := r.Start(context.Background(), w, runner.RunOptions{})
+		require.NoError(t, err)
+		require.Len(t, s.Jobs(), 20, "one job per generated request")
+		chats := 0
+		for _, rec := range srv.Requests() {
+			if rec.Path == "/v1/chat/completions" {
+				chats++
+			}
+		}
+		_, err = s.RunLoad(context.Background(), runner.Load{MaxConcurrency: 4})
+		require.NoError(t, err)
+		p := s.Payload()
+		require.Len(t, p.Results, 20)
+		g := p.Workload.Generator
+		require.NotNil(t, g, "the payload records the generator")
+		assert.Equal(t, "random", g.Name)
+		assert.Equal(t, uint64(5), g.Seed)
+		assert.Equal(t, 512, g.Params["random_input_len"])
+		assert.Equal(t, tc.counting, g.TokenCounting)
+		require.NotNil(t, g.TemplateTokens, "calibrated")
+		assert.Equal(t, 0, *g.TemplateTokens, "the fixture counts the messages' words only")
+		assert.Positive(t, g.CalibrationRequests)
+		if tc.counting == "usage_calibration" {
+			assert.Equal(t, g.CalibrationRequests, chats, "every calibration request was a chat request")
+		} else {
+			assert.Equal(t, 3, chats, "the anchor and two additivity checks by usage, the words by /tokenize")
+		}
+		require.Len(t, notes, 1)
+		assert.Contains(t, notes[0], "generator random: prompts calibrated on the server ("+tc.counting+"): the chat template adds 0 tokens; 256 of ")
+		for _, rec := range p.Results {
+			require.NotNil(t, rec.Requested, "%s: requested lengths", rec.CaseID)
+			assert.Equal(t, 512, rec.Requested.InputTokens, rec.CaseID)
+			assert.Equal(t, 16, rec.Requested.OutputTokens, rec.CaseID)
+			assert.Equal(t, 512, rec.Metrics.PromptTokens, "%s: the fixture counts the prompt's words", rec.CaseID)
+			assert.Equal(t, 16, rec.Request.MaxTokens, rec.CaseID)
+			assert.True(t, rec.OK, "%s: %v", rec.CaseID, rec.Quality.Issues)
+			assert.Equal(t, []string{"random"}, rec.Tags, rec.CaseID)
+		}
+		require.NotNil(t, p.Summary.Lengths, "the summary compares asked and achieved lengths")
+		assert.Equal(t, 20, p.Summary.Lengths.Requests)
+		assert.Equal(t, 0, p.Summary.Lengths.InputOffBy1Pct, "the fixture counts what was built")
+		assert.Equal(t, 512.0, p.Summary.Lengths.InputTokens.Min)
+		assert.Equal(t, 0, p.Summary.Lengths.EndedShort, "the fixture's 40-120 word answers reach the asked 16 tokens")
+	}
+}
+
+func TestNoCalibrationCountsByWords(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	r, err := runner.New(context.Background(), runner.Config{URL: srv.URL, RequestTimeout: 30 * time.Second, NoCalibration: true})
 	require.NoError(t, err)
-	require.Len(t, s.Jobs(), 20, "one job per generated request")
-	_, err = s.RunLoad(context.Background(), runner.Load{MaxConcurrency: 4})
+	t.Cleanup(r.Close)
+	s, err := r.Start(context.Background(), load(t, `{"generator": {"name": "random", "num_prompts": 2, "random_input_len": 16}}`), runner.RunOptions{})
 	require.NoError(t, err)
 	p := s.Payload()
-	require.Len(t, p.Results, 20)
-	require.NotNil(t, p.Workload.Generator, "the payload records the generator")
-	assert.Equal(t, "random", p.Workload.Generator.Name)
-	assert.Equal(t, uint64(5), p.Workload.Generator.Seed)
-	assert.Equal(t, 512, p.Workload.Generator.Params["random_input_len"])
 	assert.Equal(t, "words", p.Workload.Generator.TokenCounting)
-	for _, rec := range p.Results {
-		require.NotNil(t, rec.Requested, "%s: requested lengths", rec.CaseID)
-		assert.Equal(t, 512, rec.Requested.InputTokens, rec.CaseID)
-		assert.Equal(t, 16, rec.Requested.OutputTokens, rec.CaseID)
-		assert.Equal(t, 512, rec.Metrics.PromptTokens, "%s: the fixture counts the prompt's words", rec.CaseID)
-		assert.Equal(t, 16, rec.Request.MaxTokens, rec.CaseID)
-		assert.True(t, rec.OK, "%s: %v", rec.CaseID, rec.Quality.Issues)
-		assert.Equal(t, []string{"random"}, rec.Tags, rec.CaseID)
+	assert.Nil(t, p.Workload.Generator.TemplateTokens)
+	for _, rec := range srv.Requests() {
+		assert.NotEqual(t, "/tokenize", rec.Path, "no calibration request")
+		assert.NotEqual(t, "/v1/chat/completions", rec.Path, "no calibration request")
 	}
-	require.NotNil(t, p.Summary.Lengths, "the summary compares asked and achieved lengths")
-	assert.Equal(t, 20, p.Summary.Lengths.Requests)
-	assert.Equal(t, 0, p.Summary.Lengths.InputOffBy1Pct, "the fixture counts what was built")
-	assert.Equal(t, 512.0, p.Summary.Lengths.InputTokens.Min)
-	assert.Equal(t, 0, p.Summary.Lengths.EndedShort, "the fixture's 40-120 word answers reach the asked 16 tokens")
 }
 
 func TestGeneratorBadParameterNamesFileAndField(t *testing.T) {

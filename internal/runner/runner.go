@@ -64,6 +64,10 @@ type Config struct {
 	// and the /v1/status read around a case or a sweep round); 0 means
 	// SideRequestTimeout, the package default.
 	SideRequestTimeout time.Duration
+	// NoCalibration leaves a random or prefix_repetition generator's
+	// prompts counted by words (token_counting "words"): no calibration
+	// requests before the run (Start calibrates otherwise).
+	NoCalibration bool
 }
 
 // redactedError is an error whose text had secrets replaced; errors.Is
