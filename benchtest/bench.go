@@ -52,6 +52,11 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	if w, err = runner.ExpandGenerator(w); err != nil {
 		say(b).Fatalf("benchtest: %v", err)
 	}
+	// The sub-benchmarks pick cases before Start: calibrate them first,
+	// so each prompt is its asked length as the server counts it.
+	if w, err = env.r.Calibrate(b.Context(), w); err != nil {
+		say(b).Fatalf("benchtest: %v", err)
+	}
 	for _, warning := range w.Warnings {
 		say(b).Logf("benchtest: warning: %s", warning)
 	}

@@ -11,7 +11,9 @@
 // its leading space, in o200k_base and cl100k_base and in the fixture's
 // tokenizer, so a text of N words is N tokens and texts joined with a
 // space add up. Where a server counts differently, package tokens
-// measures it.
+// measures it (tokens.Calibrator) and CalibratedPrompter builds texts
+// from the words as that server counts them, Overhead tokens short of the
+// prompt for its chat template.
 //
 // Generators are named (Register, New) so every door builds them the one
 // way: the CLI's --dataset-name and the workload file's "generator"

@@ -31,7 +31,7 @@ import (
 // of generated cases sends them in order (RunLoad cycles through them).
 //
 // The prompts are counted by words (datasets.NewPrompter); Runner.Start
-// rebuilds them with a Prompter calibrated on the server (calibrate).
+// rebuilds them with a Prompter calibrated on the server (Calibrate).
 func ExpandGenerator(w *workloads.Workload) (*workloads.Workload, error) {
 	return expandWith(w, nil)
 }

@@ -195,3 +195,37 @@ func TestExpandGeneratorLeavesATraceToTheLoad(t *testing.T) {
 	assert.Empty(t, got.Cases, "a timed generator's requests are never held as cases")
 	assert.Same(t, w, got)
 }
+
+// TestCalibrationIsMeasuredOnce: a Runner calibrates once; a second Start
+// (a capacity search's next probe) reuses it, sending no more chat
+// requests, and its jobs are the calibrated cases.
+func TestCalibrationIsMeasuredOnce(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{Faults: []fixtures.Fault{"no-tokenize"}})
+	r := newRunner(t, srv)
+	chats := func() int {
+		n := 0
+		for _, rec := range srv.Requests() {
+			if rec.Path == "/v1/chat/completions" {
+				n++
+			}
+		}
+		return n
+	}
+	w := load(t, `{"generator": {"name": "prefix_repetition", "num_prompts": 4, "prefix_repetition_prefix_len": 20, "prefix_repetition_suffix_len": 10}}`)
+	calibrated, err := r.Calibrate(context.Background(), w)
+	require.NoError(t, err)
+	require.NotNil(t, calibrated.Generator.TemplateTokens)
+	assert.Equal(t, "usage_calibration", calibrated.Generator.TokenCounting)
+	sent := chats()
+	assert.Equal(t, calibrated.Generator.CalibrationRequests, sent)
+	for range 2 {
+		s, err := r.Start(context.Background(), w, runner.RunOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, sent, s.Payload().Workload.Generator.CalibrationRequests)
+		require.Len(t, s.Jobs(), 4)
+		for i, j := range s.Jobs() {
+			assert.Equal(t, calibrated.Cases[i].Messages, j.Case.Messages, j.Case.ID)
+		}
+	}
+	assert.Equal(t, sent, chats(), "no chat request after the first calibration")
+}

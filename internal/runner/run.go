@@ -125,7 +125,7 @@ func (r *Runner) Start(ctx context.Context, w *workloads.Workload, opts RunOptio
 	if err := r.checkContext(ctx, w); err != nil {
 		return nil, err // before the calibration's requests: the lengths are the same
 	}
-	if w, err = r.calibrate(ctx, w); err != nil {
+	if w, err = r.Calibrate(ctx, w); err != nil {
 		return nil, err
 	}
 	reps := opts.Repetitions

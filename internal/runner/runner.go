@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -18,6 +19,7 @@ import (
 	"github.com/benchserve/benchserve/internal/scrape"
 	"github.com/benchserve/benchserve/internal/serverinfo"
 	"github.com/benchserve/benchserve/internal/stream"
+	"github.com/benchserve/benchserve/internal/tokens"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -121,6 +123,11 @@ type Runner struct {
 	// health is shared by the protocol contracts the Runner checks: once
 	// the server went away the rest are a skip saying so.
 	health conformance.Health
+	// cal is the calibration of generated prompts (Calibrate), measured
+	// once (calDone) under calMu; nil when it failed.
+	calMu   sync.Mutex
+	calDone bool
+	cal     *tokens.Calibration
 }
 
 // Close releases the idle connections of the HTTP client the Runner

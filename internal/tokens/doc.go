@@ -13,8 +13,15 @@
 //     package datasets), an estimate elsewhere.
 //
 // A chat request's usage.prompt_tokens is more than the text's count: the
-// chat template adds its overhead. Nothing here calibrates that overhead
-// yet (the generators build prompts by words, Method "words"); where a
-// tokenizer endpoint and usage disagree, usage wins and the runner warns
-// with both numbers (runner.Session.CheckTokenizer).
+// chat template adds its overhead. Calibrator measures both on the server
+// (Calibrate): each candidate word's count as it sits in a text, from
+// POST /tokenize when the server answers it (Server) or else from
+// usage.prompt_tokens of chat requests with max_tokens 1 (Usage, the way
+// on Ollama), found by halving batches of words; the template's tokens;
+// and that texts of the kept words add up, with an error giving both
+// numbers when they do not. package datasets builds prompts from the
+// Calibration (datasets.CalibratedPrompter) and runner.Runner.Calibrate
+// runs it before a generated run. Where a tokenizer endpoint and usage
+// disagree, usage wins and the runner warns with both numbers
+// (runner.Session.CheckTokenizer).
 package tokens
