@@ -83,7 +83,7 @@ func (r *Runner) calibration(ctx context.Context, w *workloads.Workload) *tokens
 		lo, hi = min(lo, w.Tokens), max(hi, w.Tokens)
 	}
 	r.warn(fmt.Sprintf("generator %s: prompts calibrated on the server (%s): the chat template adds %d tokens; %d of %d words kept (%d to %d tokens each); %d requests in %v",
-		w.Generator.Name, cal.Method, cal.Overhead, len(cal.Words), cal.Tried+1, lo, hi, cal.Requests, time.Since(start).Round(time.Millisecond)))
+		w.Generator.Name, cal.Method, cal.Overhead, len(cal.Words), cal.Tried, lo, hi, cal.Requests, time.Since(start).Round(time.Millisecond)))
 	r.cal = cal
 	return cal
 }
