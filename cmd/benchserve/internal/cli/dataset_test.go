@@ -27,6 +27,12 @@ func TestDatasetRandomGivesExactLengths(t *testing.T) {
 	assert.Equal(t, "random", p.Workload.Generator.Name)
 	assert.Equal(t, uint64(3), p.Workload.Generator.Seed, "--seed seeds the generator")
 	assert.True(t, p.Workload.Generator.IgnoreEOS)
+	// Calibrated on the fixture's POST /tokenize before the run, and said.
+	assert.Equal(t, "server_tokenize", p.Workload.Generator.TokenCounting)
+	require.NotNil(t, p.Workload.Generator.TemplateTokens)
+	assert.Equal(t, 0, *p.Workload.Generator.TemplateTokens, "the fixture counts the messages' words only")
+	assert.Positive(t, p.Workload.Generator.CalibrationRequests)
+	assert.Contains(t, res.stderr, "generator random: prompts calibrated on the server (server_tokenize): the chat template adds 0 tokens")
 	for _, rec := range p.Results {
 		assert.Equal(t, 512, rec.Metrics.PromptTokens, "%s: prompt_tokens", rec.CaseID)
 		assert.Equal(t, 64, rec.Metrics.CompletionTokens, "%s: completion_tokens", rec.CaseID)
