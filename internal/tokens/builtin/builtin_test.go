@@ -38,7 +38,8 @@ func TestBuiltinCountsKnownTexts(t *testing.T) {
 }
 
 // BenchmarkCount measures the builtin tokenizer's throughput on a prompt
-// of 512 single-token words and on ordinary prose, in tokens per second.
+// of 512 single-token words and on ordinary prose, in tokens per second
+// and nanoseconds per token.
 func BenchmarkCount(b *testing.B) {
 	prose := strings.Repeat("The quick brown fox jumps over the lazy dog, and then it runs away! ", 64)
 	words := datasets.NewPrompter().Text(loadgen.NewRand(1), 512)
@@ -53,6 +54,7 @@ func BenchmarkCount(b *testing.B) {
 					_, _ = c.Count(context.Background(), text)
 				}
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(n)*float64(b.N)), "ns/token")
 			})
 		}
 	}
