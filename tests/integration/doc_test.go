@@ -15,8 +15,11 @@
 // The tests run the workload workloads/tiny-model.json (on llama-server
 // workloads/tiny-model-llama.cpp.json, its seeds for that sampler) through
 // benchtest.RunWorkload (sequentially and with four requests in flight),
-// a policy timeout that must fire mid-stream through the runner, and a few
-// stream.Client checks against the raw server answer. README.md lists what
+// a policy timeout that must fire mid-stream through the runner, a random
+// workload of 20 prompts of 512 tokens calibrated on the server (every
+// usage.prompt_tokens within 1% of 512, counted by usage on Ollama and by
+// POST /tokenize on llama-server), and a few stream.Client checks against
+// the raw server answer. README.md lists what
 // the real server does differently from the fixture server and where the
 // versions differ (pinned by the version GET /api/version reports), and
 // testdata/ holds verbatim transcripts of both versions' answers.
