@@ -142,7 +142,8 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if cfg.By == capacity.ByConcurrency && cfg.Max > 0 {
 		conns = max(conns, int(cfg.Max))
 	}
-	r, code := connect(ctx, e, runner.Config{URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: timeout, NoScrape: true, Conns: conns}, given["url"])
+	r, code := connect(ctx, e, runner.Config{URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: timeout, NoScrape: true, Conns: conns,
+		NoCalibration: f.dataset.noCalibration}, given["url"])
 	if r == nil {
 		return code
 	}

@@ -40,6 +40,24 @@ func TestDatasetRandomGivesExactLengths(t *testing.T) {
 		assert.Equal(t, 512, rec.Requested.InputTokens, rec.CaseID)
 	}
 
+	// --no-calibration: counted by words, no calibration request.
+	srv2 := fixtures.Start(t, fixtures.Options{})
+	out3 := filepath.Join(dir, "out3.json")
+	res = invoke(t, "--url", srv2.URL, "--dataset-name", "random", "--random-input-len", "32", "--num-prompts", "2", "--no-calibration", "--output", out3)
+	require.Equal(t, ExitOK, res.code, res.stderr)
+	p3 := readPayload(t, out3)
+	assert.Equal(t, "words", p3.Workload.Generator.TokenCounting)
+	assert.Nil(t, p3.Workload.Generator.TemplateTokens)
+	assert.NotContains(t, res.stderr, "calibrated")
+	chats := 0
+	for _, rec := range srv2.Requests() {
+		if rec.Path == "/v1/chat/completions" {
+			chats++
+		}
+	}
+	assert.Equal(t, 2, chats, "the two prompts, no calibration request")
+	assert.Contains(t, invoke(t, "--url", srv2.URL, "--no-calibration").stderr, "--no-calibration needs --dataset-name")
+
 	// The same seed sends the same requests: the same workload digest.
 	out2 := filepath.Join(dir, "out2.json")
 	require.Equal(t, ExitOK, invoke(t, append(args, "--output", out2)...).code)

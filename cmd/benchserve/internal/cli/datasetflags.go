@@ -18,6 +18,8 @@ type datasetFlags struct {
 	name      string
 	path      string
 	ignoreEOS bool
+	// noCalibration is --no-calibration: prompts counted by words.
+	noCalibration bool
 	// ints and floats are the generator parameters, by flag name; only
 	// the given ones reach the generator (its defaults are vLLM's).
 	ints   map[string]*int
@@ -45,9 +47,10 @@ var (
 func addDatasetFlags(fs *flag.FlagSet, d *datasetFlags) {
 	d.fs = fs
 	d.ints, d.floats = map[string]*int{}, map[string]*float64{}
-	fs.StringVar(&d.name, "dataset-name", "", "Generate the requests instead of reading cases: `NAME` is "+strings.Join(datasets.Names(), ", ")+"\n(vLLM's names; --num-prompts requests, drawn with --seed: the same seed sends\nbyte-identical requests). Prompts are built of single-token words, so a\nlength in tokens is exact for o200k_base/cl100k_base and the fixture")
+	fs.StringVar(&d.name, "dataset-name", "", "Generate the requests instead of reading cases: `NAME` is "+strings.Join(datasets.Names(), ", ")+"\n(vLLM's names; --num-prompts requests, drawn with --seed: the same seed sends\nbyte-identical requests). random and prefix_repetition prompts are first calibrated\non the server (its POST /tokenize, else usage.prompt_tokens), so a length in tokens is\nthe server's prompt_tokens, chat template included")
 	fs.StringVar(&d.path, "dataset-path", "", "`File` a file-based --dataset-name reads")
 	fs.StringVar(&d.mix, "random-mix", "", "random: a weighted mixture of (input, output) lengths, `ISL,OSL:W;...` (AIPerf's\n--sequence-distribution form), e.g. 512,64:0.7;2048,256:0.3; each pair drawn by weight,\nits lengths with --random-range-ratio. benchserve addition")
+	fs.BoolVar(&d.noCalibration, "no-calibration", false, "Build random and prefix_repetition prompts of single-token words without\ncalibrating them on the server first (token_counting \"words\": exact for\no200k_base/cl100k_base and the fixture, not for other vocabularies). benchserve addition")
 	fs.BoolVar(&d.ignoreEOS, "ignore-eos", false, "Send \"ignore_eos\": true so the server generates the asked output length\n(vLLM, SGLang, llama.cpp; Ollama ignores it)")
 	for _, fl := range datasetIntFlags {
 		v := new(int)
@@ -77,7 +80,7 @@ func (d *datasetFlags) set() bool { return d.name != "" }
 func (d *datasetFlags) generator(pr *problems, numPrompts int, seed uint64) *results.Generator {
 	if !d.set() {
 		d.fs.Visit(func(fl *flag.Flag) {
-			if strings.HasPrefix(fl.Name, "random-") || strings.HasPrefix(fl.Name, "prefix-repetition-") || strings.HasPrefix(fl.Name, "sessions-") || fl.Name == "dataset-path" || fl.Name == "ignore-eos" {
+			if strings.HasPrefix(fl.Name, "random-") || strings.HasPrefix(fl.Name, "prefix-repetition-") || strings.HasPrefix(fl.Name, "sessions-") || fl.Name == "dataset-path" || fl.Name == "ignore-eos" || fl.Name == "no-calibration" {
 				pr.addUsage("--%s needs --dataset-name", fl.Name)
 			}
 		})

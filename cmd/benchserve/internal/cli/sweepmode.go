@@ -175,7 +175,7 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	}
 	r, code := connect(ctx, e, runner.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
-		NoScrape: cfg.NoScrape, Conns: conns,
+		NoScrape: cfg.NoScrape, Conns: conns, NoCalibration: f.dataset.noCalibration,
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", present.Message(msg)) },
 	}, f.given("url"))
 	if r == nil {

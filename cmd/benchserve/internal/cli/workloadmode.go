@@ -85,7 +85,8 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	r, code := connect(ctx, e, runner.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
 		NoScrape: f.scrapeMetrics.val == "false", IncludeContent: f.includeContent, RunID: f.load.runID,
-		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", present.Message(msg)) },
+		NoCalibration: f.dataset.noCalibration,
+		Warn:          func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", present.Message(msg)) },
 	}, f.given("url"))
 	if r == nil {
 		return code
