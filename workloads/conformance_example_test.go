@@ -17,6 +17,6 @@ func ExampleConformance() {
 	rule, _ := c.Protocol.Rule()
 	fmt.Println(rule)
 	// Output:
-	// 46 contracts; the first: stream.framing MUST stream_framing
+	// 51 contracts; the first: stream.framing MUST stream_framing
 	// a stream is data: events of JSON chat.completion.chunk objects ending with data: [DONE]
 }

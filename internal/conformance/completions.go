@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/benchserve/benchserve/internal/contract"
 )
@@ -62,4 +63,69 @@ func (r *contractRun) completionsIndex(ctx context.Context) Outcome {
 		seen[*c.Index] = true
 	}
 	return withStatus(pass("%d prompts, %d choices with indexes 0–%d, each a text and a finish_reason", len(prompts), len(a.Choices), len(prompts)-1), ex.status)
+}
+
+// completionsN judges completions.n (the servers' suites: vLLM
+// tests/entrypoints/openai/test_completion.py, test_completion_streaming
+// with n): the first of contract.CompletionPrompts with the case's extra
+// body (n >= 2, a seed) gives a text_completion with n choices, indexes
+// 0 to n-1 once each, every choice a text and a finish_reason. A 4xx
+// naming n is unsupported (as choices.n: the server serves one choice
+// only and says so); a 4xx that does not name n fails; an endpoint not
+// served (404, 405, 501) is a skip.
+func (r *contractRun) completionsN(ctx context.Context) Outcome {
+	n, _ := contract.AsInt(r.in.ExtraBody["n"])
+	body := map[string]any{"model": r.t.Model, "prompt": contract.CompletionPrompts[0], "max_tokens": r.limit("max_tokens")}
+	for k, v := range r.in.ExtraBody {
+		body[k] = v
+	}
+	b, _ := json.Marshal(body)
+	ex := r.do(ctx, http.MethodPost, contract.EndpointCompletions, b, nil)
+	bad := func(format string, args ...any) Outcome {
+		return withStatus(failed(ex.sentText(), ex.gotText(), format, args...), ex.status)
+	}
+	switch {
+	case ex.status == 0:
+		return bad("no answer")
+	case notServed(ex.status):
+		return withStatus(skip("not served: POST %s is answered HTTP %d", contract.EndpointCompletions, ex.status), ex.status)
+	case ex.status >= 400 && ex.status < 500 && nMentioned.Match(ex.body):
+		return withStatus(unsupported("refused with HTTP %d naming n: %s", ex.status, contract.Cut(strings.TrimSpace(string(ex.body)), 200)), ex.status)
+	case ex.status >= 400 && ex.status < 500:
+		return bad("HTTP %d does not say n is unsupported", ex.status)
+	case ex.status != http.StatusOK:
+		return bad("HTTP %d, neither 200 nor a 4xx refusal", ex.status)
+	}
+	var a struct {
+		Object  string `json:"object"`
+		Choices []struct {
+			Index        *int    `json:"index"`
+			Text         *string `json:"text"`
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(ex.body, &a); err != nil {
+		return bad("the body is not a JSON object: %v", err)
+	}
+	if a.Object != "text_completion" {
+		return bad("object %q, not \"text_completion\"", nm(a.Object))
+	}
+	if len(a.Choices) != n {
+		return bad("n: %d for one prompt got %d choice(s)", n, len(a.Choices))
+	}
+	seen := map[int]bool{}
+	for i, c := range a.Choices {
+		switch {
+		case c.Index == nil || *c.Index < 0 || *c.Index >= n:
+			return bad("choices[%d] has index %s, not 0–%d", i, indexText(c.Index), n-1)
+		case seen[*c.Index]:
+			return bad("choices[%d] repeats index %d", i, *c.Index)
+		case c.Text == nil:
+			return bad("choices[%d] has no text", i)
+		case c.FinishReason == nil || *c.FinishReason == "":
+			return bad("choices[%d] has no finish_reason", i)
+		}
+		seen[*c.Index] = true
+	}
+	return withStatus(pass("n: %d gives %d choices with indexes 0–%d, each a text and a finish_reason", n, n, n-1), ex.status)
 }

@@ -23,9 +23,9 @@ type TypedSender interface {
 const formContentType = "application/x-www-form-urlencoded"
 
 // run28 runs the contracts of issue 28 that have their own function
-// (form body, missing key, invalid schema, completions echo and
-// logprobs); ok is false for every other
-// kind.
+// (form body, missing key, invalid schema, completions echo, logprobs
+// and n, Responses ids and store, cache repeat); ok is false for every
+// other kind.
 func (r *contractRun) run28(ctx context.Context) (o Outcome, ok bool) {
 	switch r.kind {
 	case contract.FormBody:
@@ -38,6 +38,14 @@ func (r *contractRun) run28(ctx context.Context) (o Outcome, ok bool) {
 		return r.completionsEcho(ctx), true
 	case contract.CompletionsLogprobs:
 		return r.completionsLogprobs(ctx), true
+	case contract.CompletionsN:
+		return r.completionsN(ctx), true
+	case contract.ResponsesIDs:
+		return r.responsesIDs(ctx), true
+	case contract.ResponsesStore:
+		return r.responsesStore(ctx), true
+	case contract.CacheRepeat:
+		return r.cacheRepeat(ctx), true
 	}
 	return Outcome{}, false
 }

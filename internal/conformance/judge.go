@@ -80,6 +80,8 @@ func (r *contractRun) judgeStream(st *streamed) Outcome {
 		return finishOnce(st)
 	case contract.StreamUsageChunk:
 		return usageChunk(st)
+	case contract.StreamUsageUnasked:
+		return usageUnasked(st)
 	case contract.UsageTotal:
 		return usageTotal(st)
 	case contract.UsageMaxTokens:
@@ -110,6 +112,7 @@ func (r *contractRun) judgeStream(st *streamed) Outcome {
 var readsEvents = map[contract.Kind]bool{
 	contract.StreamSameID: true, contract.StreamFirstRole: true, contract.StreamFinishOnce: true,
 	contract.StreamUsageChunk: true, contract.ChoicesN: true, contract.ReasoningSeparated: true,
+	contract.StreamUsageUnasked: true,
 }
 
 // refusal judges a 4xx answer to a request the kind lets a server refuse:

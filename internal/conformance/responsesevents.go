@@ -17,18 +17,10 @@ import (
 // /v1/responses follows the Responses API's event grammar (judged by
 // judgeResponsesEvents). An endpoint not served (404, 405, 501) is a skip.
 func (r *contractRun) responsesEvents(ctx context.Context) Outcome {
-	req := stream.Request{Endpoint: workloads.EndpointResponses, Model: r.t.Model, Messages: r.in.Messages,
-		MaxTokens: r.in.MaxTokens, EnableThinking: r.in.EnableThinking, KeepEvents: KeptEvents}
-	body, err := stream.BuildBody(req)
+	res, serr, sent, err := r.responsesStream(ctx)
 	if err != nil {
-		return failed("", "", "conformance: build body: %v", err)
+		return failed("", "", "%v", err)
 	}
-	req.Body = body
-	sctx, cancel := context.WithTimeout(ctx, r.timeout())
-	defer cancel()
-	res, serr := r.t.Sender.Stream(sctx, req)
-	r.heard(res.StatusCode, serr)
-	sent := "POST " + workloads.EndpointResponses.Path() + " " + contract.Cut(string(body), EvidenceRunes)
 	o := judgeResponsesEvents(res, serr, sent)
 	o.Stream, o.StreamErr = res, serr
 	if o.Status == 0 {

@@ -237,3 +237,30 @@ func usageChunk(st *streamed) Outcome {
 	}
 	return pass("the last chunk (event %d) has choices [] and usage", last.event)
 }
+
+// usageUnasked judges stream.usage_unasked on a stream sent without
+// stream_options: OpenAI's chunk object says usage "will only be present
+// when you set stream_options: {"include_usage": true}", so any chunk
+// with a non-null usage fails, the choices: [] usage chunk (which breaks a
+// client reading choices[0], why it is opt-in) and usage riding on a
+// chunk with choices alike. "usage": null passes.
+func usageUnasked(st *streamed) Outcome {
+	n := 0
+	for _, v := range st.chunks {
+		if v.err != nil {
+			continue
+		}
+		n++
+		if v.c.Usage == nil {
+			continue
+		}
+		if v.c.Choices != nil && len(*v.c.Choices) == 0 {
+			return failed("", v.text(), "a usage chunk (choices [] and usage) came unasked, without stream_options")
+		}
+		return failed("", v.text(), "a chunk carries usage unasked, without stream_options")
+	}
+	if n == 0 {
+		return failed("", st.errText(), "no chunk came")
+	}
+	return pass("none of the %d chunks carries usage without stream_options", n)
+}

@@ -99,6 +99,8 @@ var dependent = map[fixtures.Fault]map[string]bool{
 	// choices.n holds every choice to the per-choice rules.
 	fixtures.Fault("no-role"):       {"choices.n": true},
 	fixtures.Fault("double-finish"): {"choices.n": true},
+	// completions.n holds its choices' indexes to completions.index's rule.
+	fixtures.Fault("completions-index-zero"): {"completions.n": true},
 	// limits.stop_several holds several stop strings to limits.stop's rule.
 	fixtures.Fault("ignore-stop"): {"limits.stop_several": true},
 }

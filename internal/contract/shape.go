@@ -34,7 +34,7 @@ type Problem struct {
 // streamed kind sent non-streamed, a body override a kind needs; nil when
 // the shape fits.
 func (s Shape) Problems() []Problem {
-	var out []Problem
+	out := shapeProblems28(s)
 	bad := func(field, format string, args ...any) {
 		out = append(out, Problem{field, fmt.Sprintf(format, args...)})
 	}

@@ -28,7 +28,7 @@ func TestConformancePassesOnTheFixture(t *testing.T) {
 	require.Equal(t, ExitOK, res.code, "every MUST holds on the fixture:\n%s", res.stdout)
 	w, err := workloads.Conformance()
 	require.NoError(t, err)
-	assert.Contains(t, res.stdout, "benchserve conformance: 46 contracts: 46 pass — every MUST holds")
+	assert.Contains(t, res.stdout, "benchserve conformance: 51 contracts: 51 pass — every MUST holds")
 	p := readPayload(t, out)
 	require.Len(t, p.Results, len(w.Cases), "one record per contract")
 	for _, rec := range p.Results {
