@@ -77,6 +77,12 @@ const toolsModel = defaultModel + "-tools"
 //     no echo field), the text lacks the prompt.
 //   - completions.logprobs (warn): the non-streamed completion carries no
 //     logprobs at all (watched on both versions).
+//   - stream.usage_unasked (pass): the usage chunk comes only with
+//     stream_options.include_usage.
+//   - completions.n (warn): n=2 on /v1/completions silently gives one
+//     choice, as on chat (seeded; four runs per version agree).
+//   - cache.repeat (skip): Ollama never reports
+//     usage.prompt_tokens_details.cached_tokens.
 var ollamaVerdicts = map[string]string{
 	// Sampled: either verdict, see above.
 	"structured.json_object": "pass|skip", "usage.length_finish": "pass|skip",
@@ -104,8 +110,9 @@ var ollamaVerdicts = map[string]string{
 	"nonstream.seed_repeats": "pass",
 	"completions.echo":       "fail", "completions.logprobs": "fail",
 	// Both versions answer a list of prompts on /v1/completions with 400.
-	"completions.index": "fail",
-	// embeddings.shape and responses.usage differ by version: see
+	"completions.index":    "fail",
+	"stream.usage_unasked": "pass", "completions.n": "fail", "cache.repeat": "skip",
+	// embeddings.shape and the responses contracts differ by version: see
 	// ollamaV065Verdicts and ollamaV0174Verdicts.
 
 	"cancel.frees_capacity": "pass|fail",
@@ -113,17 +120,23 @@ var ollamaVerdicts = map[string]string{
 
 // ollamaV065Verdicts: v0.6.5 ignores encoding_format "base64" (it
 // answers arrays of floats: embeddings.shape fails) and serves no
-// /v1/responses (404: responses.usage and responses.events are skip).
+// /v1/responses (404: the responses contracts are skip).
 var ollamaV065Verdicts = withVerdicts(ollamaVerdicts, map[string]string{
 	"embeddings.shape": "fail", "responses.usage": "skip", "responses.events": "skip",
+	"responses.ids": "skip", "responses.store": "skip",
 })
 
 // ollamaV0174Verdicts: v0.17.4 embeds with the tiny model (identical
 // inputs identical, base64 round-trips, input [] 400) and serves
 // /v1/responses stateless with usage, its events in order
-// (ResponsesStreamConverter numbers every event, openai/responses.go).
+// (ResponsesStreamConverter numbers every event, openai/responses.go),
+// with OpenAI's id prefixes (resp_, msg_) and one response id. It is
+// stateless without saying so: store true and previous_response_id are
+// answered 200, the follow-up's previous_response_id null
+// (responses.store warns; four runs agree).
 var ollamaV0174Verdicts = withVerdicts(ollamaVerdicts, map[string]string{
 	"embeddings.shape": "pass", "responses.usage": "pass", "responses.events": "pass",
+	"responses.ids": "pass", "responses.store": "fail",
 })
 
 // withVerdicts is base with the verdicts of over replacing its own.
