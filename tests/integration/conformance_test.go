@@ -197,6 +197,11 @@ func withVerdicts(base, over map[string]string) map[string]string {
 //     not the legacy tokens/token_logprobs/top_logprobs/text_offset.
 //   - nonstream.seed_repeats, cancel.frees_capacity (pass): watched in
 //     five runs (the slot is freed: cancel.stops passes too).
+//   - responses.store (unsupported): previous_response_id is refused 400
+//     "llama.cpp does not support 'previous_response_id'".
+//   - stream.usage_unasked, completions.n, responses.ids, cache.repeat
+//     (pass): watched in five runs (completions.n is seeded; the repeat
+//     reports 262 of 263 prompt tokens cached).
 var llamaCppVerdicts = map[string]string{
 	// Sampled: either verdict, see above.
 	"structured.json_object": "fail|skip", "usage.length_finish": "pass|skip",
@@ -233,6 +238,8 @@ var llamaCppVerdicts = map[string]string{
 	// /v1/responses streams with usage in response.completed.
 	"responses.usage":       "pass",
 	"cancel.frees_capacity": "pass",
+	"stream.usage_unasked":  "pass", "completions.n": "pass", "responses.ids": "pass",
+	"responses.store": "unsupported", "cache.repeat": "pass",
 }
 
 // conformanceByServer is keyed by serverID.String(): the version Ollama
