@@ -89,8 +89,12 @@ type Capacity struct {
 	// Precision), "max_reached" (the probe at Max passed: the capacity is
 	// at least Max), "first_probe_failed" (the probe at Start failed: the
 	// capacity is below it, reported as 0), "time_cap" (MaxTime passed
-	// first: the highest load that passed is a lower bound) or "stopped"
-	// (the caller's context ended or a probe failed to run). Reason says
+	// first: the highest load that passed is a lower bound), "stopped"
+	// (the caller's context ended or a probe failed to run) or, for a
+	// search that fits the crossing across its probes (internal/capacity's
+	// Config.Fit), "budget_spent" (its request budget ran out before the
+	// fit's interval narrowed to Precision: the capacity is the fit's
+	// estimate, the interval as wide as it came out). Reason says
 	// why it stopped, in a sentence, with the loads and the failing
 	// thresholds.
 	Status string

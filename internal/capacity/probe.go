@@ -48,8 +48,10 @@ func finite(v float64) *float64 {
 
 // newProbe judges probe spec from its run: the analysis the monitor
 // stopped it with, else one over the run's complete requests (cut: the
-// search ended the probe, so requests cancelled in flight are left out).
-func newProbe(spec ProbeSpec, run *loadgen.Run, mon *monitor, ths []results.Threshold, cut bool) results.CapacityProbe {
+// search ended the probe, so requests cancelled in flight are left out),
+// and its measured requests (nil for a probe stopped as saturated or on
+// its errors: no steady state was measured).
+func newProbe(spec ProbeSpec, run *loadgen.Run, mon *monitor, ths []results.Threshold, cut bool) (results.CapacityProbe, []loadgen.Sample) {
 	samples := completePrefix(run, cut)
 	if mon.result != nil && mon.saturated == "" && mon.errorStop == "" && len(samples) > mon.result.prefix {
 		// The verdict is the one the probe was stopped with: over the
@@ -104,7 +106,10 @@ func newProbe(spec ProbeSpec, run *loadgen.Run, mon *monitor, ths []results.Thre
 		p.Verdict, p.Pass, p.PointPass = VerdictFail, false, false
 		p.Failed = append(p.Failed, "stopped early: "+mon.errorStop)
 	}
-	return p
+	if mon.saturated != "" || mon.errorStop != "" {
+		return p, nil
+	}
+	return p, a.measured
 }
 
 // describe is an outcome with its interval: "ttft_p95_ms = 612.4, want

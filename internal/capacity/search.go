@@ -112,6 +112,12 @@ type Config struct {
 	// probe's lock, from the requests' goroutines: keep it quick).
 	OnStart    func(ProbeSpec)
 	OnProgress func(Progress)
+	// Fit, in a rate search, estimates the capacity from a fit across
+	// the probes near the crossing instead of bisecting (fitSearch):
+	// every probe is looked at after at most 200 measured requests (for
+	// a p95), the search sends at most 1,700 requests in all, and the
+	// interval is the fit's bootstrap interval (MethodFit).
+	Fit bool
 
 	// now is the clock (time.Now when nil); tests replace it.
 	now func() time.Time
@@ -183,6 +189,10 @@ func (c Config) withDefaults() (Config, error) {
 		c.ProbeRequests = TargetRequests(c.SLOs)
 	}
 	switch {
+	case c.Extensions == 0 && c.Fit && c.By == ByRate:
+		// The ramp only brackets: the fit pools the probes near the
+		// crossing, so none runs beyond fitProbeMeasured.
+		c.Extensions = max(0, int(math.Floor(math.Log2(float64(fitProbeMeasured(c))/float64(c.ProbeRequests)))))
 	case c.Extensions == 0:
 		c.Extensions = DefaultExtensions
 	case c.Extensions < 0:
@@ -352,9 +362,12 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 	res := results.Capacity{CapacitySearch: cfg.CapacitySearch, Probes: []results.CapacityProbe{}}
 	res.SLOs = ths
 	began := cfg.now()
+	fitted := false // the fit set the estimate and its interval
 	defer func() {
 		out.Elapsed = cfg.now().Sub(began)
-		estimate(&out)
+		if !fitted {
+			estimate(&out)
+		}
 	}()
 	probeCtx := ctx
 	if cfg.MaxTime > 0 {
@@ -366,16 +379,26 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 	lo, hi := 0.0, math.Inf(1) // highest pass, lowest non-pass
 	var firstFail *results.CapacityProbe
 
-	// run probes load; ok is false when the search must stop (time cap,
-	// cancellation or a probe error, recorded in res).
-	run := func(load float64) (p results.CapacityProbe, ok bool, err error) {
+	// points are the probes' measured requests, for the fit.
+	var points []measuredProbe
+	fit := fitter{opts: summary.Options{Goodput: cfg.Goodput}, rng: loadgen.NewRand(uint64(len(ths)))}
+
+	// runFor probes load, to exactly measured requests when measured > 0;
+	// ok is false when the search must stop (time cap, cancellation or a
+	// probe error, recorded in res).
+	runFor := func(load float64, measured int) (p results.CapacityProbe, ok bool, err error) {
 		if cfg.MaxTime > 0 && cfg.now().Sub(began) >= cfg.MaxTime {
 			return p, false, nil
 		}
 		spec := cfg.spec(len(res.Probes), load)
+		targets := cfg.targets(spec)
+		if measured > 0 {
+			spec.Target, targets = measured, []int{measured}
+			spec.Requests = int(math.Ceil(float64(measured)/(1-maxWarmupFraction))) + 1
+		}
 		pctx, stopProbe := context.WithCancelCause(probeCtx)
 		defer stopProbe(nil)
-		mon := &monitor{ths: ths, opts: summary.Options{Goodput: cfg.Goodput}, targets: cfg.targets(spec),
+		mon := &monitor{ths: ths, opts: summary.Options{Goodput: cfg.Goodput}, targets: targets,
 			openLoop: cfg.By == ByRate, cancel: stopProbe, maxErrorRate: cfg.MaxErrorRate, spec: spec, onProgress: cfg.OnProgress}
 		if cfg.OnStart != nil {
 			cfg.OnStart(spec)
@@ -398,13 +421,17 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 		case lr == nil:
 			return p, false, fmt.Errorf("capacity: probe at %s %s: no run returned", stats.FormatLoad(load), unit)
 		}
-		p = newProbe(spec, lr, mon, ths, cut)
+		p, samples := newProbe(spec, lr, mon, ths, cut)
+		if a := fitLoad(p); a > 0 && len(samples) > 0 {
+			points = append(points, measuredProbe{x: a, samples: samples})
+		}
 		res.Probes = append(res.Probes, p)
 		if cfg.OnProbe != nil {
 			cfg.OnProbe(p)
 		}
 		return p, true, nil
 	}
+	run := func(load float64) (results.CapacityProbe, bool, error) { return runFor(load, 0) }
 	stop := func(err error) (results.Capacity, error) {
 		res.Capacity = lo
 		if err != nil {
@@ -484,6 +511,14 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 				stats.FormatLoad(cfg.Start), unit, stats.FormatLoad(hi), unit, firstFail.Verdict, strings.Join(firstFail.Failed, "; "))
 		}
 		return res, nil
+	}
+	if cfg.Fit && cfg.By == ByRate {
+		if k := binding(*firstFail); k >= 0 && fittable(ths[k]) {
+			fit.th = ths[k]
+			out, err := fitSearch(&res, &fit, &points, runFor, stop, lo, hi, cfg)
+			fitted = err == nil && out.Measured && out.Status != StatusTimeCap
+			return out, err
+		}
 	}
 	// Bisect.
 	for hi-lo > cfg.Precision*lo && !(cfg.By == ByConcurrency && hi-lo <= 1) {

@@ -77,10 +77,13 @@ func serviceRate(ctx context.Context, probe ProbeFunc) (rate float64, why string
 
 // roundLoad rounds a chosen load to 2 significant digits, so probe lines
 // read 8.3 req/s rather than 8.3312.
-func roundLoad(v float64) float64 {
+func roundLoad(v float64) float64 { return roundTo(v, 2) }
+
+// roundTo rounds v to digits significant digits.
+func roundTo(v float64, digits int) float64 {
 	if !(v > 0) || math.IsInf(v, 0) {
 		return v
 	}
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 2, 64), 64)
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
 	return r
 }
