@@ -226,8 +226,9 @@ func window(pts []fitPoint, around float64) []fitPoint {
 
 // fitCrossing fits the points twice, the second time over the window
 // around the first crossing when that window holds points on both sides
-// of the limit (else a line through one side extrapolates far), and
-// returns the crossing (NaN when none) and the points it used.
+// of the limit (else a line through one side extrapolates far) and gives
+// a crossing itself, and returns the crossing (NaN when none) and the
+// points it used.
 func fitCrossing(pts []fitPoint) (float64, []fitPoint) {
 	first := fitLine(pts).crossing()
 	near := window(pts, first)
@@ -238,7 +239,10 @@ func fitCrossing(pts []fitPoint) (float64, []fitPoint) {
 	if !below || !above {
 		return first, pts
 	}
-	return fitLine(near).crossing(), near
+	if x := fitLine(near).crossing(); !math.IsNaN(x) {
+		return x, near
+	}
+	return first, pts // the window's points alone are too noisy for a slope
 }
 
 // interval is Fieller's 95% interval of the crossing of the line over

@@ -71,7 +71,7 @@ func fitSearch(res *results.Capacity, fit *fitter, probes *[]measuredProbe,
 			return *res, nil
 		}
 		if math.IsNaN(est) || est <= 0 {
-			est = math.Sqrt(lo * hi)
+			est = towards(points, lo, hi)
 		}
 		// Within the ramp's bracket, widened below by the fit's window (a
 		// ramp probe that leaned pass may have been lucky), and below any
@@ -125,4 +125,30 @@ func fitResult(res *results.Capacity, th results.Threshold, est, low, high float
 			cfg.Precision, budget, spent)
 	}
 	return *res
+}
+
+// towards is where to probe when the points give no crossing: below them
+// all (by fitWindow) when every one is beyond the limit, above them all
+// when every one is within it, else between the highest within and the
+// lowest beyond (geometric mean); the ramp's bracket lo–hi without points.
+func towards(points []fitPoint, lo, hi float64) float64 {
+	below, above := 0.0, math.Inf(1) // highest within, lowest beyond
+	for _, p := range points {
+		switch {
+		case math.IsNaN(p.y):
+		case p.y <= 0:
+			below = math.Max(below, p.x)
+		default:
+			above = math.Min(above, p.x)
+		}
+	}
+	switch {
+	case below == 0 && math.IsInf(above, 1):
+		return math.Sqrt(lo * hi)
+	case below == 0:
+		return above / fitWindow
+	case math.IsInf(above, 1):
+		return below * fitWindow
+	}
+	return math.Sqrt(below * above)
 }
