@@ -9,8 +9,8 @@ import (
 )
 
 // MethodFit names the interval of a fit search (Config.Fit): Fieller's
-// interval of the fitted crossing (fit.go's interval).
-const MethodFit = "fit: log margin against achieved rate, least squares over the probes within 1.3x of the crossing; Fieller interval (Student's t)"
+// interval of the fitted crossing (logistic.interval).
+const MethodFit = "fit: quasi-binomial logistic regression of the share beyond the limit on achieved rate, over the probes within 1.3x of the crossing; Fieller interval (Student's t)"
 
 // StatusBudgetSpent: a fit search spent its request budget before the
 // fit's interval narrowed to the precision; the capacity is the fit's
@@ -54,7 +54,7 @@ func fitSearch(res *results.Capacity, fit *fitter, probes *[]measuredProbe,
 		}
 		est, near := fitCrossing(points)
 		if len(near) >= fitMinPoints && !math.IsNaN(est) {
-			low, high := interval(near)
+			low, high := fitLogistic(near).interval()
 			done := !math.IsNaN(low) && !math.IsNaN(high) && high-low <= cfg.Precision*low
 			// The probe after this one would need about measured / 0.8
 			// requests (its warm-up): stop when it cannot fit in.

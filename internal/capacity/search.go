@@ -381,7 +381,7 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 
 	// points are the probes' measured requests, for the fit.
 	var points []measuredProbe
-	fit := fitter{opts: summary.Options{Goodput: cfg.Goodput}, rng: loadgen.NewRand(uint64(len(ths)))}
+	fit := fitter{opts: summary.Options{Goodput: cfg.Goodput}}
 
 	// runFor probes load, to exactly measured requests when measured > 0;
 	// ok is false when the search must stop (time cap, cancellation or a
