@@ -13,7 +13,12 @@
 //     when that first probe does not pass (Capacity.StartFrom);
 //  2. bisect between the highest passing and the lowest not passing load
 //     until they are within Config.Precision of each other (relative), or
-//     the time cap Config.MaxTime passes.
+//     the time cap Config.MaxTime passes; with Config.Fit (a rate search,
+//     a percentile SLO binding) probe around the crossing instead and fit
+//     it across the probes (fitSearch: a logistic regression of the share
+//     of requests beyond the limit on the achieved rate, Fieller's
+//     interval, MethodFit), until the interval is within the precision or
+//     the request budget is spent (StatusBudgetSpent).
 //
 // Each probe is judged on its steady state, with confidence. The search
 // watches it as it runs (Observer; Watch wraps a loadgen.Func): the

@@ -112,11 +112,15 @@ type Config struct {
 	// probe's lock, from the requests' goroutines: keep it quick).
 	OnStart    func(ProbeSpec)
 	OnProgress func(Progress)
-	// Fit, in a rate search, estimates the capacity from a fit across
-	// the probes near the crossing instead of bisecting (fitSearch):
-	// every probe is looked at after at most 200 measured requests (for
-	// a p95), the search sends at most 1,700 requests in all, and the
-	// interval is the fit's bootstrap interval (MethodFit).
+	// Fit, in a rate search whose binding threshold is a percentile,
+	// estimates the capacity from a fit across the probes near the
+	// crossing instead of bisecting (fitSearch): every probe runs to at
+	// most 200 measured requests (for a p95; twice the first look for a
+	// higher percentile), the search sends at most 1,700 requests in all
+	// (scaled likewise), and the interval is Fieller's over the fit
+	// (MethodFit; the bracket of the probes decided with confidence when
+	// Fieller's is open). Status StatusBudgetSpent says the budget ran out
+	// before the interval narrowed to Precision.
 	Fit bool
 
 	// now is the clock (time.Now when nil); tests replace it.
