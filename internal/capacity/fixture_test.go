@@ -159,3 +159,46 @@ func TestSearchFixtureQueuesSeeds(t *testing.T) {
 	}
 	t.Log("\n" + strings.Join(lines, "\n"))
 }
+
+// With Fit, one search of the 4-slot queue on the fixture (no
+// start: the burst's estimate), checked against the steady state of the
+// queue as the fixture kept it: within 15%, its interval containing it,
+// at most 1,800 requests. About 3 minutes:
+//
+//	BENCHSERVE_CAPACITY_FIT_FIXTURE=1 go test -run TestSearchFitFixture -v ./internal/capacity/
+func TestSearchFitFixture(t *testing.T) {
+	if os.Getenv("BENCHSERVE_CAPACITY_FIT_FIXTURE") == "" {
+		t.Skip("about 3 minutes: set BENCHSERVE_CAPACITY_FIT_FIXTURE=1")
+	}
+	if raceEnabled {
+		t.Skip("needs the fixture to keep its timing; -race takes the CPU it needs")
+	}
+	c := queue{Slots: 4, TTFT: 50 * time.Millisecond, Serve: 240 * time.Millisecond, SLOms: 200, Label: "4 slots × 0.24 s, ttft_p95_ms <= 200"}
+	fn := queueServer(t, c.Slots, 20, c.TTFT, 10*time.Millisecond)
+	q := calibrated(t, fn, c)
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 200"), MaxTime: 10 * time.Minute}, Fit: true}
+	var decodeMS, decodeN float64
+	cfg.OnProbe = func(p results.CapacityProbe) {
+		t.Log(p)
+		if n := float64(p.Stats.E2EL.Count); n > 0 {
+			decodeMS += n * (p.Stats.E2EL.Mean - p.Stats.TTFT.Mean)
+			decodeN += n
+		}
+	}
+	began := time.Now()
+	res, err := capacity.Search(t.Context(), capacity.LoadProbe(fn, capacity.ProbeOptions{Seed: 1}), cfg)
+	require.NoError(t, err, "search")
+	if decodeN > 0 {
+		q.Serve = q.TTFT + time.Duration(decodeMS/decodeN*float64(time.Millisecond))
+	}
+	truth := q.capacity()
+	sent := 64
+	for _, p := range res.Probes {
+		sent += p.Summary.Sent
+	}
+	t.Logf("%s, seed 1, fit: capacity %s in %v (%d probes, %d requests): %s; %s; kept %v unloaded and %v a request: steady state %.2f req/s",
+		c.Label, res.Headline(), time.Since(began).Round(time.Second), len(res.Probes), sent, res.StartFrom, res.Reason, q.TTFT, q.Serve.Round(time.Millisecond), truth)
+	assert.InEpsilon(t, truth, res.Capacity, 0.15, "capacity within 15%% of the steady state")
+	assert.False(t, res.Interval.Low > truth || res.Interval.High < truth, "the interval %s contains the steady state", res.Interval)
+	assert.LessOrEqual(t, sent, 1800, "requests in all")
+}
