@@ -48,11 +48,11 @@ func (f fitter) share(samples []loadgen.Sample) (k, n int, allowed float64) {
 // less two, at least the points' mean autocorrelation time: a queue's
 // slow requests come in runs, so k varies more than a binomial's).
 type logistic struct {
-	m              int
-	mx, a, b       float64
-	va, vb, cab    float64
-	minX, maxX     float64
-	allowed, dfPhi float64
+	m           int
+	mx, a, b    float64
+	va, vb, cab float64
+	minX, maxX  float64
+	allowed     float64
 }
 
 // fitLogistic fits pts; b is NaN when it does not converge or has fewer
