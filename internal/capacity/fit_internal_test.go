@@ -47,3 +47,12 @@ func TestFitLogisticCoverage(t *testing.T) {
 	assert.GreaterOrEqual(t, float64(covered)/draws, 0.94, "coverage")
 	assert.Less(t, open, draws/2, "most intervals are bounded")
 }
+
+// The tabled t quantiles are gonum's to the table's three decimals, and
+// the expansion beyond them within 0.001.
+func TestStudentT975(t *testing.T) {
+	for _, df := range []int{1, 2, 4, 7, 30, 31, 60, 200} {
+		want := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975)
+		assert.InDelta(t, want, studentT975(df), 1e-3, "df %d", df)
+	}
+}

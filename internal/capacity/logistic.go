@@ -5,11 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/summary"
-	"github.com/benchserve/benchserve/results"
 )
 
 // share counts a probe's measured requests beyond th's limit: k of n
@@ -147,7 +144,7 @@ func (l logistic) interval() (low, high float64) {
 	if l.m < 3 || math.IsNaN(l.crossing()) {
 		return math.NaN(), math.NaN()
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(l.m - 2)}.Quantile(1 - (1-results.DefaultConfidence)/2)
+	t := studentT975(l.m - 2)
 	d := l.a - math.Log(l.allowed/(1-l.allowed))
 	// (d + b·u)² <= t²(va + 2u·cab + u²·vb), u = x − mx.
 	qa := l.b*l.b - t*t*l.vb
@@ -164,4 +161,22 @@ func (l logistic) interval() (low, high float64) {
 func percentile(stat string) bool {
 	_, err := strconv.ParseFloat(strings.TrimPrefix(stat, "p"), 64)
 	return strings.HasPrefix(stat, "p") && err == nil
+}
+
+// studentT975 is Student's t quantile at 0.975 (the two-sided 95% of
+// results.DefaultConfidence) for df degrees of freedom (df >= 1): the
+// tabled values to 30, beyond them the Cornish-Fisher expansion to
+// 1/df², within 0.001 there. A table rather than gonum's distuv:
+// benchtest links this package, and heavy dependencies sit behind an
+// opt-in import (benchtest's TestDependencyBudget).
+func studentT975(df int) float64 {
+	table := [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
+	if df >= 1 && df <= len(table) {
+		return table[df-1]
+	}
+	const z = 1.959964
+	n := float64(df)
+	return z + (z*z*z+z)/(4*n) + (5*z*z*z*z*z+16*z*z*z+3*z)/(96*n*n)
 }
