@@ -463,20 +463,8 @@ func capacityChart(cd *capacityData) (string, error) {
 				return "", fmt.Errorf("report: chart %q: %w", title, err)
 			}
 		}
-		for _, m := range []struct {
-			pts   plotter.XYs
-			color string
-			shape draw.GlyphDrawer
-		}{{pass, outcomeColors[outcomePass], draw.CircleGlyph{}}, {fail, outcomeColors[outcomeFail], draw.PyramidGlyph{}}} {
-			if len(m.pts) == 0 {
-				continue
-			}
-			sc, err := plotter.NewScatter(m.pts)
-			if err != nil {
-				return "", fmt.Errorf("report: chart %q: %w", title, err)
-			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: hexColor(m.color), Radius: vg.Points(3.5), Shape: m.shape}
-			p.Add(sc)
+		if err := addProbeMarks(p, pass, fail, vg.Points(3.5)); err != nil {
+			return "", fmt.Errorf("report: chart %q: %w", title, err)
 		}
 		plots = append(plots, p)
 	}
@@ -511,5 +499,26 @@ func addText(p *plot.Plot, x, y float64, s string, c color.Color, align text.XAl
 	l.TextStyle[0].XAlign = align
 	l.Offset = off
 	p.Add(l)
+	return nil
+}
+
+// addProbeMarks marks a capacity search's probes on p: those that passed
+// as circles, those that failed as triangles, in the outcome colors.
+func addProbeMarks(p *plot.Plot, pass, fail plotter.XYs, radius vg.Length) error {
+	for _, m := range []struct {
+		pts   plotter.XYs
+		color string
+		shape draw.GlyphDrawer
+	}{{pass, outcomeColors[outcomePass], draw.CircleGlyph{}}, {fail, outcomeColors[outcomeFail], draw.PyramidGlyph{}}} {
+		if len(m.pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(m.pts)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: hexColor(m.color), Radius: radius, Shape: m.shape}
+		p.Add(sc)
+	}
 	return nil
 }

@@ -143,20 +143,8 @@ func capacityCompareChart(cd *comparisonData) (string, error) {
 			brackets.Add(sc)
 		}
 	}
-	for _, m := range []struct {
-		pts   plotter.XYs
-		color string
-		shape draw.GlyphDrawer
-	}{{pass, outcomeColors[outcomePass], draw.CircleGlyph{}}, {fail, outcomeColors[outcomeFail], draw.PyramidGlyph{}}} {
-		if len(m.pts) == 0 {
-			continue
-		}
-		sc, err := plotter.NewScatter(m.pts)
-		if err != nil {
-			return "", fmt.Errorf("report: chart %q: %w", title, err)
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: hexColor(m.color), Radius: vg.Points(3), Shape: m.shape}
-		brackets.Add(sc)
+	if err := addProbeMarks(brackets, pass, fail, vg.Points(3)); err != nil {
+		return "", fmt.Errorf("report: chart %q: %w", title, err)
 	}
 	brackets.NominalY(names...)
 	brackets.Y.Min, brackets.Y.Max = -0.6, float64(len(all))-0.2

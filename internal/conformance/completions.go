@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -31,19 +32,9 @@ func (r *contractRun) completionsIndex(ctx context.Context) Outcome {
 	case ex.status != http.StatusOK:
 		return bad("HTTP %d, not 200", ex.status)
 	}
-	var a struct {
-		Object  string `json:"object"`
-		Choices []struct {
-			Index        *int    `json:"index"`
-			Text         *string `json:"text"`
-			FinishReason *string `json:"finish_reason"`
-		} `json:"choices"`
-	}
-	if err := json.Unmarshal(ex.body, &a); err != nil {
-		return bad("the body is not a JSON object: %v", err)
-	}
-	if a.Object != "text_completion" {
-		return bad("object %q, not \"text_completion\"", nm(a.Object))
+	a, problem := readTextCompletion(ex.body)
+	if problem != "" {
+		return bad("%s", problem)
 	}
 	if len(a.Choices) != len(prompts) {
 		return bad("%d prompts got %d choices", len(prompts), len(a.Choices))
@@ -96,19 +87,9 @@ func (r *contractRun) completionsN(ctx context.Context) Outcome {
 	case ex.status != http.StatusOK:
 		return bad("HTTP %d, neither 200 nor a 4xx refusal", ex.status)
 	}
-	var a struct {
-		Object  string `json:"object"`
-		Choices []struct {
-			Index        *int    `json:"index"`
-			Text         *string `json:"text"`
-			FinishReason *string `json:"finish_reason"`
-		} `json:"choices"`
-	}
-	if err := json.Unmarshal(ex.body, &a); err != nil {
-		return bad("the body is not a JSON object: %v", err)
-	}
-	if a.Object != "text_completion" {
-		return bad("object %q, not \"text_completion\"", nm(a.Object))
+	a, problem := readTextCompletion(ex.body)
+	if problem != "" {
+		return bad("%s", problem)
 	}
 	if len(a.Choices) != n {
 		return bad("n: %d for one prompt got %d choice(s)", n, len(a.Choices))
@@ -128,4 +109,27 @@ func (r *contractRun) completionsN(ctx context.Context) Outcome {
 		seen[*c.Index] = true
 	}
 	return withStatus(pass("n: %d gives %d choices with indexes 0–%d, each a text and a finish_reason", n, n, n-1), ex.status)
+}
+
+// textCompletion is the part of a /v1/completions answer the completions
+// contracts read.
+type textCompletion struct {
+	Object  string `json:"object"`
+	Choices []struct {
+		Index        *int    `json:"index"`
+		Text         *string `json:"text"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+}
+
+// readTextCompletion decodes body as a text_completion; problem says why
+// it is not one ("" when it is).
+func readTextCompletion(body []byte) (a textCompletion, problem string) {
+	if err := json.Unmarshal(body, &a); err != nil {
+		return a, "the body is not a JSON object: " + err.Error()
+	}
+	if a.Object != "text_completion" {
+		return a, fmt.Sprintf("object %q, not \"text_completion\"", nm(a.Object))
+	}
+	return a, ""
 }
