@@ -39,5 +39,18 @@ func TestUnmeasuredRatesAreNull(t *testing.T) {
 	assert.True(t, math.IsNaN(back.Results[0].Metrics.GenTPS), "null gen_tps reads back as NaN")
 	csv, err := Format(p, "csv")
 	require.NoError(t, err, "csv")
+
+	// No first token (an embeddings request): ttft_ms and prompt_tps are
+	// null, and read back as NaN, not a measured 0 ms that a comparison
+	// would call a change.
+	noFirst := burstRecord("e")
+	noFirst.Metrics.TTFTms, noFirst.Metrics.PromptTPS = math.NaN(), math.NaN()
+	out, err = FormatJSON(&results.Payload{Results: []results.Record{noFirst}})
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"ttft_ms": null`)
+	back = results.Payload{}
+	require.NoError(t, json.Unmarshal(out, &back))
+	assert.True(t, math.IsNaN(back.Results[0].Metrics.TTFTms), "null ttft_ms reads back as NaN")
+	assert.True(t, math.IsNaN(back.Results[0].Metrics.PromptTPS), "null prompt_tps reads back as NaN")
 	assert.False(t, strings.Contains(strings.ToLower(string(csv)), "nan"), "no NaN cell in CSV: %s", csv)
 }
