@@ -211,8 +211,10 @@ func checkIdentities(ids []labelled, allow []string) ([]string, error) {
 		}
 	}
 	if len(refused) > 0 {
-		return nil, fmt.Errorf("%w (--allow-different %s lets them through):\n  %s", ErrIncomparable,
-			strings.Join(differing(refused), ","), strings.Join(refused, "\n  "))
+		// One line: the CLI prints errors on one line (a newline would
+		// show as \n), and a user reads "; " as well.
+		return nil, fmt.Errorf("%w (--allow-different %s lets them through): %s", ErrIncomparable,
+			strings.Join(differing(refused), ","), strings.Join(refused, "; "))
 	}
 	return allowed, nil
 }

@@ -177,3 +177,28 @@ func TestCompareHistoryRunIDs(t *testing.T) {
 	assert.Equal(t, ExitUsage, res.code)
 	assert.Contains(t, res.stderr, `history.db: run_id "nope": no such run (the file holds aaaa0001, aaaa0002, aaaa0003)`)
 }
+
+// A conformance result is its own kind: beside a workload payload it is
+// refused, whatever --allow-different says, never pooled into the
+// workload's latencies (where its contracts' probe timings, or their null
+// TTFTs, would be compared as a server's).
+func TestCompareConformanceBesideWorkloadExit2(t *testing.T) {
+	dir := t.TempDir()
+	run := runAt(t, compareWorkload(t, dir), dir, "run.json", 5*time.Millisecond)
+	p := readPayload(t, run)
+	for i := range p.Results {
+		p.Results[i].Contract = &results.Contract{Name: p.Results[i].CaseID, Level: "MUST", Check: "stream_framing", Verdict: "pass"}
+	}
+	data, err := json.Marshal(p)
+	require.NoError(t, err)
+	conf := filepath.Join(dir, "conformance.json")
+	require.NoError(t, os.WriteFile(conf, data, 0o644))
+	out := filepath.Join(dir, "out.txt")
+	for _, args := range [][]string{{conf, run}, {run, "--", conf}, {run, conf, "--", run}} {
+		res := invoke(t, append([]string{"compare", "--allow-different", "workload", "--output", out}, args...)...)
+		assert.Equal(t, ExitUsage, res.code, "%v", args)
+		assert.Contains(t, res.stderr, "files of different kinds", "%v", args)
+		assert.Contains(t, res.stderr, conf+" is a conformance result", "%v", args)
+		assert.NoFileExists(t, out)
+	}
+}

@@ -10,13 +10,15 @@ import (
 
 	"github.com/benchserve/benchserve/internal/compare"
 	"github.com/benchserve/benchserve/report"
+	"github.com/benchserve/benchserve/results"
 )
 
 // The kinds of results compare reads, as its errors name them.
 const (
-	kindWorkload = "a workload payload"
-	kindSweep    = "a prompt sweep"
-	kindCapacity = "a capacity result"
+	kindWorkload    = "a workload payload"
+	kindConformance = "a conformance result"
+	kindSweep       = "a prompt sweep"
+	kindCapacity    = "a capacity result"
 )
 
 // sideRuns are one side's inputs, all of one kind.
@@ -57,6 +59,9 @@ func loadSide(args []string) (*sideRuns, error) {
 			kind := kindWorkload
 			switch {
 			case r.Payload != nil:
+				if onlyContracts(r.Payload) {
+					kind = kindConformance
+				}
 				s.workloads = append(s.workloads, compare.Run{Label: label, Payload: r.Payload, History: history})
 			case r.Capacity != nil:
 				kind = kindCapacity
@@ -144,4 +149,16 @@ func isSQLite(path string) bool {
 	head := make([]byte, 16)
 	n, _ := f.Read(head)
 	return bytes.Equal(head[:n], []byte("SQLite format 3\x00"))
+}
+
+// onlyContracts reports whether every record of p judges a protocol
+// contract (benchserve conformance --output): such a payload compares by
+// its verdicts, never pooled with a workload's latencies.
+func onlyContracts(p *results.Payload) bool {
+	for _, r := range p.Results {
+		if r.Contract == nil {
+			return false
+		}
+	}
+	return len(p.Results) > 0
 }
