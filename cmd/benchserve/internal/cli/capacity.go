@@ -94,7 +94,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Var(&f.probeDuration, "probe-duration", "each probe lasts at least `D` of arrivals (e.g. 30s)")
 	fs.IntVar(&f.probeRequests, "probe-requests", 0, "`N` measured requests (after the warm-up) at which a probe's verdict is first looked at (default: 5 beyond the SLOs' highest percentile, 100 for a p95; at least 50)")
 	fs.IntVar(&f.extensions, "extensions", 0, "times a probe whose interval reaches across a threshold is extended, doubling its measured requests (default 3; -1: none)")
-	fs.BoolVar(&f.fit, "fit", false, "by rate: estimate the capacity from a logistic fit of the share of requests beyond each SLO's limit across probes of 200 measured requests near the crossing (at most 1,700 requests in all; status budget_spent when its interval is wider than --precision) instead of bisecting")
+	fs.BoolVar(&f.fit, "fit", false, "off by default; by rate only: estimate the capacity from a logistic fit of the share of requests beyond each SLO's limit across probes of 200 measured requests near the crossing (at most 1,700 requests in all; status budget_spent when its interval is wider than --precision) instead of bisecting. In simulation it takes half the requests of bisection with about twice its median error and wider intervals (docs/benchmarks.md)")
 	fs.Var(&f.maxTime, "max-time", "cap on the whole search `D` (default: none beyond the bounded probe count)")
 	fs.Float64Var(&f.precision, "precision", 0, "stop bisecting when the failing load is within this `fraction` of the passing one (default 0.1)")
 	fs.Float64Var(&f.maxErrorRate, "max-error-rate", 0.01, "highest error `rate` of a passing probe, in [0, 1]")
@@ -230,6 +230,9 @@ func (f *capacityFlags) searchConfig(pr *problems, given map[string]bool) (capac
 	by, err := capacity.ParseBy(f.by)
 	if err != nil {
 		pr.addUsage("--by: %v", err)
+	}
+	if f.fit && by == capacity.ByConcurrency {
+		pr.addUsage("--fit: the fit searches by rate only; drop --fit or --by concurrency")
 	}
 	ths, err := results.ParseThresholds(f.slo...)
 	if err != nil {

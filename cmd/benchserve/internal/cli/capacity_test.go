@@ -65,7 +65,8 @@ func TestCapacityUsage(t *testing.T) {
 
 // Odd values are refused, each said once, rather than turned into
 // defaults: --start 0, --max-rate 0, --precision 0, --floor -1, a floor on
-// latency, p100, a fractional concurrency and --max-error-rate 2.
+// latency, p100, a fractional concurrency, --max-error-rate 2 and --fit
+// by concurrency (which the fit does not do).
 func TestCapacityOddInputs(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -79,6 +80,7 @@ func TestCapacityOddInputs(t *testing.T) {
 		{[]string{"--slo", "ttft_p100_ms <= 200"}, "p100 is the maximum"},
 		{[]string{"--by", "concurrency", "--start", "0.5"}, "concurrency start 0.5"},
 		{[]string{"--max-error-rate", "2"}, "--max-error-rate: want a number in [0, 1], got 2"},
+		{[]string{"--by", "concurrency", "--fit"}, "--fit: the fit searches by rate only"},
 	} {
 		args := append([]string{"capacity", "--url", "http://127.0.0.1:1", "--prompts", "short"}, c.args...)
 		if !slices.Contains(c.args, "--slo") {
