@@ -135,6 +135,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	w := f.mix(&pr)
+	refuseOutputOverInput(f.output, runInputs(f.workload, w, f.prompts, f.promptsDir, "", "", f.dataset.path), &pr)
 	if !pr.empty() {
 		return pr.report(e, "capacity")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -73,36 +74,68 @@ func commonChecks(f *benchFlags, pr *problems, w *workloads.Workload) {
 	}
 }
 
-// checkOutputNotInput refuses an --output that is one of the run's
-// input files (resultio.SameFile: same inode, or the same path after
-// cleaning and resolving symlinks): the workload in workload mode, the
-// prompt-set files, --prompt-file and --system-prompt-file in sweep mode.
-// Writing the results there would destroy the input.
-func checkOutputNotInput(f *benchFlags, pr *problems, w *workloads.Workload) {
-	if f.output == "" {
-		return
+// runInput is one file a run reads: the flag that names it and its path.
+type runInput struct{ flag, path string }
+
+// runInputs lists the files a run reads, by flag: the workload and the
+// request_path files it names (w, once loaded), else the prompt sets
+// given as paths (a builtin name read from --prompts-dir counts as
+// DIR/<name>.json), the prompt and system prompt files, and a
+// file-based dataset's --dataset-path. Empty paths are left out.
+func runInputs(workload string, w *workloads.Workload, prompts, promptsDir, promptFile, systemPromptFile, datasetPath string) []runInput {
+	var inputs []runInput
+	add := func(flag, path string) {
+		if path != "" {
+			inputs = append(inputs, runInput{flag, path})
+		}
 	}
-	var inputs [][2]string // flag, path
-	if f.workload.set {
-		inputs = append(inputs, [2]string{"--workload", f.workload.val})
+	if workload != "" {
+		add("--workload", workload)
 		if w != nil {
 			for _, in := range w.InputFiles()[1:] {
-				inputs = append(inputs, [2]string{"a request_path of --workload:", in})
+				add("a request_path of --workload:", in)
 			}
 		}
-	} else {
-		for _, ps := range strings.Split(f.prompts, ",") {
-			if ps = strings.TrimSpace(ps); ps != "" && !slices.Contains(sweep.BuiltinNames, ps) {
-				inputs = append(inputs, [2]string{"--prompts", ps})
-			}
+	}
+	for _, ps := range strings.Split(prompts, ",") {
+		switch ps = strings.TrimSpace(ps); {
+		case ps == "" || workload != "":
+		case !slices.Contains(sweep.BuiltinNames, ps):
+			add("--prompts", ps)
+		case promptsDir != "":
+			add("--prompts "+ps+" from --prompts-dir", filepath.Join(promptsDir, ps+".json"))
 		}
-		inputs = append(inputs, [2]string{"--prompt-file", f.promptFile}, [2]string{"--system-prompt-file", f.systemPromptFile})
+	}
+	add("--prompt-file", promptFile)
+	add("--system-prompt-file", systemPromptFile)
+	add("--dataset-path", datasetPath)
+	return inputs
+}
+
+// refuseOutputOverInput files an input problem for an --output that is
+// one of the run's input files (resultio.SameFile: through links and
+// relative paths alike), before anything runs: writing the results
+// would destroy the input.
+func refuseOutputOverInput(output string, inputs []runInput, pr *problems) {
+	if output == "" {
+		return
 	}
 	for _, in := range inputs {
-		if resultio.SameFile(f.output, in[1]) {
-			pr.addInput("--output %s is the same file as %s %s: writing the results would destroy it; choose another --output", f.output, in[0], in[1])
+		if resultio.SameFile(output, in.path) {
+			pr.addInput("--output %s is the same file as %s %s: writing the results would destroy it; choose another --output", output, in.flag, in.path)
 		}
 	}
+}
+
+// checkOutputNotInput refuses a bench-serve --output that is one of the
+// run's input files (runInputs); w is the loaded workload (nil when
+// none loaded).
+func checkOutputNotInput(f *benchFlags, pr *problems, w *workloads.Workload) {
+	workload := ""
+	if f.workload.set {
+		workload = f.workload.val
+	}
+	refuseOutputOverInput(f.output, runInputs(workload, w, f.prompts, f.promptsDir, f.promptFile, f.systemPromptFile, f.dataset.path), pr)
 }
 
 // checkOutput is the one output pre-check (resultio.CheckOutput) with

@@ -24,6 +24,9 @@ func TestOutputEqualToAnInputIsRefusedBeforeAnythingRuns(t *testing.T) {
 	require.NoError(t, os.Symlink(w, link), "setup: symlink")
 	prompts := writeWorkloadFile(t, dir, "prompts.json", `[{"role":"user","content":"hi"}]`)
 	system := writeWorkloadFile(t, dir, "system.txt", "be brief")
+	trace := writeMooncake(t, dir, 4)
+	sharegpt := writeWorkloadFile(t, dir, "sharegpt.json",
+		`[{"conversations":[{"from":"human","value":"hi there"},{"from":"gpt","value":"hello to you"}]}]`)
 
 	for _, tc := range []struct {
 		name, input, want string
@@ -35,11 +38,19 @@ func TestOutputEqualToAnInputIsRefusedBeforeAnythingRuns(t *testing.T) {
 		{"prompt set", prompts, "is the same file as --prompts " + prompts, []string{"--prompts", prompts, "--output", prompts}},
 		{"prompt file", prompts, "is the same file as --prompt-file", []string{"--prompt-file", prompts, "--output", prompts}},
 		{"system prompt file", system, "is the same file as --system-prompt-file", []string{"--system-prompt-file", system, "--output", system}},
+		{"dataset path", trace, "is the same file as --dataset-path " + trace, []string{"--dataset-name", "mooncake", "--dataset-path", trace, "--output", trace}},
+		{"capacity workload", w, "is the same file as --workload " + w, []string{"capacity", "--workload", w, "--slo", "ttft_p95_ms <= 500", "--output", w}},
+		{"capacity dataset path", sharegpt, "is the same file as --dataset-path " + sharegpt,
+			[]string{"capacity", "--dataset-name", "sharegpt", "--dataset-path", sharegpt, "--slo", "ttft_p95_ms <= 500", "--output", sharegpt}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, err := os.ReadFile(tc.input)
 			require.NoError(t, err, "setup: read input")
-			res := invoke(t, append([]string{"--url", srv.URL}, tc.args...)...)
+			args := append([]string{"--url", srv.URL}, tc.args...)
+			if tc.args[0] == "capacity" { // a subcommand comes first
+				args = append([]string{"capacity", "--url", srv.URL}, tc.args[1:]...)
+			}
+			res := invoke(t, args...)
 			assert.Equal(t, ExitUsage, res.code, "refused as an input error")
 			assert.Contains(t, res.stderr, tc.want, "the message names both flags and the file")
 			assert.Contains(t, res.stderr, "writing the results would destroy it", "says why")
