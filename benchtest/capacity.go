@@ -76,6 +76,9 @@ func SearchCapacity(t *testing.T, path string, search results.CapacitySearch, fl
 	if !math.IsNaN(res.Interval.High) {
 		say(t).Attr("capacity_high", formatAttr(res.Interval.High))
 	}
+	if res.Status == capacity.StatusClientLimited {
+		say(t).Errorf("benchtest: capacity search: the client could not keep up: %s", res.Reason)
+	}
 	if floor > 0 {
 		if err := res.AtLeast(floor); err != nil {
 			say(t).Errorf("benchtest: %v", err)

@@ -90,7 +90,11 @@ type Capacity struct {
 	// at least Max), "first_probe_failed" (the probe at Start failed: the
 	// capacity is below it, reported as 0), "time_cap" (MaxTime passed
 	// first: the highest load that passed is a lower bound), "stopped"
-	// (the caller's context ended or a probe failed to run) or, for a
+	// (the caller's context ended or a probe failed to run),
+	// "client_limited" (a probe's client could not keep up, its schedule
+	// lag p99 or CPU past the limits a load run is judged by: that probe
+	// is "invalid" and the highest load that passed below it is a lower
+	// bound set by the client) or, for a
 	// search that fits the crossing across its probes (internal/capacity's
 	// Config.Fit), "budget_spent" (its request budget ran out before the
 	// fit's interval narrowed to Precision: the capacity is the fit's
@@ -129,7 +133,9 @@ type CapacityProbe struct {
 	// with confidence), "inconclusive" (an interval still reached across
 	// its threshold after every extension) or "saturated" (arrivals
 	// outran completions: the requests in flight and TTFT rose steadily,
-	// so it was stopped early; a failure). Pass is Verdict == "pass".
+	// so it was stopped early; a failure) or "invalid" (the client could
+	// not keep up, Failed says how: neither a pass nor a failure, and the
+	// search stops). Pass is Verdict == "pass".
 	// PointPass reports whether every threshold held by its measured
 	// value alone; the search steers by it where the verdict is
 	// inconclusive (Leans).

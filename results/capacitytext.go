@@ -74,8 +74,9 @@ func (p CapacityProbe) Leans() bool {
 //
 //	probe 3: 8 req/s: FAIL (ttft_p95_ms = 612.4, want <= 500, 95% CI 580.2–650.9): 100 measured after 12 warm-up, achieved 7.9 req/s, ttft p95 612.4 ms (95% CI 580.2–650.9), tpot p95 5.1 ms, e2el p95 900.2 ms, errors 0.00%, 112 requests in 14.6s
 //
-// The verdict reads pass, FAIL, INCONCLUSIVE (after N extensions) or
-// SATURATED (stopped early: why).
+// The verdict reads pass, FAIL, INCONCLUSIVE (after N extensions),
+// SATURATED (stopped early: why) or INVALID (the client could not keep
+// up: why).
 func (p CapacityProbe) String() string {
 	var verdict string
 	switch p.Verdict {
@@ -83,6 +84,8 @@ func (p CapacityProbe) String() string {
 		verdict = "pass"
 	case "saturated":
 		verdict = "SATURATED, stopped early (" + p.Saturation + ")"
+	case "invalid":
+		verdict = "INVALID, it measured the client (" + strings.Join(p.Failed, "; ") + ")"
 	case "inconclusive":
 		lean := "leaning fail"
 		if p.Leans() {

@@ -31,7 +31,10 @@
 // lies beyond it, and is otherwise extended (twice the measured requests,
 // Config.Extensions times) and then inconclusive, steering the search by
 // its measured values. An open-loop probe whose arrivals outrun its
-// completions is stopped early as saturated. The search ends a probe by
+// completions is stopped early as saturated. A probe whose client could
+// not keep up (its schedule lag p99 or CPU past Config.Client, the
+// bounds a load run is judged by) is invalid and ends the search
+// (StatusClientLimited): its figures measure the client. The search ends a probe by
 // ending its context; requests cut short are left out.
 //
 // The result, a results.Capacity, gives the capacity (interpolated where

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
@@ -122,6 +123,11 @@ type Config struct {
 	// Fieller's is open). Status StatusBudgetSpent says the budget ran out
 	// before the interval narrowed to Precision.
 	Fit bool
+	// Client bounds what a probe's client may show before the probe is
+	// called invalid and the search stops (StatusClientLimited): its
+	// schedule lag p99 and its CPU use. nil means
+	// runner.DefaultClientLimits, the bounds a load run is judged by.
+	Client *runner.ClientLimits
 
 	// now is the clock (time.Now when nil); tests replace it.
 	now func() time.Time
@@ -382,6 +388,9 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 	unit := unit(cfg.By)
 	lo, hi := 0.0, math.Inf(1) // highest pass, lowest non-pass
 	var firstFail *results.CapacityProbe
+	// limited is the probe whose client could not keep up (clientLimited):
+	// the search stops there.
+	var limited *results.CapacityProbe
 
 	// points are the probes' measured requests, for the fit.
 	var points []measuredProbe
@@ -426,6 +435,22 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 			return p, false, fmt.Errorf("capacity: probe at %s %s: no run returned", stats.FormatLoad(load), unit)
 		}
 		p, samples := newProbe(spec, lr, mon, ths, cut)
+		lim := runner.DefaultClientLimits
+		if cfg.Client != nil {
+			lim = *cfg.Client
+		}
+		if why := clientLimited(p, lr, lim); why != "" {
+			// The probe measured the client: no verdict on the server,
+			// and no probe above it can do better.
+			p.Verdict, p.Pass, p.PointPass = VerdictInvalid, false, false
+			p.Failed = append(p.Failed, why)
+			res.Probes = append(res.Probes, p)
+			if cfg.OnProbe != nil {
+				cfg.OnProbe(p)
+			}
+			limited = &p
+			return p, false, nil
+		}
 		if a := fitLoad(p); a > 0 && len(samples) > 0 {
 			points = append(points, measuredProbe{x: a, samples: samples})
 		}
@@ -438,6 +463,16 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 	run := func(load float64) (results.CapacityProbe, bool, error) { return runFor(load, 0) }
 	stop := func(err error) (results.Capacity, error) {
 		res.Capacity = lo
+		if limited != nil && err == nil {
+			res.Status = StatusClientLimited
+			res.Reason = fmt.Sprintf("the probe at %s %s is invalid, its %s: the capacity is at least the highest passing load %s %s, a bound of this client, not of the server (spread the load over more clients: --shard)",
+				stats.FormatLoad(limited.Load), unit, limited.Failed[len(limited.Failed)-1], stats.FormatLoad(lo), unit)
+			if lo == 0 {
+				res.Reason = fmt.Sprintf("the probe at %s %s is invalid, its %s, and no probe passed below it (spread the load over more clients: --shard)",
+					stats.FormatLoad(limited.Load), unit, limited.Failed[len(limited.Failed)-1])
+			}
+			return res, nil
+		}
 		if err != nil {
 			res.Status = StatusStopped
 			res.Reason = fmt.Sprintf("stopped after %d probes (%v); highest passing load %s %s", len(res.Probes), err, stats.FormatLoad(lo), unit)

@@ -200,6 +200,11 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		return ExitFailed
 	case res.Status == capacity.StatusFirstFailed:
 		return ExitFailed
+	case res.Status == capacity.StatusClientLimited:
+		// Not the server's capacity: this client's (exit 1, as a load
+		// run whose client could not keep up).
+		fmt.Fprintf(e.stderr, "Error: the search is invalid beyond %s: the client could not keep up\n", stats.FormatLoad(res.Capacity))
+		return ExitFailed
 	case !res.Measured:
 		fmt.Fprintf(e.stderr, "benchserve capacity: no probe passed: no capacity to report\n")
 		return ExitFailed
