@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
@@ -99,6 +100,11 @@ func newProbe(spec ProbeSpec, run *loadgen.Run, mon *monitor, ths []results.Thre
 		if !o.ConfidentPass() {
 			p.Failed = append(p.Failed, describe(o))
 		}
+	}
+	if p.Verdict == VerdictInconclusive && len(p.Failed) == 0 && mon.openLoop && a.cycles < MinBusyCycles {
+		// Every threshold held with confidence, over too short a stretch
+		// of the queue to speak for its steady state (analyze).
+		p.Failed = append(p.Failed, fmt.Sprintf("every threshold held, over %d busy cycles of the %d a pass needs", a.cycles, MinBusyCycles))
 	}
 	if mon.errorStop != "" {
 		// Stopped on its errors (monitor.errorsOver): a failure, whatever

@@ -268,6 +268,14 @@ func TestPassNeedsBusyCycles(t *testing.T) {
 		if p.Summary.BusyCycles < capacity.MinBusyCycles {
 			short++
 			assert.NotEqual(t, capacity.VerdictPass, p.Verdict, "seed %d: %d busy cycles cannot pass: %s", seed, p.Summary.BusyCycles, p)
+			assert.NotContains(t, p.String(), "extensions ()", "seed %d: the line says why it did not pass", seed)
+			held := true // every threshold held with confidence: only the cycles were short
+			for _, o := range p.SLOs {
+				held = held && o.Pass
+			}
+			if held {
+				assert.Contains(t, p.String(), fmt.Sprintf("busy cycles of the %d a pass needs", capacity.MinBusyCycles), "seed %d", seed)
+			}
 		}
 	}
 	assert.Greater(t, short, 10, "at 90%% of capacity most first looks span fewer than %d busy cycles", capacity.MinBusyCycles)
