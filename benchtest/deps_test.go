@@ -39,8 +39,11 @@ import (
 const maxThirdParty = 68
 
 // heavy are module paths that belong behind an opt-in import (history,
-// report) or the CLI, never in the plugin.
-var heavy = []string{"gonum.org/", "modernc.org/", "codeberg.org/go-latex", "codeberg.org/go-pdf", "golang.org/x/image", "github.com/chromedp", "git.sr.ht/~sbinet"}
+// report, benchtest/snapshot, internal/tokens/builtin with tiktoken's
+// vocabularies, about 12 MB) or the CLI, never in the plugin; nor the
+// test libraries (testify, go-snaps) a user's test would not ask for.
+var heavy = []string{"gonum.org/", "modernc.org/", "codeberg.org/go-latex", "codeberg.org/go-pdf", "golang.org/x/image", "github.com/chromedp", "git.sr.ht/~sbinet",
+	"github.com/tiktoken-go/", "github.com/gkampitakis/", "github.com/stretchr/testify"}
 
 // thirdParty lists the non-standard packages, other than the module's
 // own, that go list -deps prints for args.
