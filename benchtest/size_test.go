@@ -11,30 +11,31 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// maxTestBinaryBytes is the size budget of the module root's test binary
-// (`go test -c .`, default flags, DWARF included): the root's tests import
-// only benchtest, so it links what a user's test links. The fixture's
-// Prometheus collector (client_golang and protobuf, about 1.2 MB) and the
-// conformance suite's JSON Schema validator (about 1 MB) are most of what
-// sits above a plain net/http test binary. This round's endpoints,
-// generators, trace replay, comparison and client verdict took it from
-// 17.10 to 17.68 MiB (18,536,419 bytes); the next round's contracts
-// (form bodies, several stops, invalid schemas, cancellation capacity,
-// Responses events, completions echo and logprobs), sessions,
-// --max-error-rate, latencies from the schedule and the OnRecord hook
-// took it to 17.89 MiB (18,759,664 bytes); the five contracts of
-// 2026-12-03 (completions n, unasked usage, Responses ids and store,
-// repeated-request cache), the token calibration and the fixture's stored
-// responses took it to 18.03 MiB (18,907,584 bytes in CI); the budget is
-// 18.5 MiB. docs/design.md says where the bytes go. go-snaps
-// stays out (benchtest/snapshot is its own opt-in import). The issue's
-// 15 MiB is not met: expfmt's protobuf and the JSON Schema validator
-// alone are more than the 2.9 MiB between.
-const maxTestBinaryBytes = 37 << 19 // 18.5 MiB
+// The size budgets of a user's test binary: testdata/plugin, a package
+// whose one test imports benchtest and calls RunWorkload, as the README
+// writes it (Go 1.26.8, linux/amd64, measured 2026-12-04).
+//
+// go test builds the binary it runs without DWARF and without a symbol
+// table (cmd/go passes the linker -s -w unless -c, -o or a profile keeps
+// the binary): 13,062,409 bytes (12.46 MiB), under issue 25's 15 MiB.
+// go test -c keeps the binary for a debugger, DWARF included: 18,727,257
+// bytes (17.86 MiB), over it. Each budget is the measure plus about 1% (a
+// build fact of this checkout and toolchain; CI's -mod flags moved the
+// root's binary by 8 KB). Of the kept binary, 10.19 MiB is any net/http
+// test's floor, 2.40 MiB expfmt and the protobuf runtime its types need
+// (the /metrics scrape), 1.03 MiB client_golang (the fixture server's
+// /metrics), 0.94 MiB jsonschema (the json_schema check and the
+// contracts), 5.40 MiB DWARF and symbols in all; docs/design.md says
+// where the rest goes and why it stays. go-snaps stays out
+// (benchtest/snapshot is its own opt-in import).
+const (
+	maxRunBinaryBytes  = 13_200_000 // 12.59 MiB: the binary go test runs
+	maxKeptBinaryBytes = 18_900_000 // 18.02 MiB: go test -c's, with DWARF
+)
 
-// TestTestBinarySize keeps a user's test binary from growing: the size is
-// a build fact of this checkout and toolchain, not a measurement. The race
-// detector inflates it, so -race skips the test (CI runs it without).
+// TestTestBinarySize keeps a user's test binary from growing, both as go
+// test runs it and as go test -c keeps it. The race detector inflates
+// both, so -race skips the test (CI's fresh-machine step runs it without).
 func TestTestBinarySize(t *testing.T) {
 	if raceEnabled {
 		t.Skip("-race inflates the binary; the budget is for the default build (CI's fresh-machine step runs it)")
@@ -43,16 +44,38 @@ func TestTestBinarySize(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command on PATH")
 	}
-	bin := filepath.Join(t.TempDir(), "root.test")
-	cmd := exec.CommandContext(t.Context(), goTool, "test", "-c", "-o", bin, ".")
-	cmd.Dir = ".."
+	for _, b := range []struct {
+		name   string
+		flags  []string
+		budget int64
+	}{
+		// -s -w is what go test itself passes the linker for the
+		// binary it runs (cmd/go/internal/test: OmitDebug unless -c).
+		{"as go test runs it", []string{"-ldflags=-s -w"}, maxRunBinaryBytes},
+		{"as go test -c keeps it", nil, maxKeptBinaryBytes},
+	} {
+		size := pluginBinarySize(t, goTool, b.flags...)
+		t.Logf("a user's test binary %s: %d bytes (%.2f MiB), budget %.2f MiB", b.name, size, mib(size), mib(b.budget))
+		assert.LessOrEqualf(t, size, b.budget,
+			"a user's test binary %s is %.2f MiB, over its budget of %.2f MiB: see what grew with go tool nm -size -sort size",
+			b.name, mib(size), mib(b.budget))
+	}
+}
+
+// pluginBinarySize builds testdata/plugin's test binary with go test -c and
+// the given flags and returns its size in bytes.
+func pluginBinarySize(t *testing.T, goTool string, flags ...string) int64 {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "plugin.test")
+	args := append([]string{"test", "-c", "-o", bin}, flags...)
+	cmd := exec.CommandContext(t.Context(), goTool, append(args, "./testdata/plugin")...)
 	// Of the caller's GOFLAGS only those about modules and VCS stamping
 	// stay (CI's -modcacherw, -mod=…): -race, -cover or -ldflags would
 	// change the binary.
-	flags := []string{"-buildvcs=false"}
+	keep := []string{"-buildvcs=false"}
 	for _, f := range strings.Fields(os.Getenv("GOFLAGS")) {
 		if strings.HasPrefix(f, "-mod") {
-			flags = append(flags, f)
+			keep = append(keep, f)
 		}
 	}
 	var env []string
@@ -61,13 +84,13 @@ func TestTestBinarySize(t *testing.T) {
 			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(env, "GOFLAGS="+strings.Join(flags, " "))
+	cmd.Env = append(env, "GOFLAGS="+strings.Join(keep, " "))
 	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go test -c . in the module root: %s", out)
+	require.NoError(t, err, "go test -c %s ./testdata/plugin: %s", strings.Join(flags, " "), out)
 	st, err := os.Stat(bin)
 	require.NoError(t, err, "the test binary")
-	t.Logf("the root's test binary: %d bytes (%.2f MiB), budget %.2f MiB", st.Size(), float64(st.Size())/(1<<20), float64(maxTestBinaryBytes)/(1<<20))
-	assert.LessOrEqualf(t, st.Size(), int64(maxTestBinaryBytes),
-		"the root's test binary is %.2f MiB, over its budget of %.2f MiB: see what grew with go tool nm -size -sort size",
-		float64(st.Size())/(1<<20), float64(maxTestBinaryBytes)/(1<<20))
+	return st.Size()
 }
+
+// mib is n bytes in MiB.
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
