@@ -290,8 +290,11 @@ func (f *capacityFlags) mix(pr *problems) *workloads.Workload {
 		return nil
 	case f.workload != "":
 		w, err := workloads.Load(f.workload)
+		if err == nil {
+			w, err = runner.ExpandGenerator(w) // a "generator" file's cases, for the tag check
+		}
 		if err != nil {
-			pr.addInput("%v", err)
+			pr.addInput("%v", strings.TrimPrefix(err.Error(), "runner: "))
 			return nil
 		}
 		if len(w.Select(f.caseTags)) == 0 {

@@ -39,6 +39,11 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	var err error
 	if f.workload.set {
 		w, err = workloads.Load(f.workload.val) // the one load of the run
+		if err == nil {
+			// A "generator" file's cases exist once expanded: the tag
+			// check below looks at them (Start would expand it too).
+			w, err = runner.ExpandGenerator(w)
+		}
 	}
 	prompts := f.datasetPrompts()
 	if f.dataset.isTrace() || f.dataset.isSessions() {
@@ -51,7 +56,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	}
 	var selected []workloads.Case
 	if err != nil {
-		pr.addInput("%v", err)
+		pr.addInput("%v", strings.TrimPrefix(err.Error(), "runner: "))
 		w = nil
 	} else if w == nil {
 		// the dataset flags were refused: pr says why
