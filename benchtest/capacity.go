@@ -17,8 +17,10 @@ import (
 // configured server (the fixture without a URL; WithLoad's burstiness,
 // seed, concurrency cap and goodput apply to every probe). search says
 // how to search (results.CapacitySearch; its zero fields are defaults);
-// the SLOs every probe must hold with confidence are search.SLOs followed
-// by the WithSLO thresholds, the simplest way to give them:
+// the SLOs every probe must hold with confidence are the workload's
+// defaults.slo, then search.SLOs, then the WithSLO thresholds, the
+// simplest way to give them (the CLI's capacity adds --slo to
+// defaults.slo alike):
 //
 //	res := benchtest.SearchCapacity(t, "workloads/examples/smoke.json",
 //		results.CapacitySearch{Start: 4}, 12, benchtest.WithSLO("ttft_p95_ms <= 200"))
@@ -40,14 +42,16 @@ func SearchCapacity(t *testing.T, path string, search results.CapacitySearch, fl
 	if err != nil {
 		say(t).Fatalf("benchtest: configuration: %s", linesOf(err))
 	}
-	search.SLOs = append(append([]results.Threshold(nil), search.SLOs...), c.thresholds...)
-	cfg := capacity.Config{CapacitySearch: search}
-	if err := cfg.Validate(); err != nil {
-		say(t).Fatalf("benchtest: %v", err)
-	}
 	w, err := workloads.Load(paths.ExpandHome(path))
 	if err != nil {
 		say(t).Fatalf("benchtest: workload did not load: %s", linesOf(err))
+	}
+	// The workload's defaults.slo hold in every probe too, as a run of it
+	// judges them, then search.SLOs and WithSLO's.
+	search.SLOs = append(append(append([]results.Threshold(nil), w.SLO...), search.SLOs...), c.thresholds...)
+	cfg := capacity.Config{CapacitySearch: search}
+	if err := cfg.Validate(); err != nil {
+		say(t).Fatalf("benchtest: %v", err)
 	}
 	if w, err = runner.ExpandGenerator(w); err != nil {
 		say(t).Fatalf("benchtest: %v", err)
@@ -61,6 +65,7 @@ func SearchCapacity(t *testing.T, path string, search results.CapacitySearch, fl
 	}
 	r := newRunner(t, c, max(64, base.MaxConcurrency, int(cfg.Max)))
 	cfg.Goodput = base.Goodput
+	cfg.OnStartFrom = func(start float64, why string) { say(t).Logf("benchtest: starting at %g req/s: %s", start, why) }
 	cfg.OnProbe = func(p results.CapacityProbe) { say(t).Logf("benchtest: %s", p) }
 	res, err := capacity.Search(t.Context(), capacity.SessionProbe(r, w, runner.RunOptions{Tags: c.tags}, base, nil), cfg)
 	if err != nil {

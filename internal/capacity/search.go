@@ -113,6 +113,10 @@ type Config struct {
 	// probe's lock, from the requests' goroutines: keep it quick).
 	OnStart    func(ProbeSpec)
 	OnProgress func(Progress)
+	// OnStartFrom, when set, is told where a search without a Start
+	// starts (req/s) and why (results.Capacity.StartFrom), once the
+	// burst has measured it, before the first probe.
+	OnStartFrom func(start float64, why string)
 	// Fit, in a rate search whose binding threshold is a percentile,
 	// estimates the capacity from a fit across the probes near the
 	// crossing instead of bisecting (fitSearch): every probe runs to at
@@ -508,6 +512,9 @@ func Search(ctx context.Context, probe ProbeFunc, cfg Config) (out results.Capac
 			cfg.Start = min(roundLoad(startShare*rate), cfg.Max)
 		}
 		res.Start, res.StartFrom, grow = cfg.Start, why, estimatedGrowth
+		if cfg.OnStartFrom != nil {
+			cfg.OnStartFrom(cfg.Start, why)
+		}
 	}
 	// Ramp: up from the start until a probe does not pass; from an
 	// estimated start that did not pass, down until one does.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -135,6 +136,14 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	w := f.mix(&pr)
+	if w != nil && len(w.SLO) > 0 && pr.empty() {
+		// The workload's defaults.slo hold in every probe too, before
+		// --slo, as a bench-serve run of it judges them.
+		cfg.SLOs = append(slices.Clone(w.SLO), cfg.SLOs...)
+		if err := cfg.Validate(); err != nil {
+			pr.addInput("%s: defaults.slo: %s", f.workload, strings.TrimPrefix(strings.TrimPrefix(err.Error(), "capacity: "), "config: "))
+		}
+	}
 	refuseOutputOverInput(f.output, runInputs(f.workload, w, f.prompts, f.promptsDir, "", "", f.dataset.path), &pr)
 	if !pr.empty() {
 		return pr.report(e, "capacity")
@@ -152,12 +161,13 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	}
 	defer r.Close()
 	fmt.Fprintf(e.stderr, "Capacity search by %s on %s (model %s), %d cases in the mix, SLOs: %s, max error rate %g\n",
-		cfg.By, present.Path(serverinfo.RedactURL(r.URL())), present.Name(r.Model()), len(w.Select(f.caseTags)), strings.Join(f.slo, "; "), f.maxErrorRate)
+		cfg.By, present.Path(serverinfo.RedactURL(r.URL())), present.Name(r.Model()), len(w.Select(f.caseTags)), thresholdList(cfg.SLOs), f.maxErrorRate)
 	var ctl io.Writer
 	if stderrIsTerminal(e.stderr) {
 		ctl = e.control()
 	}
 	live := newCapacityLive(e.stderr, ctl)
+	cfg.OnStartFrom = func(start float64, why string) { live.line("Starting at %s req/s: %s", stats.FormatLoad(start), why) }
 	cfg.OnStart = func(s capacity.ProbeSpec) { live.line("  %s", capacity.StartLine(s)) }
 	cfg.OnProgress = live.update
 	cfg.OnProbe = func(p results.CapacityProbe) { live.probeDone(); live.line("  %s", p) }
@@ -175,9 +185,6 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(err))
 		}
 		return ExitFailed
-	}
-	if res.StartFrom != "" {
-		fmt.Fprintf(e.stderr, "Started at %s req/s: %s\n", stats.FormatLoad(res.Start), res.StartFrom)
 	}
 	fmt.Fprintf(e.stderr, "Capacity: %s (%s); %d probes in %v; stopped because %s\n",
 		res.Headline(), res.Interval.Method, len(res.Probes), res.Elapsed.Round(time.Second), present.Message(res.Reason))
@@ -316,4 +323,13 @@ func (f *capacityFlags) mix(pr *problems) *workloads.Workload {
 	}
 	pr.addUsage("give the request mix: --workload FILE or --prompts SET (or --dataset-name NAME)")
 	return nil
+}
+
+// thresholdList is ths as written, "; " between them.
+func thresholdList(ths []results.Threshold) string {
+	out := make([]string, len(ths))
+	for i, th := range ths {
+		out[i] = th.Expr
+	}
+	return strings.Join(out, "; ")
 }

@@ -108,3 +108,16 @@ func TestCapacityProbeStartLines(t *testing.T) {
 	assert.GreaterOrEqual(t, end, 0, "the probe's lines")
 	assert.NotContains(t, res.stderr, "\033[K", "no live line off a terminal")
 }
+
+// Without --start, the line saying where the search starts comes before
+// the first probe, not after the search (a newcomer's review).
+func TestCapacityStartLineComesFirst(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	res := invoke(t, "capacity", "--url", srv.URL, "--workload", smoke, "--slo", "ttft_mean_ms <= 5000",
+		"--max-rate", "40", "--probe-requests", "10")
+	from := strings.Index(res.stderr, "Starting at 40 req/s: ")
+	probe := strings.Index(res.stderr, "  probe 1: ")
+	require.GreaterOrEqual(t, from, 0, "the start line: %s", res.stderr)
+	require.GreaterOrEqual(t, probe, 0, "the probe: %s", res.stderr)
+	assert.Less(t, from, probe, "before the first probe: %s", res.stderr)
+}

@@ -35,3 +35,24 @@ func TestGeneratorWorkloadFileRuns(t *testing.T) {
 	assert.NotContains(t, res.stderr, "no case of")
 	assert.Contains(t, res.stderr, "Capacity search by rate", "the search started: %s", res.stderr)
 }
+
+// A capacity search of a workload holds its defaults.slo in every probe,
+// before --slo, as bench-serve and benchtest.SearchCapacity judge them
+// (a newcomer's review: smoke.json's "error_rate <= 0" was dropped); one
+// the search cannot follow is refused naming the file.
+func TestCapacityKeepsTheWorkloadSLOs(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	dir := t.TempDir()
+	w := writeWorkloadFile(t, dir, "w.json",
+		`{"name":"w","defaults":{"slo":["ttft_p99_ms <= 900","error_rate <= 0"]},"cases":[{"id":"a","messages":[{"role":"user","content":"hi"}]}]}`)
+	res := invoke(t, "capacity", "--url", srv.URL, "--workload", w, "--slo", "ttft_p95_ms <= 500", "--start", "2", "--max-rate", "2", "--max-time", "1s")
+	assert.Contains(t, res.stderr, "SLOs: ttft_p99_ms <= 900; error_rate <= 0; ttft_p95_ms <= 500,", "the header lists every SLO the probes hold")
+
+	bad := writeWorkloadFile(t, dir, "bad.json",
+		`{"name":"bad","defaults":{"slo":["ttft_p95_ms >= 200"]},"cases":[{"id":"a","messages":[{"role":"user","content":"hi"}]}]}`)
+	sent := len(srv.ChatRequests())
+	res = invoke(t, "capacity", "--url", srv.URL, "--workload", bad, "--slo", "ttft_p95_ms <= 500")
+	assert.Equal(t, ExitUsage, res.code)
+	assert.Contains(t, res.stderr, bad+`: defaults.slo: slo "ttft_p95_ms >= 200": a lower limit on ttft`, "names the file, the field and the threshold: %s", res.stderr)
+	assert.Len(t, srv.ChatRequests(), sent, "nothing was sent for the refused search")
+}
