@@ -98,6 +98,11 @@ func checkBaseline(t *testing.T, b *baselineSetting, p *results.Payload) {
 						say(t).Errorf("benchtest: baseline %s", f)
 					}
 				}
+				for _, u := range cmp.GateUndecided {
+					if strings.HasPrefix(u, g.Text+":") {
+						say(t).Errorf("benchtest: baseline gate undecided: %s", u)
+					}
+				}
 			})
 		}
 		t.Run("regressions", func(t *testing.T) {

@@ -27,7 +27,7 @@ func TestBaselineChild(t *testing.T) {
 	timing := fixtures.Timing{TTFT: time.Duration(ms) * time.Millisecond, TokenDelay: time.Millisecond}
 	benchtest.RunWorkload(t, os.Getenv("BASELINE_WORKLOAD"), benchtest.WithRepetitions(20),
 		benchtest.WithFixture(fixtures.Options{Timing: &timing}),
-		benchtest.Baseline(os.Getenv("BASELINE_PATH"), "ttft_p50_ms +10%", "e2el_p99_ms +50%"))
+		benchtest.Baseline(os.Getenv("BASELINE_PATH"), "ttft_p50_ms +10%", "tpot_p50_ms +50%", "e2el_p99_ms +50%"))
 }
 
 func runBaselineChild(t *testing.T, dir string, ttftMS int, update bool) (string, error) {
@@ -43,7 +43,9 @@ func runBaselineChild(t *testing.T, dir string, ttftMS int, update bool) (string
 }
 
 // A baseline written with BENCHSERVE_UPDATE_BASELINE=1, then a run whose
-// TTFT tripled: exactly the gated TTFT subtest fails.
+// TTFT tripled: the gated TTFT subtest fails, the TPOT one (unchanged)
+// passes, and the p99 gate, which 20 requests a side cannot decide, fails
+// as undecided rather than passing unseen.
 func TestBaseline(t *testing.T) {
 	leakCheck(t)
 	dir := t.TempDir()
@@ -64,7 +66,9 @@ func TestBaseline(t *testing.T) {
 	for _, want := range []string{
 		"--- FAIL: TestBaselineChild/baseline/ttft_p50_ms",
 		`benchtest: baseline ttft_p50_ms +10%: case "greet": +`,
-		"--- PASS: TestBaselineChild/baseline/e2el_p99_ms",
+		"--- PASS: TestBaselineChild/baseline/tpot_p50_ms",
+		"--- FAIL: TestBaselineChild/baseline/e2el_p99_ms",
+		"benchtest: baseline gate undecided: e2el_p99_ms +50%: no row decided: the e2el_p99_ms row had too few samples",
 		"--- PASS: TestBaselineChild/baseline/regressions",
 	} {
 		assert.Contains(t, out, want, "child output has %q", want)

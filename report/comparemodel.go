@@ -269,6 +269,9 @@ func changeText(ch results.Change) string {
 // Headline is the comparison's one-line verdict, shown in the page's
 // header and above its table.
 func (cd *comparisonData) Headline() string {
+	if !cd.Regressed && len(cd.GateUndecided) > 0 {
+		return "UNDECIDED: " + plural(len(cd.GateUndecided), "--fail-on gate", "--fail-on gates") + " could not be decided"
+	}
 	if !cd.Regressed {
 		s := "no regression"
 		if cd.Better > 0 {
@@ -295,6 +298,7 @@ func (cd *comparisonData) Lists() []titledList {
 	for _, l := range []titledList{
 		{"Regressions (whatever the numbers)", cd.Regressions},
 		{"Failed gates", cd.GateFailures},
+		{"Undecided gates", cd.GateUndecided},
 		{"Contract changes", cd.ContractChanges},
 		{"Changed greedy answers", cd.AnswerChanges},
 		{"Accepted differences", cd.Allowed},

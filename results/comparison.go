@@ -50,6 +50,13 @@ type Comparison struct {
 	// the candidate failed: "ttft_p95_ms +10%: case greet: +18.2% [+9.1%,
 	// +27.0%], worse"; omitted when none.
 	GateFailures []string `json:"gate_failures,omitempty"`
+	// GateUndecided are the gates no row could decide, one sentence
+	// each: these inputs have no row of the gate's metric, or every row
+	// of it had too few samples to call a change ("ttft_p95_ms +10%: no
+	// row decided: every ttft_p95_ms row had too few samples"); omitted
+	// when none. Such a comparison is not "no regression": benchserve
+	// compare exits 2 and benchtest.Baseline fails the gate's subtest.
+	GateUndecided []string `json:"gate_undecided,omitempty"`
 	// Regressed reports the verdict of the whole comparison: a
 	// regression, a failed gate, or (without gates) a row called worse.
 	Regressed bool `json:"regressed"`

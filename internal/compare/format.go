@@ -106,8 +106,11 @@ func header(cmp *results.Comparison) string {
 }
 
 func verdictLine(cmp *results.Comparison) string {
-	if cmp.Regressed {
+	switch {
+	case cmp.Regressed:
 		return "verdict: REGRESSION"
+	case len(cmp.GateUndecided) > 0:
+		return "verdict: UNDECIDED (a --fail-on gate could not be decided)"
 	}
 	return "verdict: no regression"
 }
@@ -135,7 +138,7 @@ func lists(buf *bytes.Buffer, cmp *results.Comparison, bullet string) {
 		title string
 		items []string
 	}{{"allowed differences", cmp.Allowed}, {"regressions (whatever the numbers)", cmp.Regressions},
-		{"failed gates", cmp.GateFailures}, {"contract changes", cmp.ContractChanges},
+		{"failed gates", cmp.GateFailures}, {"undecided gates", cmp.GateUndecided}, {"contract changes", cmp.ContractChanges},
 		{"changed greedy answers", cmp.AnswerChanges}} {
 		if len(l.items) == 0 {
 			continue

@@ -110,10 +110,28 @@ func finish(cmp *results.Comparison, rows []*row, opt Options) {
 		cmp.Changes = append(cmp.Changes, r.Change)
 	}
 	for _, g := range opt.Gates {
+		rows, decided := 0, 0
 		for _, ch := range cmp.Changes {
+			if ch.Metric != g.Metric {
+				continue
+			}
+			rows++
+			if ch.Verdict != VerdictTooFew && ch.Delta != nil {
+				decided++
+			}
 			if g.fails(ch) {
 				cmp.GateFailures = append(cmp.GateFailures, fmt.Sprintf("%s: %s: %s, worse", g.Text, scope(ch.Case), changeText(ch)))
 			}
+		}
+		switch {
+		case rows == 0:
+			cmp.GateUndecided = append(cmp.GateUndecided, fmt.Sprintf("%s: these inputs have no %s row to gate", g.Text, g.Metric))
+		case decided == 0:
+			which := fmt.Sprintf("the %s row", g.Metric)
+			if rows > 1 {
+				which = fmt.Sprintf("all %d %s rows", rows, g.Metric)
+			}
+			cmp.GateUndecided = append(cmp.GateUndecided, fmt.Sprintf("%s: no row decided: %s had too few samples to call a change; measure more requests a side", g.Text, which))
 		}
 	}
 	worse := slices.ContainsFunc(cmp.Changes, func(ch results.Change) bool { return ch.Verdict == VerdictWorse })

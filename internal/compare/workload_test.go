@@ -259,3 +259,22 @@ func TestRunRatesCompareAcrossRuns(t *testing.T) {
 	ch, _ = find(cmp, "", "throughput_rps")
 	assert.Equal(t, compare.VerdictTooFew, ch.Verdict, "one run a side")
 }
+
+// A gate no row can decide is undecided, not passed: with 20 requests a
+// side no p99 change can be called, and a load metric is absent from
+// payloads without a load run (a newcomer's review: a 10x TTFT rise passed
+// "ttft_p95_ms +10%" as "no regression" with 15 requests a side).
+func TestAGateNoRowDecidesIsUndecided(t *testing.T) {
+	base := synth("base", []string{"greet"}, 20, 20, 1, 1)
+	cand := synth("cand", []string{"greet"}, 20, 200, 1, 2)
+	cmp, err := compare.Workloads([]compare.Run{base}, []compare.Run{cand},
+		compare.Options{Gates: []compare.Gate{gate(t, "ttft_p99_ms +10%"), gate(t, "throughput_rps -5%"), gate(t, "ttft_p50_ms +1000%")}})
+	require.NoError(t, err)
+	assert.False(t, cmp.Regressed, "no gate failed: %v", cmp.GateFailures)
+	require.Len(t, cmp.GateUndecided, 2, "%v", cmp.GateUndecided)
+	assert.Contains(t, cmp.GateUndecided[0], "ttft_p99_ms +10%: no row decided: ")
+	assert.Contains(t, cmp.GateUndecided[0], "had too few samples")
+	assert.Equal(t, "throughput_rps -5%: these inputs have no throughput_rps row to gate", cmp.GateUndecided[1])
+	assert.Contains(t, string(compare.Table(cmp)), "verdict: UNDECIDED (a --fail-on gate could not be decided)")
+	assert.Contains(t, string(compare.Table(cmp)), "undecided gates:")
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/internal/compare"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
@@ -47,7 +48,9 @@ must all be of one kind. FILE:RUN_ID picks one run of a SQLite history
 matched by workload name, case ids and request settings.
 
 Exit status: 0 no regression, 1 a regression (a pass->fail, a failed
---fail-on gate, or without gates any row called worse), 2 usage errors and
+--fail-on gate, or without gates any row called worse), 2 usage errors, a
+--fail-on gate no row could decide (its metric absent, or every row of it
+with too few samples: the table is written, the verdict UNDECIDED) and
 inputs that cannot be compared (different model, workload content or
 settings unless --allow-different names them; empty runs; runs whose every
 request failed; payloads without workload.digest), nothing written then.
@@ -181,6 +184,14 @@ func writeComparison(e *env, base, cand *sideRuns, opt compare.Options, format, 
 			fmt.Fprintln(e.stderr, "benchserve compare: the candidate regressed")
 		}
 		return ExitFailed
+	}
+	if len(cmp.GateUndecided) > 0 {
+		// Not "no regression": the gates asked for could not be
+		// evaluated on these inputs.
+		for _, u := range cmp.GateUndecided {
+			fmt.Fprintf(e.stderr, "benchserve compare: --fail-on %s\n", present.Line(u))
+		}
+		return ExitUsage
 	}
 	return ExitOK
 }

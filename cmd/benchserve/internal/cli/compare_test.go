@@ -96,6 +96,13 @@ func TestCompareCallsSlowerTTFTWorse(t *testing.T) {
 	assert.Regexp(t, `greet\s+ttft_p50_ms\s+\S+\s+\S+\s+.*\s~\n`, res.stdout, "the table calls the TTFT median ~")
 	assert.Contains(t, res.stdout, "verdict: no regression")
 
+	// A gate that 20 requests a side cannot decide (a p99) is not "no
+	// regression": exit 2, saying which gate and why.
+	res = invoke(t, "compare", "--fail-on", "ttft_p99_ms +10%", base, slow)
+	assert.Equal(t, ExitUsage, res.code, "undecided: %s", res.stdout)
+	assert.Contains(t, res.stdout, "verdict: UNDECIDED")
+	assert.Contains(t, res.stderr, "benchserve compare: --fail-on ttft_p99_ms +10%: no row decided: ")
+
 	// Several runs a side, the markdown form.
 	res = invoke(t, "compare", "--format", "markdown", base, again, "--", slow)
 	assert.Equal(t, ExitFailed, res.code, "without gates a worse row is a regression")
