@@ -37,7 +37,7 @@ func addLoadFlags(fs *flag.FlagSet, l *loadFlags, getenv func(string) string) {
 	l.mix = newChoice("cycle", "cycle", "sample")
 	fs.Var(&l.requestRate, "request-rate", "Send requests as an open loop at `R` requests per second (Poisson arrivals).\ninf (the default) has no schedule: a closed loop of --max-concurrency streams,\neach sending its next request when its last one ended; without\n--max-concurrency every request at once (at most 256) for --num-prompts, one\nstream for --duration. A workload run: any load flag switches it to load mode.\nA prompt sweep: a comma-separated list is a sweep dimension after --concurrency\n(which caps requests in flight), each point --num-prompts requests. benchserve\naddition")
 	fs.Float64Var(&l.burstiness, "burstiness", 1, "Gamma shape `B` of the arrival gaps: 1 = Poisson, < 1 burstier, > 1 steadier")
-	fs.IntVar(&l.numPrompts, "num-prompts", 0, "`N` requests in load mode (default: as many as --duration holds, else\ncases x --repetitions)")
+	fs.IntVar(&l.numPrompts, "num-prompts", 0, "`N` requests in load mode (default: as many as --duration holds; a\n--dataset-name generator's 1000, as vLLM's, 100 sessions, a whole trace;\nelse cases x --repetitions)")
 	fs.Var(&l.duration, "duration", "Stop sending requests after `D` (e.g. 2m, 90s, or seconds) in load mode, at\nany rate; requests in flight finish")
 	fs.IntVar(&l.maxConcurrency, "max-concurrency", 0, "At most `C` requests in flight in load mode; a request due beyond it waits\nand its lag is recorded (default: at most 256 in flight)")
 	fs.Uint64Var(&l.seed, "seed", 0, "`Seed` of the arrival schedule and of --mix sample (and of --dataset-name's draws)")
