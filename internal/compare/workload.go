@@ -52,16 +52,17 @@ type row struct {
 // Workloads compares the candidate's runs with the base's. Each side is
 // one or more payloads of the same workload (repeated runs, pooled);
 // errors wrap ErrBadInput (a run with nothing to compare, naming its
-// file and field) or ErrIncomparable (the sides differ, unless allowed).
+// file and field; a candidate run whose every request failed is not
+// one, but a regression) or ErrIncomparable (the sides differ, unless allowed).
 func Workloads(base, candidate []Run, opt Options) (*results.Comparison, error) {
 	if err := checkAlpha(&opt); err != nil {
 		return nil, err
 	}
-	b, err := newSide(base)
+	b, err := newSide(base, false)
 	if err != nil {
 		return nil, err
 	}
-	c, err := newSide(candidate)
+	c, err := newSide(candidate, true)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +71,7 @@ func Workloads(base, candidate []Run, opt Options) (*results.Comparison, error) 
 		return nil, err
 	}
 	cmp := &results.Comparison{Kind: "workload", Alpha: opt.Alpha, Allowed: allowed,
-		Changes: []results.Change{}, Regressions: transitions(b, c), ContractChanges: contractChanges(b, c)}
+		Changes: []results.Change{}, Regressions: append(append([]string{}, c.silent...), transitions(b, c)...), ContractChanges: contractChanges(b, c)}
 	for _, r := range base {
 		cmp.Base = append(cmp.Base, r.Label)
 	}

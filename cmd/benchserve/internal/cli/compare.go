@@ -46,11 +46,12 @@ must all be of one kind. FILE:RUN_ID picks one run of a SQLite history
 (history.db:1a2b3c4d); its rows keep no workload digest, so its runs are
 matched by workload name, case ids and request settings.
 
-Exit status: 0 no regression, 1 a regression (a pass->fail, a failed
---fail-on gate, or without gates any row called worse), 2 usage errors and
-inputs that cannot be compared (different model, workload content or
-settings unless --allow-different names them; empty runs; runs whose every
-request failed; payloads without workload.digest), nothing written then.
+Exit status: 0 no regression, 1 a regression (a pass->fail, a candidate
+run whose every request failed, a failed --fail-on gate, or without gates
+any row called worse), 2 usage errors and inputs that cannot be compared
+(different model, workload content or settings unless --allow-different
+names them; empty runs; a base run whose every request failed; payloads
+without workload.digest), nothing written then.
 
 `
 
