@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/compare/legend"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
@@ -20,10 +21,10 @@ const (
 	VerdictSame     = "~"
 	VerdictTooFew   = "too few samples"
 	defaultAlpha    = 0.05
-	testMedian      = "mann-whitney u, hodges-lehmann"
-	testPaired      = "wilcoxon signed-rank over cases, paired hodges-lehmann"
-	testPercentile  = "percentile intervals (effective sample size)"
-	testProportions = "newcombe interval for two proportions"
+	testMedian      = legend.Median
+	testPaired      = legend.Paired
+	testPercentile  = legend.Percentile
+	testProportions = legend.Proportions
 )
 
 // Options steer a comparison; the zero value compares at alpha 0.05,

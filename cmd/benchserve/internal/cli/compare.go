@@ -24,7 +24,11 @@ compared as a group) with "--" between the sides. Per case and metric
 (ttft, tpot, itl, e2el at p50/p95/p99, gen_tps, error_rate; a load run's
 throughput_rps and goodput_rps) it prints both values, the change with its
 confidence interval and a verdict: better, worse, ~ (not significant) or
-"too few samples". Medians are tested by rank (Mann-Whitney U and
+"too few samples". The change column, "shift [interval]", is for a median
+the Hodges-Lehmann shift (the median of all candidate - base differences,
+which can differ from the difference of the two medians beside it), for
+p95/p99 and itl the percentiles' difference, for error_rate the failed
+shares'; each output says so under "shift [interval] is, by row:". Medians are tested by rank (Mann-Whitney U and
 Hodges-Lehmann; paired by case, Wilcoxon signed-rank, when both sides ran
 the same cases), other percentiles by their intervals over the effective
 sample size, error rates by Newcombe's interval; --alpha holds for all rows
