@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/internal/compare"
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
 )
@@ -46,7 +47,10 @@ sides overlaid (per case the empirical CDFs of TTFT, TPOT and E2EL; for
 capacity results both intervals, probes and goodput curves) and then each
 run's own report; without --output it goes to stdout, but never to a
 terminal (exit 2: give --output). A side's files
-must all be of one kind. FILE:RUN_ID picks one run of a SQLite history
+must all be of one kind. A file given twice (the same path or the same
+content), on one side or both, is a warning on stderr naming it; when the
+candidate is the base (every input on both sides) compare exits 2, since
+that comparison says no regression whatever the server did. FILE:RUN_ID picks one run of a SQLite history
 (history.db:1a2b3c4d); its rows keep no workload digest, so its runs are
 matched by workload name, case ids and request settings.
 
@@ -55,7 +59,8 @@ run whose every request failed, a failed --fail-on gate, or without gates
 any row called worse), 2 usage errors and inputs that cannot be compared
 (different model, workload content or settings unless --allow-different
 names them; empty runs; a base run whose every request failed; payloads
-without workload.digest), nothing written then.
+without workload.digest; the candidate being the base), nothing written
+then.
 
 `
 
@@ -128,6 +133,14 @@ func runCompare(_ context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "benchserve compare: %s\n", explain(err))
 			return ExitUsage
 		}
+	}
+	warnings, err := duplicateInputs(baseFiles, candFiles)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve compare: %s\n", explain(err))
+		return ExitUsage
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "benchserve compare: warning: %s\n", present.Message(w))
 	}
 	base, err := loadSide(baseFiles)
 	if err == nil {

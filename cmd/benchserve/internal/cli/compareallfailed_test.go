@@ -41,7 +41,14 @@ func TestCompareAllFailedCandidateIsARegression(t *testing.T) {
 	res = invoke(t, "compare", dead, base)
 	assert.Equal(t, ExitUsage, res.code)
 	assert.Contains(t, res.stderr, "base "+dead+": every request failed (3 of 3): nothing was measured to compare the candidate with")
-	res = invoke(t, "compare", dead, dead)
+	for i := range p.Results {
+		p.Results[i].Error = "no route to host"
+	}
+	data, err = json.Marshal(p)
+	require.NoError(t, err)
+	dead2 := filepath.Join(dir, "dead2.json")
+	require.NoError(t, os.WriteFile(dead2, data, 0o644))
+	res = invoke(t, "compare", dead, dead2)
 	assert.Equal(t, ExitUsage, res.code, "both sides silent: nothing to compare")
 	assert.Contains(t, res.stderr, "base "+dead+": every request failed")
 }
