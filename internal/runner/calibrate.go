@@ -69,8 +69,9 @@ func (r *Runner) calibration(ctx context.Context, w *workloads.Workload) *tokens
 	ctx, cancel := context.WithTimeout(ctx, calibrationTimeout)
 	defer cancel()
 	start := time.Now()
-	c := tokens.Calibrator{Prompt: &tokens.Usage{BaseURL: r.prober.BaseURL, APIKey: r.prober.APIKey, Model: r.model, HTTP: r.side}}
-	srv := &tokens.Server{BaseURL: r.prober.BaseURL, APIKey: r.prober.APIKey, Model: r.model, HTTP: r.side}
+	ep := tokens.Endpoint{BaseURL: r.prober.BaseURL, APIKey: r.prober.APIKey, Model: r.model, HTTP: r.side}
+	c := tokens.Calibrator{Prompt: &tokens.Usage{Endpoint: ep}}
+	srv := &tokens.Server{Endpoint: ep}
 	if _, err := srv.Count(ctx, "and"); err == nil {
 		c.Text = srv
 	}
