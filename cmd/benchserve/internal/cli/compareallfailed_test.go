@@ -8,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/benchserve/benchserve/fixtures"
 )
 
 // A candidate whose every request failed answered nothing: the worst
@@ -17,11 +15,7 @@ import (
 // has nothing to compare with: exit 2 naming the base.
 func TestCompareAllFailedCandidateIsARegression(t *testing.T) {
 	dir := t.TempDir()
-	srv := fixtures.Start(t, fixtures.Options{})
-	wl := writeWorkloadFile(t, dir, "w.json", `{"name":"w","cases":[
-		{"id":"greet","max_tokens":8,"checks":{"finish_reason":["stop","length"]},"messages":[{"role":"user","content":"Say hello."}]}]}`)
-	base := filepath.Join(dir, "base.json")
-	require.Equal(t, ExitOK, invoke(t, "--url", srv.URL, "--workload", wl, "--repetitions", "3", "--output", base).code)
+	base := greetRun(t, dir, 3)
 	p := readPayload(t, base)
 	for i := range p.Results {
 		r := &p.Results[i]
