@@ -225,6 +225,7 @@ func newRunner(tb testing.TB, cfg config, conns int) *runner.Runner {
 		Conns:          conns,
 		RunID:          cfg.runID,
 		Warn:           func(msg string) { say(tb).Logf("benchtest: warning: %s", msg) },
+		Note:           func(msg string) { say(tb).Logf("benchtest: note: %s", msg) },
 	})
 	if err != nil {
 		say(tb).Fatalf("benchtest: %v", err)

@@ -71,3 +71,14 @@ func TestComparisonsAlone(t *testing.T) {
 	assert.ErrorContains(t, err, "report: write: comparison 2: nil", "a nil comparison is named by its position")
 	assert.Zero(t, buf.Len(), "nothing is written on error")
 }
+
+// TestComparisonLabelsTheShift: the change column of the page says what
+// it holds, as compare's table does: a median's change is the
+// Hodges-Lehmann shift with its interval, not the medians' difference.
+func TestComparisonLabelsTheShift(t *testing.T) {
+	page := renderWith(t, fixedOptions())
+	assert.Contains(t, page, `<th class="num">shift [interval]</th>`, "the column's header")
+	assert.NotContains(t, page, "change [interval]")
+	assert.Contains(t, page, `<p class="hint legend">shift [interval] is, by row:</p>`, "the legend's title")
+	assert.Contains(t, page, "<li>p50, gen_tps, rates: the Hodges-Lehmann shift (the median of all candidate - base differences, not the medians&#39; difference) and its interval</li>")
+}

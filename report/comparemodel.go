@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/compare/legend"
 	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/results"
 )
@@ -265,6 +266,14 @@ func changeText(ch results.Change) string {
 	}
 	return s + " [unbounded]"
 }
+
+// LegendTitle and Legend say what the change column holds for the kinds
+// of rows the comparison has (legend.Lines: a median's is the
+// Hodges-Lehmann shift, which can read against the medians beside it).
+func (cd *comparisonData) LegendTitle() string { return legend.Title }
+
+// Legend is the legend's lines, one per kind of row present.
+func (cd *comparisonData) Legend() []string { return legend.Lines(cd.Changes) }
 
 // Headline is the comparison's one-line verdict, shown in the page's
 // header and above its table.

@@ -52,6 +52,22 @@ func TestReportShowsTheContractTable(t *testing.T) {
 	snaps.MatchSnapshot(t, table)
 }
 
+// TestConformanceHeaderCountsContracts: a conformance result's header
+// counts its contracts and their verdicts, not "4 requests · 0 cases".
+func TestConformanceHeaderCountsContracts(t *testing.T) {
+	page := render(t, report.FromPayload(conformancePayload(), "conformance"))
+	tiles := regexp.MustCompile(`(?s)<div class="tiles">.*?</div>\s*</div>`).FindString(page)
+	require.NotEmpty(t, tiles, "the header's tiles")
+	assert.NotContains(t, tiles, "0 cases", "a conformance result has contracts, not cases")
+	assert.NotContains(t, tiles, "passed checks")
+	assert.Contains(t, tiles, `<span class="n">4</span><span class="t">contracts judged</span>`)
+	assert.Contains(t, tiles, `<div class="tile good"><span class="n">1</span><span class="t">pass</span></div>`)
+	assert.Contains(t, tiles, `<div class="tile bad"><span class="n">1</span><span class="t">fail</span></div>`)
+	assert.Contains(t, tiles, `<div class="tile warn"><span class="n">1</span><span class="t">warn</span></div>`)
+	assert.Contains(t, tiles, `<div class="tile "><span class="n">1</span><span class="t">skip</span></div>`)
+	assert.NotContains(t, tiles, ">info<", "no tile for an outcome none had")
+}
+
 // TestComparisonShowsAContractThatBroke: a contract that passed in the
 // base and fails in the candidate is listed as a regression in the
 // comparison's section and the page's header; the changed outcomes are

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/compare/legend"
 	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/results"
@@ -31,6 +32,8 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"plural":  plural,
 	"outcome": func(s string) string { return strings.ReplaceAll(s, "-", " ") },
 	"colors":  outcomeKey,
+	// The change column's header, as compare's table has it.
+	"shift": func() string { return legend.Header },
 	// A server's strings, cut to their kind's limit where they are shown
 	// (the data block keeps them whole); render escapes what they hold.
 	"name":     func(s string) string { return present.Shorten(s, present.NameLimit) },

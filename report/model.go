@@ -117,7 +117,15 @@ type countsData struct {
 	// (or errored, which the reference counts as over).
 	PolicyChecked int `json:"policy_checked"`
 	PolicyOver    int `json:"policy_over"`
+	// Contracts counts the protocol contracts judged (a conformance
+	// result's records, which are no cases), Verdicts them by outcome.
+	Contracts int            `json:"contracts,omitempty"`
+	Verdicts  []verdictCount `json:"verdicts,omitempty"`
 }
+
+// OnlyContracts reports a conformance result: contracts and no cases,
+// whose header counts contracts and verdicts instead of cases.
+func (c *countsData) OnlyContracts() bool { return c.Cases == 0 && c.Contracts > 0 }
 
 // requestData is one record, reduced to what the report shows.
 type requestData struct {
@@ -345,6 +353,7 @@ func workloadData(id string, r Run) *runData {
 		})
 	}
 	c.Cases = len(rd.Cases)
+	c.Contracts, c.Verdicts = len(rd.Contracts), contractVerdicts(rd.Contracts)
 	rd.Counts = c
 	for i := range rd.Cases {
 		cs := &rd.Cases[i]

@@ -35,7 +35,8 @@ type Comparison struct {
 	// Regressions are the transitions that make the candidate worse
 	// whatever the statistics, one sentence each: a case that passed in
 	// every base run and fails in the candidate, a protocol contract
-	// whose verdict went from pass to fail. [] when none.
+	// whose verdict went from pass to fail, a candidate run whose every
+	// request failed (first: it answered nothing). [] when none.
 	Regressions []string `json:"regressions"`
 	// AnswerChanges lists the cases whose answers differ although they
 	// were asked for greedy decoding (temperature 0 and a seed), one

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/compare/legend"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -17,8 +18,8 @@ type CapacityRun struct {
 }
 
 const (
-	testBrackets = "capacity intervals: significant when they do not overlap"
-	testGroups   = "mann-whitney u, hodges-lehmann over the searches' capacities"
+	testBrackets = legend.Brackets + ": significant when they do not overlap"
+	testGroups   = legend.Groups
 )
 
 // Capacities compares capacity searches by their capacity, higher being
@@ -100,7 +101,7 @@ func bracketRow(b, c *results.Capacity) *row {
 	r := &row{p: math.NaN(), tested: true, fixed: true}
 	r.Test, r.BaseN, r.CandidateN = testBrackets, len(b.Probes), len(c.Probes)
 	if conf := b.Interval.Confidence; conf > 0 && conf == c.Interval.Confidence {
-		r.Test = fmt.Sprintf("capacity intervals at %s%%: significant when they do not overlap", strconv.FormatFloat(100*conf, 'g', 4, 64))
+		r.Test = fmt.Sprintf(legend.Brackets+" at %s%%: significant when they do not overlap", strconv.FormatFloat(100*conf, 'g', 4, 64))
 	}
 	value := func(x *results.Capacity) *float64 {
 		if !x.Measured {

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/benchserve/benchserve/internal/compare/legend"
 	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/results"
 )
@@ -105,6 +106,21 @@ func header(cmp *results.Comparison) string {
 		names(cmp.Base), names(cmp.Candidate), cmp.Alpha, len(cmp.Changes))
 }
 
+// legendLines say what the change column holds for the kinds of rows cmp
+// has (legend.Title, then "  p50, gen_tps, rates: the Hodges-Lehmann
+// shift ..."), none without rows.
+func legendLines(cmp *results.Comparison) []string {
+	lines := legend.Lines(cmp.Changes)
+	if len(lines) == 0 {
+		return nil
+	}
+	out := []string{legend.Title}
+	for _, l := range lines {
+		out = append(out, "  "+l)
+	}
+	return out
+}
+
 func verdictLine(cmp *results.Comparison) string {
 	switch {
 	case cmp.Regressed:
@@ -120,9 +136,13 @@ func verdictLine(cmp *results.Comparison) string {
 // regressions, changed greedy answers and failed gates.
 func Table(cmp *results.Comparison) []byte {
 	var buf bytes.Buffer
-	buf.WriteString(header(cmp) + "\n\n")
+	buf.WriteString(header(cmp) + "\n")
+	for _, l := range legendLines(cmp) {
+		buf.WriteString(l + "\n")
+	}
+	buf.WriteString("\n")
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "case\tmetric\tbase\tcandidate\tchange [interval]\ttest\tverdict")
+	fmt.Fprintln(tw, "case\tmetric\tbase\tcandidate\t"+legend.Header+"\ttest\tverdict")
 	for _, ch := range cmp.Changes {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", caseText(ch.Case), ch.Metric,
 			num(ch.Base, ch.Unit), num(ch.Candidate, ch.Unit), changeText(ch), pText(ch), ch.Verdict)
@@ -160,7 +180,13 @@ func Markdown(cmp *results.Comparison) []byte {
 	for _, l := range strings.Split(header(cmp), "\n") {
 		fmt.Fprintf(&buf, "%s  \n", esc(l))
 	}
-	buf.WriteString("\n| case | metric | base | candidate | change [interval] | test | verdict |\n|---|---|---:|---:|---|---|---|\n")
+	for i, l := range legendLines(cmp) {
+		if i > 0 {
+			l = "-" + l[1:] // "  p50, ...": a list item
+		}
+		fmt.Fprintf(&buf, "%s\n", esc(l))
+	}
+	buf.WriteString("\n| case | metric | base | candidate | " + legend.Header + " | test | verdict |\n|---|---|---:|---:|---|---|---|\n")
 	for _, ch := range cmp.Changes {
 		v := ch.Verdict
 		if v == VerdictWorse || v == VerdictBetter {

@@ -11,12 +11,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/results"
 )
 
 // ErrBadInput is matched (errors.Is) by every error about an input that
-// cannot be compared at all: an empty run, a run whose every request
-// failed, a payload without the fields a comparison needs (an older
+// cannot be compared at all: an empty run, a base run whose every
+// request failed (a candidate's is a regression), a payload without the fields a comparison needs (an older
 // payload version). The error names the file and the field.
 var ErrBadInput = errors.New("compare: bad input")
 
@@ -43,16 +44,31 @@ type side struct {
 	records []results.Record // not interrupted, in run order
 	cases   []string         // case ids in first-seen order
 	byCase  map[string][]results.Record
+	// silent are the sentences for the runs whose every request failed
+	// (a candidate's only: a base run like it is refused).
+	silent []string
 }
 
-func newSide(runs []Run) (*side, error) {
+// newSide pools runs. A run whose every request failed is bad input on
+// the base (nothing to compare with) and, on the candidate, the worst
+// regression (side.silent) rather than a refusal.
+func newSide(runs []Run, candidate bool) (*side, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%w: a side has no runs", ErrBadInput)
 	}
 	s := &side{runs: runs, byCase: map[string][]results.Record{}}
 	for _, r := range runs {
-		if err := checkRun(r); err != nil {
+		failed, n, err := checkRun(r)
+		if err != nil {
 			return nil, err
+		}
+		if failed == n {
+			if !candidate {
+				return nil, fmt.Errorf("%w: base %s: results: every request failed (%d of %d): nothing was measured to compare the candidate with",
+					ErrBadInput, r.Label, failed, n)
+			}
+			s.silent = append(s.silent, fmt.Sprintf("candidate %s: every request failed (%d of %d): the candidate answered nothing (first error: %s)",
+				r.Label, failed, n, firstError(r.Payload.Results)))
 		}
 		for _, rec := range r.Payload.Results {
 			if rec.Interrupted {
@@ -68,13 +84,13 @@ func newSide(runs []Run) (*side, error) {
 	return s, nil
 }
 
-// checkRun refuses a run that holds nothing to compare.
-func checkRun(r Run) error {
+// checkRun refuses a run that holds nothing to compare, and counts its
+// finished requests and the failed among them.
+func checkRun(r Run) (failed, n int, err error) {
 	p := r.Payload
 	if p == nil {
-		return fmt.Errorf("%w: %s: not a workload payload", ErrBadInput, r.Label)
+		return 0, 0, fmt.Errorf("%w: %s: not a workload payload", ErrBadInput, r.Label)
 	}
-	n, failed := 0, 0
 	for _, rec := range p.Results {
 		if rec.Interrupted {
 			continue
@@ -86,13 +102,21 @@ func checkRun(r Run) error {
 	}
 	switch {
 	case n == 0:
-		return fmt.Errorf("%w: %s: results: the run holds no finished request", ErrBadInput, r.Label)
-	case failed == n:
-		return fmt.Errorf("%w: %s: results: every request failed (%d of %d): nothing was measured", ErrBadInput, r.Label, failed, n)
+		return 0, 0, fmt.Errorf("%w: %s: results: the run holds no finished request", ErrBadInput, r.Label)
 	case p.Workload.Digest == "" && !r.History:
-		return fmt.Errorf("%w: %s: workload.digest: missing (a payload from an older benchserve or the reference): the workloads' content cannot be matched; rerun it with this benchserve", ErrBadInput, r.Label)
+		return 0, 0, fmt.Errorf("%w: %s: workload.digest: missing (a payload from an older benchserve or the reference): the workloads' content cannot be matched; rerun it with this benchserve", ErrBadInput, r.Label)
 	}
-	return nil
+	return failed, n, nil
+}
+
+// firstError is the first finished request's error of records.
+func firstError(records []results.Record) string {
+	for _, rec := range records {
+		if !rec.Interrupted && rec.Error != "" {
+			return present.Line(rec.Error)
+		}
+	}
+	return "none recorded"
 }
 
 // identity is what must match between every run compared, by the name

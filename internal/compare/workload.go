@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchserve/benchserve/internal/compare/legend"
 	"github.com/benchserve/benchserve/internal/stats"
 	"github.com/benchserve/benchserve/results"
 )
@@ -20,10 +21,10 @@ const (
 	VerdictSame     = "~"
 	VerdictTooFew   = "too few samples"
 	defaultAlpha    = 0.05
-	testMedian      = "mann-whitney u, hodges-lehmann"
-	testPaired      = "wilcoxon signed-rank over cases, paired hodges-lehmann"
-	testPercentile  = "percentile intervals (effective sample size)"
-	testProportions = "newcombe interval for two proportions"
+	testMedian      = legend.Median
+	testPaired      = legend.Paired
+	testPercentile  = legend.Percentile
+	testProportions = legend.Proportions
 )
 
 // Options steer a comparison; the zero value compares at alpha 0.05,
@@ -52,16 +53,17 @@ type row struct {
 // Workloads compares the candidate's runs with the base's. Each side is
 // one or more payloads of the same workload (repeated runs, pooled);
 // errors wrap ErrBadInput (a run with nothing to compare, naming its
-// file and field) or ErrIncomparable (the sides differ, unless allowed).
+// file and field; a candidate run whose every request failed is not
+// one, but a regression) or ErrIncomparable (the sides differ, unless allowed).
 func Workloads(base, candidate []Run, opt Options) (*results.Comparison, error) {
 	if err := checkAlpha(&opt); err != nil {
 		return nil, err
 	}
-	b, err := newSide(base)
+	b, err := newSide(base, false)
 	if err != nil {
 		return nil, err
 	}
-	c, err := newSide(candidate)
+	c, err := newSide(candidate, true)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +72,7 @@ func Workloads(base, candidate []Run, opt Options) (*results.Comparison, error) 
 		return nil, err
 	}
 	cmp := &results.Comparison{Kind: "workload", Alpha: opt.Alpha, Allowed: allowed,
-		Changes: []results.Change{}, Regressions: transitions(b, c), ContractChanges: contractChanges(b, c)}
+		Changes: []results.Change{}, Regressions: append(append([]string{}, c.silent...), transitions(b, c)...), ContractChanges: contractChanges(b, c)}
 	for _, r := range base {
 		cmp.Base = append(cmp.Base, r.Label)
 	}

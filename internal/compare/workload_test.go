@@ -158,7 +158,6 @@ func TestBadInputNamesFileAndField(t *testing.T) {
 		want string
 	}{
 		{empty, "empty.json: results: the run holds no finished request"},
-		{failed, "failed.json: results: every request failed (2 of 2)"},
 		{old, "old.json: workload.digest: missing"},
 	} {
 		_, err := compare.Workloads([]compare.Run{good}, []compare.Run{tc.run}, compare.Options{})
@@ -166,6 +165,25 @@ func TestBadInputNamesFileAndField(t *testing.T) {
 		assert.True(t, errors.Is(err, compare.ErrBadInput), "%v", err)
 		assert.Contains(t, err.Error(), tc.want)
 	}
+}
+
+// A candidate run whose every request failed is a regression with a
+// line saying so; a base run like it is bad input naming the base.
+func TestAllFailedCandidateRegresses(t *testing.T) {
+	good := synth("base.json", []string{"greet"}, 3, 20, 1, 1)
+	failed := synth("failed.json", []string{"greet"}, 2, 20, 1, 2)
+	for i := range failed.Payload.Results {
+		failed.Payload.Results[i].Error = "connection refused"
+		failed.Payload.Results[i].Quality.OK = false
+	}
+	cmp, err := compare.Workloads([]compare.Run{good}, []compare.Run{failed}, compare.Options{})
+	require.NoError(t, err)
+	assert.True(t, cmp.Regressed)
+	require.NotEmpty(t, cmp.Regressions)
+	assert.Equal(t, "candidate failed.json: every request failed (2 of 2): the candidate answered nothing (first error: connection refused)", cmp.Regressions[0])
+	_, err = compare.Workloads([]compare.Run{failed}, []compare.Run{good}, compare.Options{})
+	require.ErrorIs(t, err, compare.ErrBadInput)
+	assert.Contains(t, err.Error(), "base failed.json: results: every request failed (2 of 2): nothing was measured")
 }
 
 func TestParseGate(t *testing.T) {

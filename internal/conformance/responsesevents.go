@@ -3,30 +3,19 @@ package conformance
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/internal/stream"
-	"github.com/benchserve/benchserve/workloads"
 )
 
 // responsesEvents judges responses.events: the case's request streamed to
 // /v1/responses follows the Responses API's event grammar (judged by
 // judgeResponsesEvents). An endpoint not served (404, 405, 501) is a skip.
 func (r *contractRun) responsesEvents(ctx context.Context) Outcome {
-	res, serr, sent, err := r.responsesStream(ctx)
-	if err != nil {
-		return failed("", "", "%v", err)
-	}
-	o := judgeResponsesEvents(res, serr, sent)
-	o.Stream, o.StreamErr = res, serr
-	if o.Status == 0 {
-		o.Status = res.StatusCode
-	}
-	return o
+	return r.responsesContract(ctx, judgeResponsesEvents)
 }
 
 // responseEventView is the part of a Responses-API event the
@@ -88,16 +77,8 @@ type eventsJudge struct {
 // every item closed. An error that ends the stream early, an "error"
 // event, a [DONE], a stream without a terminal event: a failure.
 func judgeResponsesEvents(res *stream.Result, serr error, sent string) Outcome {
-	if notServed(res.StatusCode) {
-		return skip("not served: POST %s is answered HTTP %d", workloads.EndpointResponses.Path(), res.StatusCode)
-	}
-	var se *stream.ServerError
-	if serr != nil && !errors.Is(serr, stream.ErrTruncated) && !errors.As(serr, &se) {
-		return failed(sent, contract.Cut(serr.Error(), EvidenceRunes), "the stream failed: %v", contract.Cut(serr.Error(), 160))
-	}
-	st := &streamed{res: res}
-	if why, ok := st.incomplete(); ok {
-		return skip("%s", why)
+	if o, ok := unjudgeableResponses(res, serr, sent); ok {
+		return o
 	}
 	j := &eventsJudge{sent: sent, lastSeq: -1, items: map[string]*responseItemState{}}
 	for _, ev := range res.Events {

@@ -3,14 +3,12 @@ package conformance
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/internal/stream"
-	"github.com/benchserve/benchserve/workloads"
 )
 
 // itemIDPrefixes are the id prefixes OpenAI gives the output items
@@ -20,38 +18,11 @@ var itemIDPrefixes = map[string]string{"message": "msg_", "function_call": "fc_"
 // responseIDPrefix is the prefix of OpenAI's response ids.
 const responseIDPrefix = "resp_"
 
-// responsesStream streams the case's request to /v1/responses, keeping
-// KeptEvents events; sent is the request as evidence.
-func (r *contractRun) responsesStream(ctx context.Context) (res *stream.Result, serr error, sent string, err error) {
-	req := stream.Request{Endpoint: workloads.EndpointResponses, Model: r.t.Model, Messages: r.in.Messages,
-		MaxTokens: r.in.MaxTokens, EnableThinking: r.in.EnableThinking, KeepEvents: KeptEvents}
-	body, err := stream.BuildBody(req)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("conformance: build body: %w", err)
-	}
-	req.Body = body
-	sctx, cancel := context.WithTimeout(ctx, r.timeout())
-	defer cancel()
-	res, serr = r.t.Sender.Stream(sctx, req)
-	r.heard(res.StatusCode, serr)
-	sent = "POST " + workloads.EndpointResponses.Path() + " " + contract.Cut(string(body), EvidenceRunes)
-	return res, serr, sent, nil
-}
-
 // responsesIDs judges responses.ids on the case's request streamed to
 // /v1/responses (judgeResponsesIDs). An endpoint not served (404, 405,
 // 501) is a skip.
 func (r *contractRun) responsesIDs(ctx context.Context) Outcome {
-	res, serr, sent, err := r.responsesStream(ctx)
-	if err != nil {
-		return failed("", "", "%v", err)
-	}
-	o := judgeResponsesIDs(res, serr, sent)
-	o.Stream, o.StreamErr = res, serr
-	if o.Status == 0 {
-		o.Status = res.StatusCode
-	}
-	return o
+	return r.responsesContract(ctx, judgeResponsesIDs)
 }
 
 // responseIDsView is the part of a Responses-API event responses.ids
@@ -80,15 +51,8 @@ type idItemView struct {
 // (itemIDPrefixes). A stream that failed, or in which no event carries
 // the response's id, fails.
 func judgeResponsesIDs(res *stream.Result, serr error, sent string) Outcome {
-	if notServed(res.StatusCode) {
-		return skip("not served: POST %s is answered HTTP %d", workloads.EndpointResponses.Path(), res.StatusCode)
-	}
-	var se *stream.ServerError
-	if serr != nil && !errors.Is(serr, stream.ErrTruncated) && !errors.As(serr, &se) {
-		return failed(sent, contract.Cut(serr.Error(), EvidenceRunes), "the stream failed: %v", contract.Cut(serr.Error(), 160))
-	}
-	if why, ok := (&streamed{res: res}).incomplete(); ok {
-		return skip("%s", why)
+	if o, ok := unjudgeableResponses(res, serr, sent); ok {
+		return o
 	}
 	respID, carriers := "", 0
 	items := map[string]int{} // judged items by type

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -54,6 +55,33 @@ func TestRandomIsDeterministicUnderSeed(t *testing.T) {
 	assert.NotEqual(t, a, bodies(t, mustNew(t, o)), "another seed must give other prompts")
 	g := mustNew(t, o)
 	assert.Equal(t, bodies(t, g), bodies(t, g), "each Requests call must start the sequence anew")
+}
+
+// vLLM's rule (RandomDataset.get_sampling_params): floor at the bottom,
+// ceil at the top, both ends drawn; where len·(1+ratio) is not whole the
+// top rounds up (older vLLM truncated it: 13, not 14, below).
+func TestLengthRangeRoundsTheTopUpAsVLLM(t *testing.T) {
+	for _, tc := range []struct {
+		r      datasets.LengthRange
+		lo, hi int
+	}{
+		{datasets.LengthRange{Mean: 10, Ratio: 0.33}, 6, 14},
+		{datasets.LengthRange{Mean: 100, Ratio: 0.25}, 75, 125},
+		{datasets.LengthRange{Mean: 3, Ratio: 0.5}, 1, 5},
+		{datasets.LengthRange{Mean: 1, Ratio: 0.9}, 1, 2},
+		{datasets.LengthRange{Mean: 512, Ratio: 0}, 512, 512},
+	} {
+		lo, hi := tc.r.Bounds()
+		assert.Equal(t, [2]int{tc.lo, tc.hi}, [2]int{lo, hi}, "%+v", tc.r)
+		seen := map[int]bool{}
+		r := rand.New(rand.NewPCG(1, 2))
+		for range 2000 {
+			n := tc.r.Draw(r)
+			require.True(t, n >= lo && n <= hi, "%+v: %d outside [%d, %d]", tc.r, n, lo, hi)
+			seen[n] = true
+		}
+		assert.Len(t, seen, hi-lo+1, "%+v: every length of the range is drawn, both ends too", tc.r)
+	}
 }
 
 func TestRandomLengthsFollowVLLMRangeAndCountExactly(t *testing.T) {

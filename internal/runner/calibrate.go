@@ -25,11 +25,12 @@ const calibrationTimeout = 2 * time.Minute
 // answers, else usage.prompt_tokens), so each prompt is the requested
 // length as the server counts it, the template included; the payload's
 // generator records the method, the template's tokens and the requests
-// sent, and Config.Warn gets one note with the calibration's numbers. w
+// sent, and Config.Note gets one note with the calibration's numbers. w
 // is returned as is without a calibrating generator (random,
 // prefix_repetition), under Config.NoCalibration, or when already
 // calibrated. A calibration that fails (a request fails, the server does
-// not add up) is a note too, and the prompts stay counted by words. The
+// not add up) is a warning (Config.Warn), and the prompts stay counted by
+// words. The
 // Runner calibrates once (its server and model are fixed): later calls,
 // such as a capacity search's probes, reuse it. Start calls Calibrate; a
 // door that picks cases before Start (BenchWorkload) calls it first.
@@ -68,8 +69,9 @@ func (r *Runner) calibration(ctx context.Context, w *workloads.Workload) *tokens
 	ctx, cancel := context.WithTimeout(ctx, calibrationTimeout)
 	defer cancel()
 	start := time.Now()
-	c := tokens.Calibrator{Prompt: &tokens.Usage{BaseURL: r.prober.BaseURL, APIKey: r.prober.APIKey, Model: r.model, HTTP: r.side}}
-	srv := &tokens.Server{BaseURL: r.prober.BaseURL, APIKey: r.prober.APIKey, Model: r.model, HTTP: r.side}
+	ep := tokens.Endpoint{BaseURL: r.prober.BaseURL, APIKey: r.prober.APIKey, Model: r.model, HTTP: r.side}
+	c := tokens.Calibrator{Prompt: &tokens.Usage{Endpoint: ep}}
+	srv := &tokens.Server{Endpoint: ep}
 	if _, err := srv.Count(ctx, "and"); err == nil {
 		c.Text = srv
 	}
@@ -82,7 +84,7 @@ func (r *Runner) calibration(ctx context.Context, w *workloads.Workload) *tokens
 	for _, w := range cal.Words {
 		lo, hi = min(lo, w.Tokens), max(hi, w.Tokens)
 	}
-	r.warn(fmt.Sprintf("generator %s: prompts calibrated on the server (%s): the chat template adds %d tokens; %d of %d words kept (%d to %d tokens each); %d requests in %v",
+	r.note(fmt.Sprintf("generator %s: prompts calibrated on the server (%s): the chat template adds %d tokens; %d of %d words kept (%d to %d tokens each); %d requests in %v",
 		w.Generator.Name, cal.Method, cal.Overhead, len(cal.Words), cal.Tried, lo, hi, cal.Requests, time.Since(start).Round(time.Millisecond)))
 	r.cal = cal
 	return cal

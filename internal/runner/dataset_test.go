@@ -29,9 +29,9 @@ func TestGeneratorWorkloadRecordsRequestedAndAchievedLengths(t *testing.T) {
 		{[]fixtures.Fault{"no-tokenize"}, "usage_calibration"},
 	} {
 		srv := fixtures.Start(t, fixtures.Options{Faults: tc.faults})
-		var notes []string
+		var notes, warnings []string
 		r, err := runner.New(context.Background(), runner.Config{URL: srv.URL, RequestTimeout: 30 * time.Second,
-			Warn: func(msg string) { notes = append(notes, msg) }})
+			Warn: func(msg string) { warnings = append(warnings, msg) }, Note: func(msg string) { notes = append(notes, msg) }})
 		require.NoError(t, err)
 		t.Cleanup(r.Close)
 		w := load(t, `{"generator": {"name": "random", "num_prompts": 20, "seed": 5,
@@ -63,7 +63,8 @@ func TestGeneratorWorkloadRecordsRequestedAndAchievedLengths(t *testing.T) {
 		} else {
 			assert.Equal(t, 3, chats, "the anchor and two additivity checks by usage, the words by /tokenize")
 		}
-		require.Len(t, notes, 1)
+		require.Len(t, notes, 1, "the calibration's numbers are a note")
+		assert.Empty(t, warnings, "a calibration that worked is no warning")
 		assert.Contains(t, notes[0], "generator random: prompts calibrated on the server ("+tc.counting+"): the chat template adds 0 tokens; 256 of ")
 		for _, rec := range p.Results {
 			require.NotNil(t, rec.Requested, "%s: requested lengths", rec.CaseID)

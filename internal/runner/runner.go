@@ -55,6 +55,10 @@ type Config struct {
 	// Warn, when set, receives notes about the run as they happen (a side
 	// request that hangs and is given up). The doors print them.
 	Warn func(msg string)
+	// Note, when set, receives what is informational, not a problem (the
+	// token calibration's numbers): the doors print it as a note, not a
+	// warning. Unset, notes go to Warn, so they stay visible.
+	Note func(msg string)
 	// RunID, when set, is the run's id instead of a new random one: the
 	// shards of one run spread over several processes share it (--run-id)
 	// so their payloads can be merged.

@@ -67,3 +67,12 @@ func (r *Runner) warn(msg string) {
 		r.cfg.Warn(msg)
 	}
 }
+
+// note hands an informational message to Config.Note, else to Warn.
+func (r *Runner) note(msg string) {
+	if r.cfg.Note != nil {
+		r.cfg.Note(msg)
+		return
+	}
+	r.warn(msg)
+}

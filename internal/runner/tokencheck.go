@@ -35,7 +35,7 @@ func (s *Session) CheckTokenizer(ctx context.Context) (warning, skipped string) 
 		}
 		ctx, cancel := context.WithTimeout(ctx, s.r.sideTimeout())
 		defer cancel()
-		srv := &tokens.Server{BaseURL: s.r.prober.BaseURL, APIKey: s.r.prober.APIKey, Model: s.r.model, HTTP: s.r.side}
+		srv := &tokens.Server{Endpoint: tokens.Endpoint{BaseURL: s.r.prober.BaseURL, APIKey: s.r.prober.APIKey, Model: s.r.model, HTTP: s.r.side}}
 		n, err := srv.CountMessages(ctx, messages)
 		if err != nil {
 			return "", err.Error()

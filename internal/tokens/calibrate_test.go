@@ -141,7 +141,7 @@ func TestUsageReadsPromptTokens(t *testing.T) {
 		_, _ = w.Write([]byte(`{"choices": [], "usage": {"prompt_tokens": 31, "completion_tokens": 1}}`))
 	}))
 	defer srv.Close()
-	u := &tokens.Usage{BaseURL: srv.URL + "/", APIKey: "k", Model: "tiny", HTTP: srv.Client()}
+	u := &tokens.Usage{Endpoint: tokens.Endpoint{BaseURL: srv.URL + "/", APIKey: "k", Model: "tiny", HTTP: srv.Client()}}
 	n, err := u.PromptTokens(context.Background(), "and and")
 	require.NoError(t, err)
 	assert.Equal(t, 31, n)
@@ -149,6 +149,6 @@ func TestUsageReadsPromptTokens(t *testing.T) {
 		"messages": []any{map[string]any{"role": "user", "content": "and and"}}}, body)
 	_, err = u.PromptTokens(context.Background(), "none")
 	assert.ErrorContains(t, err, "tokens: POST /v1/chat/completions: the answer has no usage.prompt_tokens")
-	_, err = (&tokens.Usage{BaseURL: srv.URL}).PromptTokens(context.Background(), "x")
+	_, err = (&tokens.Usage{Endpoint: tokens.Endpoint{BaseURL: srv.URL}}).PromptTokens(context.Background(), "x")
 	assert.ErrorContains(t, err, "no HTTP client")
 }

@@ -1,13 +1,9 @@
 package tokens
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 )
 
 // Server counts tokens with a server's own POST /tokenize (MethodServer):
@@ -16,15 +12,7 @@ import (
 // answer's "count" is used when present, else the length of "tokens".
 // Ollama has no such endpoint (HTTP 404).
 type Server struct {
-	// BaseURL is the server's base URL without /v1 ("http://host:8000").
-	BaseURL string
-	// APIKey, when set, is sent as a Bearer token.
-	APIKey string
-	// Model is the model whose tokenizer counts.
-	Model string
-	// HTTP is the client; it must set a timeout (every request has a
-	// deadline). nil is refused.
-	HTTP *http.Client
+	Endpoint
 }
 
 // maxTokenizeBody bounds the answer read: token ids of a long prompt.
@@ -32,46 +20,24 @@ const maxTokenizeBody = 16 << 20
 
 // Count returns the server's count of text's tokens.
 func (s *Server) Count(ctx context.Context, text string) (int, error) {
-	return s.post(ctx, map[string]any{"model": s.Model, "prompt": text, "content": text, "add_special_tokens": false})
+	return s.tokenize(ctx, map[string]any{"model": s.Model, "prompt": text, "content": text, "add_special_tokens": false})
 }
 
 // CountMessages returns the server's count of a chat request's prompt:
 // messages with the model's chat template applied (vLLM's /tokenize with
 // "messages"), which is what usage.prompt_tokens counts.
 func (s *Server) CountMessages(ctx context.Context, messages []map[string]any) (int, error) {
-	return s.post(ctx, map[string]any{"model": s.Model, "messages": messages})
+	return s.tokenize(ctx, map[string]any{"model": s.Model, "messages": messages})
 }
 
 // Method returns MethodServer.
 func (s *Server) Method() Method { return MethodServer }
 
-func (s *Server) post(ctx context.Context, body map[string]any) (int, error) {
-	if s.HTTP == nil {
-		return 0, fmt.Errorf("tokens: POST /tokenize: no HTTP client")
-	}
-	data, err := json.Marshal(body)
+// tokenize posts body to /tokenize and reads its count.
+func (s *Server) tokenize(ctx context.Context, body map[string]any) (int, error) {
+	raw, err := s.post(ctx, "/tokenize", body, maxTokenizeBody)
 	if err != nil {
-		return 0, fmt.Errorf("tokens: POST /tokenize: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(s.BaseURL, "/")+"/tokenize", bytes.NewReader(data))
-	if err != nil {
-		return 0, fmt.Errorf("tokens: POST /tokenize: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if s.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+s.APIKey)
-	}
-	resp, err := s.HTTP.Do(req)
-	if err != nil {
-		return 0, fmt.Errorf("tokens: POST /tokenize: %w", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenizeBody))
-	if err != nil {
-		return 0, fmt.Errorf("tokens: POST /tokenize: read: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("tokens: POST /tokenize: HTTP %d", resp.StatusCode)
+		return 0, err
 	}
 	var out struct {
 		Count  *int              `json:"count"`

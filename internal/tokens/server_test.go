@@ -30,7 +30,7 @@ func TestServerReadsVLLMAndLlamaCppShapes(t *testing.T) {
 			w.WriteHeader(tc.status)
 			_, _ = w.Write([]byte(tc.body))
 		}))
-		c := &tokens.Server{BaseURL: srv.URL, APIKey: "k", Model: "m", HTTP: srv.Client()}
+		c := &tokens.Server{Endpoint: tokens.Endpoint{BaseURL: srv.URL, APIKey: "k", Model: "m", HTTP: srv.Client()}}
 		n, err := c.Count(context.Background(), "a b c")
 		if tc.err != "" {
 			assert.ErrorContains(t, err, tc.err, tc.name)

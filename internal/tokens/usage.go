@@ -1,13 +1,9 @@
 package tokens
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 )
 
 // PromptCounter counts the prompt tokens of a chat request whose one user
@@ -25,14 +21,7 @@ type PromptCounter interface {
 // usage.prompt_tokens. Every server of the OpenAI API answers it (Ollama
 // too, which has no tokenizer endpoint); each count costs one prefill.
 type Usage struct {
-	// BaseURL is the server's base URL without /v1 ("http://host:11434").
-	BaseURL string
-	// APIKey, when set, is sent as a Bearer token.
-	APIKey string
-	// Model is the model asked.
-	Model string
-	// HTTP is the client; it must set a timeout. nil is refused.
-	HTTP *http.Client
+	Endpoint
 }
 
 // maxUsageBody bounds the answer read: one token's answer and its usage.
@@ -42,33 +31,10 @@ const maxUsageBody = 1 << 20
 // message of content text and max_tokens 1.
 func (u *Usage) PromptTokens(ctx context.Context, text string) (int, error) {
 	const where = "tokens: POST /v1/chat/completions"
-	if u.HTTP == nil {
-		return 0, fmt.Errorf("%s: no HTTP client", where)
-	}
-	data, err := json.Marshal(map[string]any{"model": u.Model, "max_tokens": 1, "stream": false,
-		"messages": []map[string]any{{"role": "user", "content": text}}})
+	raw, err := u.post(ctx, "/v1/chat/completions", map[string]any{"model": u.Model, "max_tokens": 1, "stream": false,
+		"messages": []map[string]any{{"role": "user", "content": text}}}, maxUsageBody)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", where, err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(u.BaseURL, "/")+"/v1/chat/completions", bytes.NewReader(data))
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", where, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if u.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+u.APIKey)
-	}
-	resp, err := u.HTTP.Do(req)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", where, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxUsageBody))
-	if err != nil {
-		return 0, fmt.Errorf("%s: read: %w", where, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("%s: HTTP %d", where, resp.StatusCode)
+		return 0, err
 	}
 	var out struct {
 		Usage *struct {

@@ -155,7 +155,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		conns = max(conns, int(cfg.Max))
 	}
 	r, code := connect(ctx, e, runner.Config{URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: timeout, NoScrape: true, Conns: conns,
-		NoCalibration: f.dataset.noCalibration}, given["url"])
+		NoCalibration: f.dataset.noCalibration, Warn: e.warn, Note: e.note}, given["url"])
 	if r == nil {
 		return code
 	}

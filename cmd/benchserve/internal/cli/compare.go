@@ -25,7 +25,11 @@ compared as a group) with "--" between the sides. Per case and metric
 (ttft, tpot, itl, e2el at p50/p95/p99, gen_tps, error_rate; a load run's
 throughput_rps and goodput_rps) it prints both values, the change with its
 confidence interval and a verdict: better, worse, ~ (not significant) or
-"too few samples". Medians are tested by rank (Mann-Whitney U and
+"too few samples". The change column, "shift [interval]", is for a median
+the Hodges-Lehmann shift (the median of all candidate - base differences,
+which can differ from the difference of the two medians beside it), for
+p95/p99 and itl the percentiles' difference, for error_rate the failed
+shares'; each output says so under "shift [interval] is, by row:". Medians are tested by rank (Mann-Whitney U and
 Hodges-Lehmann; paired by case, Wilcoxon signed-rank, when both sides ran
 the same cases), other percentiles by their intervals over the effective
 sample size, error rates by Newcombe's interval; --alpha holds for all rows
@@ -43,17 +47,22 @@ sides overlaid (per case the empirical CDFs of TTFT, TPOT and E2EL; for
 capacity results both intervals, probes and goodput curves) and then each
 run's own report; without --output it goes to stdout, but never to a
 terminal (exit 2: give --output). A side's files
-must all be of one kind. FILE:RUN_ID picks one run of a SQLite history
+must all be of one kind. A file given twice (the same path or the same
+content), on one side or both, is a warning on stderr naming it; when the
+candidate is the base (every input on both sides) compare exits 2, since
+that comparison says no regression whatever the server did. FILE:RUN_ID picks one run of a SQLite history
 (history.db:1a2b3c4d); its rows keep no workload digest, so its runs are
 matched by workload name, case ids and request settings.
 
-Exit status: 0 no regression, 1 a regression (a pass->fail, a failed
---fail-on gate, or without gates any row called worse), 2 usage errors, a
---fail-on gate no row could decide (its metric absent, or every row of it
-with too few samples: the table is written, the verdict UNDECIDED) and
-inputs that cannot be compared (different model, workload content or
-settings unless --allow-different names them; empty runs; runs whose every
-request failed; payloads without workload.digest), nothing written then.
+Exit status: 0 no regression, 1 a regression (a pass->fail, a candidate
+run whose every request failed, a failed --fail-on gate, or without gates
+any row called worse), 2 usage errors, a --fail-on gate no row could
+decide (its metric absent, or every row of it with too few samples: the
+table is written, the verdict UNDECIDED) and inputs that cannot be
+compared (different model, workload content or settings unless
+--allow-different names them; empty runs; a base run whose every request
+failed; payloads without workload.digest; the candidate being the base),
+nothing written then.
 
 `
 
@@ -126,6 +135,14 @@ func runCompare(_ context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "benchserve compare: %s\n", explain(err))
 			return ExitUsage
 		}
+	}
+	warnings, err := duplicateInputs(baseFiles, candFiles)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "benchserve compare: %s\n", explain(err))
+		return ExitUsage
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "benchserve compare: warning: %s\n", present.Message(w))
 	}
 	base, err := loadSide(baseFiles)
 	if err == nil {

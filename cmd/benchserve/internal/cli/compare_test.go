@@ -110,15 +110,23 @@ func TestCompareCallsSlowerTTFTWorse(t *testing.T) {
 	assert.Contains(t, res.stdout, "**worse**")
 }
 
-// A case that passes in the base and fails in the candidate exits 1
-// whatever the numbers.
-func TestComparePassToFailExits1(t *testing.T) {
-	dir := t.TempDir()
+// greetRun runs the one-case workload "w" (case greet), reps repetitions,
+// against a fixture into dir/base.json and returns its path.
+func greetRun(t *testing.T, dir string, reps int) string {
+	t.Helper()
 	srv := fixtures.Start(t, fixtures.Options{})
 	wl := writeWorkloadFile(t, dir, "w.json", `{"name":"w","cases":[
 		{"id":"greet","max_tokens":8,"checks":{"finish_reason":["stop","length"]},"messages":[{"role":"user","content":"Say hello."}]}]}`)
 	base := filepath.Join(dir, "base.json")
-	require.Equal(t, ExitOK, invoke(t, "--url", srv.URL, "--workload", wl, "--repetitions", "3", "--output", base).code)
+	require.Equal(t, ExitOK, invoke(t, "--url", srv.URL, "--workload", wl, "--repetitions", fmt.Sprint(reps), "--output", base).code)
+	return base
+}
+
+// A case that passes in the base and fails in the candidate exits 1
+// whatever the numbers.
+func TestComparePassToFailExits1(t *testing.T) {
+	dir := t.TempDir()
+	base := greetRun(t, dir, 3)
 	// The same run with a failed check in the candidate.
 	p := readPayload(t, base)
 	p.Results[1].OK, p.Results[1].Quality.OK = false, false
@@ -134,11 +142,7 @@ func TestComparePassToFailExits1(t *testing.T) {
 
 func TestCompareBadInputExits2NamingFileAndField(t *testing.T) {
 	dir := t.TempDir()
-	srv := fixtures.Start(t, fixtures.Options{})
-	wl := writeWorkloadFile(t, dir, "w.json", `{"name":"w","cases":[
-		{"id":"greet","max_tokens":8,"checks":{"finish_reason":["stop","length"]},"messages":[{"role":"user","content":"Say hello."}]}]}`)
-	base := filepath.Join(dir, "base.json")
-	require.Equal(t, ExitOK, invoke(t, "--url", srv.URL, "--workload", wl, "--repetitions", "2", "--output", base).code)
+	base := greetRun(t, dir, 2)
 	p := readPayload(t, base)
 	p.Workload.Digest = ""
 	data, _ := json.Marshal(p)

@@ -121,14 +121,15 @@ func TestCompareHTMLCapacities(t *testing.T) {
 func TestCompareHTMLToStdout(t *testing.T) {
 	dir := t.TempDir()
 	base := writeCapacity(t, dir, "base.json", []float64{5, 10}, []float64{11, 20})
-	res := invoke(t, "compare", "--format", "html", base, base)
-	assert.Equal(t, ExitOK, res.code, "a search against itself: %s", res.stderr)
+	cand := writeCapacity(t, dir, "cand.json", []float64{5, 10}, []float64{11, 21})
+	res := invoke(t, "compare", "--format", "html", base, cand)
+	assert.Equal(t, ExitOK, res.code, "a search against a like one: %s", res.stderr)
 	assert.True(t, strings.HasPrefix(res.stdout, "<!DOCTYPE html>"), "the page is on stdout")
 
 	old := stdoutIsTerminal
 	stdoutIsTerminal = func(io.Writer) bool { return true }
 	t.Cleanup(func() { stdoutIsTerminal = old })
-	res = invoke(t, "compare", "--format", "html", base, base)
+	res = invoke(t, "compare", "--format", "html", base, cand)
 	assert.Equal(t, ExitUsage, res.code, "no page on a terminal")
 	assert.Contains(t, res.stderr, "give --output cmp.html", "stderr says what to do")
 	assert.Empty(t, res.stdout, "nothing written")

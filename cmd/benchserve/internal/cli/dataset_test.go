@@ -32,7 +32,9 @@ func TestDatasetRandomGivesExactLengths(t *testing.T) {
 	require.NotNil(t, p.Workload.Generator.TemplateTokens)
 	assert.Equal(t, 0, *p.Workload.Generator.TemplateTokens, "the fixture counts the messages' words only")
 	assert.Positive(t, p.Workload.Generator.CalibrationRequests)
-	assert.Contains(t, res.stderr, "generator random: prompts calibrated on the server (server_tokenize): the chat template adds 0 tokens")
+	assert.Contains(t, res.stderr, "benchserve: note: generator random: prompts calibrated on the server (server_tokenize): the chat template adds 0 tokens",
+		"the calibration is informational: a note, not a warning")
+	assert.NotContains(t, res.stderr, "warning: generator random: prompts calibrated")
 	for _, rec := range p.Results {
 		assert.Equal(t, 512, rec.Metrics.PromptTokens, "%s: prompt_tokens", rec.CaseID)
 		assert.Equal(t, 64, rec.Metrics.CompletionTokens, "%s: completion_tokens", rec.CaseID)

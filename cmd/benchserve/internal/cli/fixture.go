@@ -11,6 +11,7 @@ import (
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/present"
+	"github.com/benchserve/benchserve/workloads"
 )
 
 // runFixture serves the fixture server on --addr until ctx is done
@@ -28,17 +29,14 @@ func runFixture(ctx context.Context, e *env, args []string) int {
 	fs.Var(&faultNames, "fault", "break one protocol rule on purpose, for benchserve conformance to find (repeatable; the faults are listed below)")
 	help := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: benchserve fixture [--addr %s] [--model NAME] [--api-key KEY]\n"+
-			"                          [--slots N] [--max-model-len N] [--close-kept-alive] [--idle-close D]\n"+
-			"                          [--fault NAME]...\n\n"+
+			"                          [--slots N] [--max-model-len N] [--close-kept-alive]\n"+
+			"                          [--idle-close D] [--fault NAME]...\n\n"+
 			"Serves the embedded deterministic OpenAI-compatible fixture server until\n"+
 			"interrupted (Ctrl-C). Point benchserve at it with --url. With --slots N it\n"+
 			"behaves like a server of limited capacity: TTFT grows with the load.\n\n"+
 			"Flags:\n", defaultAddr)
 		printFlags(w, fs)
-		fmt.Fprint(w, "\nFaults (--fault NAME: the contract of benchserve conformance it breaks):\n")
-		for _, f := range fixtures.Faults() {
-			fmt.Fprintf(w, "  %-30s %s\n", f, f.Contract())
-		}
+		faultsHelp(w)
 	}
 	if code, ok := parseFlags(e, fs, "fixture", help, args); !ok {
 		return code
@@ -73,6 +71,44 @@ func runFixture(ctx context.Context, e *env, args []string) int {
 	}
 	fmt.Fprintln(e.stdout, "benchserve fixture: stopped")
 	return ExitOK
+}
+
+// faultsHelp lists every fault --fault accepts (fixtures.Faults, the
+// table fixtures.ParseFault reads), one a line with the rule it breaks:
+// first those of a contract of benchserve conformance, then the length and
+// cache faults, whose rule is no contract of the suite.
+func faultsHelp(w io.Writer) {
+	inSuite := map[string]bool{}
+	if suite, err := workloads.Conformance(); err == nil {
+		for _, c := range suite.Cases {
+			inSuite[c.ID] = true
+		}
+	}
+	var contracts, others []fixtures.Fault
+	width := 0
+	for _, f := range fixtures.Faults() {
+		width = max(width, len(f))
+		if inSuite[f.Contract()] {
+			contracts = append(contracts, f)
+		} else {
+			others = append(others, f)
+		}
+	}
+	for _, group := range []struct {
+		title  string
+		faults []fixtures.Fault
+	}{
+		{"Faults (--fault NAME, repeatable), each breaking one contract of\nbenchserve conformance:", contracts},
+		{"Faults of the length and cache rules a generated workload (--dataset-name\nrandom) relies on, no contract of benchserve conformance:", others},
+	} {
+		if len(group.faults) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s\n", group.title)
+		for _, f := range group.faults {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, f, f.Contract())
+		}
+	}
 }
 
 // unknownFault says that --fault name names no fault, the closest one

@@ -48,4 +48,27 @@ func TestFixtureHelpListsTheFaults(t *testing.T) {
 		assert.Contains(t, out.String(), f.Contract(), "with the contract %s breaks", f)
 	}
 	assert.NotContains(t, out.String(), "fixtures.Faults", "no Go identifier for a CLI user to look up")
+	for _, line := range strings.Split(out.String(), "\n") {
+		assert.LessOrEqual(t, len([]rune(line)), 100, "help lines are wrapped: %q", line)
+	}
+}
+
+// Every fault the fixture accepts is in its help, the length and cache
+// faults (no contract of the suite) among them: the help and the parser
+// read one table, and a fault the help leaves out is refused.
+func TestFixtureHelpListsEveryAcceptedFault(t *testing.T) {
+	var out, errb strings.Builder
+	code := run(context.Background(), []string{"fixture", "--help"}, &env{stdout: &out, stderr: &errb, getenv: os.Getenv})
+	assert.Equal(t, ExitOK, code, "help")
+	for _, name := range []string{"no-tokenize", "wrong-token-count", "no-cache-field", "early-stop"} {
+		_, err := fixtures.ParseFault(name)
+		assert.NoError(t, err, "the fixture accepts %s", name)
+		assert.Contains(t, out.String(), "  "+name+" ", "help lists the accepted fault %s", name)
+	}
+	assert.Contains(t, out.String(), "tokens.usage_calibration", "with the rule no-tokenize breaks")
+	for _, f := range fixtures.Faults() {
+		_, err := fixtures.ParseFault(string(f))
+		assert.NoError(t, err, "every fault listed is accepted: %s", f)
+	}
+	assert.Contains(t, unknownFault("no-tokenise"), "did you mean --fault no-tokenize?", "suggestions know them too")
 }

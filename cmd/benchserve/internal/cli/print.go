@@ -68,6 +68,17 @@ func (e *env) printData(format string, data []byte) {
 	}
 }
 
+// warn prints a problem about the run on stderr: "benchserve: warning:
+// MSG" (runner.Config.Warn).
+func (e *env) warn(msg string) {
+	fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", present.Message(msg))
+}
+
+// note prints what is informational about the run (the token
+// calibration's numbers; runner.Config.Note) on stderr: "benchserve:
+// note: MSG", not a warning, since nothing is wrong.
+func (e *env) note(msg string) { fmt.Fprintf(e.stderr, "benchserve: note: %s\n", present.Message(msg)) }
+
 // onTerminal reports whether e's stdout is a terminal (compare refuses to
 // write an HTML page to one).
 func (e *env) onTerminal() bool { return stdoutIsTerminal(e.rawOut) }

@@ -21,8 +21,9 @@ benchserve compare does (per case and metric the change with its interval
 and a verdict better, worse, ~ or "too few samples"; pass->fail cases are
 regressions), with the two runs' latency CDFs overlaid per case. The
 report accepts differences in model, server and settings and names them;
-a run that cannot be compared (no workload.digest, every request failed)
-is skipped with a line on stderr.
+a run that cannot be compared (no workload.digest, a first run whose
+every request failed) is skipped with a line on stderr; a later run whose
+every request failed is a regression.
 
 Flags:
 `

@@ -15,7 +15,7 @@ import (
 // the comparisons report.Options shows. Every difference between the two
 // is accepted (a report often shows two models or server versions) and
 // named in the comparison; a pair that cannot be compared (a payload
-// without workload.digest, a run whose every request failed) is skipped
+// without workload.digest, a base run whose every request failed) is skipped
 // with a line on stderr naming both runs and why. history[i] says runs[i]
 // came from a SQLite history. Labels are made unique first ("run",
 // "run (2)"), since the page finds a comparison's runs by label.

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchserve/benchserve/internal/present"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/sweep"
@@ -176,7 +175,8 @@ func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
 	r, code := connect(ctx, e, runner.Config{
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
 		NoScrape: cfg.NoScrape, Conns: conns, NoCalibration: f.dataset.noCalibration,
-		Warn: func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", present.Message(msg)) },
+		Warn: e.warn,
+		Note: e.note,
 	}, f.given("url"))
 	if r == nil {
 		return code

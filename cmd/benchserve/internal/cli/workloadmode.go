@@ -91,7 +91,8 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 		URL: f.url, Model: f.model, APIKey: f.apiKey, RequestTimeout: f.requestTimeout(),
 		NoScrape: f.scrapeMetrics.val == "false", IncludeContent: f.includeContent, RunID: f.load.runID,
 		NoCalibration: f.dataset.noCalibration,
-		Warn:          func(msg string) { fmt.Fprintf(e.stderr, "benchserve: warning: %s\n", present.Message(msg)) },
+		Warn:          e.warn,
+		Note:          e.note,
 	}, f.given("url"))
 	if r == nil {
 		return code
