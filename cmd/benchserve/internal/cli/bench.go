@@ -31,6 +31,7 @@ type benchFlags struct {
 	fs                      *flag.FlagSet
 	url                     string
 	model                   string
+	saveResult              saveResultFlags
 	apiKey                  string
 	workload                optString
 	prompts                 string
@@ -94,6 +95,7 @@ func newBenchFlags(e *env) *benchFlags {
 	fs.Var(&f.enableThinking, "enable-thinking", "Enable thinking mode: \"true\", \"false\", or \"true,false\" to sweep `both`")
 	fs.Var(&f.extraBody, "extra-body", "Comma-separated `JSON` objects to pass as extra body parameters, e.g. '{\"a\":1},{\"b\":2}'")
 	fs.StringVar(&f.output, "output", "", "File `path` to write results to (default: stdout); written atomically")
+	addSaveResultFlags(fs, &f.saveResult)
 	fs.Var(f.format, "format", "Output `format`: auto, table, json, csv, sql, sqlite\n(auto = table for prompt sweeps, json for workloads; sqlite requires --output\nand appends to the file)")
 	fs.Var(f.validate, "validate", "Validate responses: `true` or false")
 	fs.Var(f.scrapeMetrics, "scrape-metrics", "Scrape /metrics before and after each run: `true` or false")
@@ -146,8 +148,12 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	e = e.redacting(f.url, f.apiKey) // no password or token of --url, nor the API key a server echoes, in any output
-	expandHome(&f.output, &f.workload.val, &f.promptFile, &f.systemPromptFile, &f.promptsDir, &f.dataset.path)
+	expandHome(&f.output, &f.workload.val, &f.promptFile, &f.systemPromptFile, &f.promptsDir, &f.dataset.path, &f.saveResult.dir)
 	f.prompts = expandList(f.prompts)
+	var saved problems
+	if f.resolveSaveResult(&saved, time.Now()); !saved.empty() {
+		return saved.report(e, "")
+	}
 	if !f.dataset.set() {
 		var pr problems
 		f.dataset.generator(&pr, 0, 0) // only reports generator flags given without --dataset-name
