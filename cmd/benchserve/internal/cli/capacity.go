@@ -171,6 +171,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	cfg.OnStart = func(s capacity.ProbeSpec) { live.line("  %s", capacity.StartLine(s)) }
 	cfg.OnProgress = live.update
 	cfg.OnProbe = func(p results.CapacityProbe) { live.probeDone(); live.line("  %s", p) }
+	cfg.Client = clientLimits // the load runs' (a test's hook; nil: the defaults)
 	probe := capacity.SessionProbe(r, w, runner.RunOptions{Tags: f.caseTags}, l, nil)
 	res, err := capacity.Search(ctx, probe, cfg)
 	live.close()
