@@ -212,3 +212,15 @@ func TestRandomMixDrawsComponentsByWeight(t *testing.T) {
 	_, err = datasets.New(datasets.Options{Name: "random", Params: map[string]any{"random_mix": "16,4"}})
 	assert.ErrorContains(t, err, `random_mix: component 1 "16,4": want ISL,OSL:WEIGHT`)
 }
+
+// A generator that makes its prompts refuses a path, which nothing would
+// read (a newcomer's review: --dataset-path was ignored with random).
+func TestMadeUpPromptsRefuseAPath(t *testing.T) {
+	for _, name := range []string{"random", "prefix_repetition", datasets.SessionsName} {
+		_, err := datasets.New(datasets.Options{Name: name, Path: "sg.json", NumPrompts: 2})
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), name+` makes its prompts and reads no file: drop its path (--dataset-path) "sg.json"`)
+		_, err = datasets.New(datasets.Options{Name: name, NumPrompts: 2})
+		assert.NoError(t, err, "%s without a path", name)
+	}
+}

@@ -25,6 +25,16 @@ func (o Options) Check(known ...string) error {
 	return fmt.Errorf("datasets: %s: unknown parameter %q (want one of %v)", o.Name, bad[0], known)
 }
 
+// CheckNoPath refuses a path for a generator that makes its prompts and
+// reads no file (random, prefix_repetition, sessions): a path given there
+// would be read by nothing, most likely a dataset meant for another name.
+func (o Options) CheckNoPath() error {
+	if o.Path == "" {
+		return nil
+	}
+	return fmt.Errorf("datasets: %s makes its prompts and reads no file: drop its path (--dataset-path) %q, or name the dataset it is (sharegpt, jsonl, mooncake, azure)", o.Name, o.Path)
+}
+
 // Int returns parameter key as an int, def when it is absent. A value
 // that is not a whole number (JSON numbers decode as float64) is an error
 // naming the generator and the parameter.

@@ -31,6 +31,9 @@ func newPrefixRepetition(o Options) (Generator, error) {
 	if err := o.Check(ParamPrefixLen, ParamSuffixLen, ParamNumPrefixes, ParamOutputLen); err != nil {
 		return nil, err
 	}
+	if err := o.CheckNoPath(); err != nil {
+		return nil, err
+	}
 	var vals [4]int
 	for i, p := range []struct {
 		key      string

@@ -68,6 +68,9 @@ func newRandom(o Options) (Generator, error) {
 	if err := o.Check(ParamRandomInputLen, ParamRandomOutputLen, ParamRandomRangeRatio, ParamRandomPrefixLen, ParamRandomMix); err != nil {
 		return nil, err
 	}
+	if err := o.CheckNoPath(); err != nil {
+		return nil, err
+	}
 	in, err := o.Int(ParamRandomInputLen, 1024)
 	if err != nil {
 		return nil, err

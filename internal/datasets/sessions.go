@@ -52,6 +52,9 @@ func newSessions(o Options) (Generator, error) {
 	if err := o.Check(ParamSessionsTurns, ParamSessionsInputLen, ParamSessionsOutputLen, ParamSessionsThinkTime); err != nil {
 		return nil, err
 	}
+	if err := o.CheckNoPath(); err != nil {
+		return nil, err
+	}
 	var vals [4]int
 	for i, p := range []struct {
 		key      string
