@@ -31,6 +31,12 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	if format == "sqlite" && f.output == "" {
 		pr.addUsage("--output is required when --format sqlite")
 	}
+	if f.dataset.set() && !f.given("repetitions") {
+		// A generator's run is a load run of its requests, each sent
+		// once: --repetitions' default of 3 does not apply, and the
+		// payload says 1, not 3 (a newcomer's review).
+		f.repetitions = 1
+	}
 	if f.repetitions < 1 {
 		pr.addUsage("--repetitions must be at least 1, got %d", f.repetitions)
 	}
