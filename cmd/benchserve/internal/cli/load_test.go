@@ -36,6 +36,11 @@ func TestWorkloadAtARate(t *testing.T) {
 	assert.Contains(t, res.stderr, "--request-rate", "names the flag")
 	assert.Len(t, srv.ChatRequests(), 12, "nothing was sent for the bad flags")
 
+	res = invoke(t, "--url", srv.URL, "--workload", smoke, "--request-rate", "1e-300", "--num-prompts", "2")
+	assert.Equal(t, ExitUsage, res.code, "a rate whose first arrival is centuries away")
+	assert.Contains(t, res.stderr, `"1e-300" is below one request a day`)
+	assert.Len(t, srv.ChatRequests(), 12, "nothing was sent")
+
 	res = invoke(t, "--url", srv.URL, "--prompts", "short", "--max-concurrency", "2")
 	assert.Equal(t, ExitUsage, res.code, "workload-only load flags are refused in sweep mode, not ignored")
 }

@@ -249,6 +249,9 @@ func behindMS(rate float64) float64 { return max(10, 100/rate) }
 // comma-separated.
 type rateList []float64
 
+// minRequestRate is the lowest --request-rate: one request a day.
+const minRequestRate = 1.0 / 86400
+
 func (r *rateList) String() string {
 	parts := make([]string, len(*r))
 	for i, v := range *r {
@@ -267,6 +270,11 @@ func (r *rateList) Set(s string) error {
 		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
 		if err != nil || math.IsNaN(v) || v <= 0 {
 			return fmt.Errorf("want positive numbers of requests per second or inf, got %q", part)
+		}
+		if v < minRequestRate {
+			// 1e-300 req/s waited for ever with no word: its first
+			// arrival is centuries away.
+			return fmt.Errorf("%q is below one request a day (%.3g req/s): the run would wait for days", part, minRequestRate)
 		}
 		out = append(out, v)
 	}
