@@ -289,7 +289,11 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 		if sc.AchievedRate != nil {
 			achieved = strconv.FormatFloat(*sc.AchievedRate, 'g', 3, 64) + " req/s"
 		}
-		say(t).Logf("load: %d requests, achieved %s, %d late, %d dropped, %d unsent", len(p.Results), achieved, sc.Late, sc.Dropped, sc.Unsent)
+		throughput := "null (" + sc.RequestThroughputReason + ")"
+		if sc.RequestThroughput != nil {
+			throughput = strconv.FormatFloat(*sc.RequestThroughput, 'g', 3, 64) + " req/s"
+		}
+		say(t).Logf("load: %d requests, achieved %s, throughput %s, %d late, %d dropped, %d unsent", len(p.Results), achieved, throughput, sc.Late, sc.Dropped, sc.Unsent)
 		failStopped(t, sc)
 		failClient(t, sc)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/results"
 )
 
 // instant is a Func that answers at once.
@@ -132,4 +133,43 @@ func TestRunAchievedRateOverTheSendingWindow(t *testing.T) {
 	rate, ok, _ := run.AchievedRate()
 	require.True(t, ok, "40 requests measure a rate")
 	assert.InDelta(t, 39/(run.LastSent-run.FirstSent).Seconds(), rate, 1e-9, "(n−1) / (last send − first send)")
+}
+
+// A closed loop has no arrival rate: its achieved rate is null with the
+// reason, and the rate it served is its completed throughput over the
+// wall span, first send to last end (vLLM's request_throughput), which
+// the time the requests took is part of.
+func TestRunClosedHasThroughputNotAnArrivalRate(t *testing.T) {
+	release := make(chan struct{})
+	var started atomic.Int64
+	fn := func(ctx context.Context, i int) loadgen.Sample {
+		if started.Add(1) == 4 {
+			close(release) // every request in flight: they end together
+		}
+		<-release
+		if i == 0 {
+			return loadgen.Sample{Kind: results.KindHTTP5xx}
+		}
+		return loadgen.Sample{E2ELms: 1}
+	}
+	run, err := loadgen.RunClosed(t.Context(), fn, loadgen.Closed{Concurrency: 4, Requests: 4})
+	require.NoError(t, err)
+	_, ok, reason := run.AchievedRate()
+	assert.False(t, ok, "a closed loop's sends are no arrival rate")
+	assert.Equal(t, "a closed loop has no arrival rate: each stream sent its next request when its last one ended (request_throughput is the rate the server served)", reason)
+	assert.Equal(t, 3, run.Completed(), "the failed request did not complete")
+	assert.GreaterOrEqual(t, run.LastEnded, run.LastSent, "the last request ends after it was sent")
+	assert.Equal(t, run.LastEnded-run.FirstSent, run.WallSpan(), "first send to last end")
+	rate, ok, reason := run.Throughput()
+	if ok {
+		assert.InDelta(t, 3/run.WallSpan().Seconds(), rate, 1e-9, "completed / wall span")
+	} else {
+		assert.Contains(t, reason, "4 sent and ended within", "only a sub-millisecond span is no throughput")
+	}
+
+	open, err := loadgen.RunOpen(t.Context(), instant, loadgen.Open{Rate: math.Inf(1), Requests: 5})
+	require.NoError(t, err)
+	_, ok, reason = open.AchievedRate()
+	assert.False(t, ok, "requests all due at once have no arrival rate")
+	assert.Equal(t, "every request was due at once (an unlimited rate): the sending window measures the client, not a rate (request_throughput is the rate the server served)", reason)
 }

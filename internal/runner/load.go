@@ -359,11 +359,17 @@ func scheduleOf(l Load, rate float64, n int, run *loadgen.Run, st results.LoadSt
 		sc.LagMS = &results.LagStats{P50: st.Lag.P50, P95: st.Lag.P95, P99: st.Lag.P99, Max: st.Lag.Max}
 	}
 	judgeClient(sc, run, l.clientLimits())
+	sc.WallSpanS = run.WallSpan().Seconds()
+	if r, ok, reason := run.Throughput(); ok {
+		sc.RequestThroughput = &r
+	} else {
+		sc.RequestThroughputReason = reason
+	}
 	if l.Goodput != nil {
-		if g, ok := summary.RunGoodput(run, *l.Goodput); ok {
+		if g, ok, reason := summary.RunGoodput(run, *l.Goodput); ok {
 			sc.Goodput = &g
 		} else {
-			sc.GoodputReason = "the achieved rate is null: " + sc.AchievedRateReason
+			sc.GoodputReason = reason
 		}
 	}
 	return sc
