@@ -626,8 +626,10 @@ type Schedule struct {
 	// (--max-error-rate), omitted without one. StopReason says why the
 	// run was stopped before its end, with the numbers ("error rate: 12
 	// of 20 requests failed (…, 95% CI …), over the limit 0.05 with
-	// confidence"); omitted when it ran to its end. A run stopped so
-	// leaves its remaining requests unsent.
+	// confidence", or "interrupted (context canceled) after 137 of 300
+	// requests were sent" for Ctrl-C); omitted when it ran to its end or
+	// its duration ended it. A run stopped so leaves its remaining
+	// requests unsent (Unsent).
 	MaxErrorRate *float64 `json:"max_error_rate,omitempty"`
 	StopReason   string   `json:"stop_reason,omitempty"`
 	// TTFTFromScheduleMS and E2ELFromScheduleMS summarize the succeeded

@@ -173,3 +173,50 @@ func TestRunClosedHasThroughputNotAnArrivalRate(t *testing.T) {
 	assert.False(t, ok, "requests all due at once have no arrival rate")
 	assert.Equal(t, "every request was due at once (an unlimited rate): the sending window measures the client, not a rate (request_throughput is the rate the server served)", reason)
 }
+
+// A closed loop stopped before its count leaves the rest unsent, counted:
+// by ctx (Ctrl-C) after 3 of 10, and by its duration after the one
+// request at most the duration let out.
+func TestRunClosedCountsUnsent(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	var n atomic.Int64
+	stopAfter3 := func(context.Context, int) loadgen.Sample {
+		if n.Add(1) == 3 {
+			cancel()
+		}
+		return loadgen.Sample{E2ELms: 1}
+	}
+	run, err := loadgen.RunClosed(ctx, stopAfter3, loadgen.Closed{Concurrency: 1, Requests: 10})
+	require.NoError(t, err)
+	assert.Equal(t, 3, run.Sent, "the loop stops with ctx")
+	assert.Equal(t, 7, run.Unsent, "the rest of the count")
+	assert.False(t, run.UnsentEstimated, "a count, not an estimate")
+
+	run, err = loadgen.RunClosed(t.Context(), instant, loadgen.Closed{Concurrency: 1, Requests: 5, Duration: time.Nanosecond})
+	require.NoError(t, err)
+	assert.LessOrEqual(t, run.Sent, 1, "the duration has passed by the first check or the second")
+	assert.Equal(t, 5-run.Sent, run.Unsent, "the duration left the rest of the count unsent")
+
+	run, err = loadgen.RunClosed(t.Context(), instant, loadgen.Closed{Concurrency: 2, Requests: 6})
+	require.NoError(t, err)
+	assert.Equal(t, 0, run.Unsent, "a loop that ran its count left nothing")
+}
+
+// An open loop whose duration ends its schedule before its count counts
+// the rest as unsent, exactly: at 50 req/s for 200 ms the schedule of
+// 50 has its first arrivals in the duration and the others are unsent.
+func TestRunOpenDurationBeforeCountCountsUnsent(t *testing.T) {
+	cfg := loadgen.Open{Rate: 50, Seed: 1, Requests: 50, Duration: 200 * time.Millisecond}
+	in := 0
+	for _, at := range cfg.Schedule(50) {
+		if at < cfg.Duration {
+			in++
+		}
+	}
+	require.Less(t, in, 50, "the schedule of 50 runs past 200 ms")
+	run, err := loadgen.RunOpen(t.Context(), instant, cfg)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, run.Sent, in, "at most the arrivals within the duration are sent (a client behind by more than the grace sends fewer)")
+	assert.Equal(t, 50-run.Sent, run.Unsent, "the rest of the count is unsent")
+	assert.False(t, run.UnsentEstimated, "a count, not an estimate")
+}

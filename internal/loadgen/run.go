@@ -31,8 +31,9 @@ type Closed struct {
 	// (Duration must then be set).
 	Requests int
 	// Duration stops sending new requests once that much time has passed
-	// since the start (requests in flight finish); 0 means no limit
-	// (Requests must then be set).
+	// since the start (requests in flight finish; those of Requests not
+	// sent are counted in Run.Unsent); 0 means no limit (Requests must
+	// then be set).
 	Duration time.Duration
 	// MaxDuration is a hard cap on the whole run: when it passes, requests
 	// still in flight are cancelled (kind canceled); 0 means none beyond
@@ -115,8 +116,9 @@ type Run struct {
 	LastEnded time.Duration
 	// PeakInFlight is the largest number of requests in flight at once.
 	PeakInFlight int
-	// Unsent counts scheduled requests never sent because the run's
-	// context or duration ended first (open loop); UnsentEstimated says
+	// Unsent counts the requests of the run's count (or schedule) never
+	// sent because its context or duration ended first, in either loop;
+	// UnsentEstimated says
 	// it is the expected number of arrivals left in the duration, not a
 	// count (a duration-bound schedule is not drawn past its end).
 	Unsent          int
@@ -310,6 +312,11 @@ func RunClosed(ctx context.Context, fn Func, cfg Closed) (*Run, error) {
 	wg.Wait()
 	run := rec.finish("closed")
 	run.InFlightCap = conc
+	if cfg.Requests > 0 {
+		// Stopped by its duration, its cap or ctx before the count: the
+		// rest were never sent.
+		run.Unsent = cfg.Requests - run.Sent
+	}
 	return run, nil
 }
 
@@ -395,6 +402,9 @@ schedule:
 			break
 		}
 		if cfg.Duration > 0 && at >= cfg.Duration {
+			// The duration ended the schedule: the requests of a
+			// count it had left are unsent (none for a duration alone).
+			unsent, estimated = remaining(cfg, i, at)
 			break
 		}
 		if !waitUntil(sending, timer, rec.start.Add(at)) {

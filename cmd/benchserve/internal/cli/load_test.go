@@ -132,3 +132,21 @@ func TestClosedLoopReportsThroughputNotASendingRate(t *testing.T) {
 	require.NotNil(t, sc.Goodput, sc.GoodputReason)
 	assert.InDelta(t, *sc.RequestThroughput, *sc.Goodput, 1e-9, "every request met e2el 100 s: goodput is the throughput")
 }
+
+// A --duration that ends the schedule before --num-prompts counts the
+// rest as unsent and says the duration did it; the run is not a failure.
+func TestDurationBeforeTheCountCountsTheUnsent(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	out := filepath.Join(t.TempDir(), "d.json")
+	res := invoke(t, "--url", srv.URL, "--workload", smoke, "--request-rate", "50", "--num-prompts", "50",
+		"--duration", "200ms", "--seed", "1", "--output", out)
+	require.Equal(t, ExitOK, res.code, "a run its duration ended passes: %s", res.stderr)
+	sc := readPayload(t, out).Schedule
+	require.NotNil(t, sc)
+	assert.Less(t, sc.Sent, 50, "the duration ended the schedule first")
+	assert.Equal(t, 50-sc.Sent, sc.Unsent, "the rest of --num-prompts is unsent")
+	assert.Equal(t, 50, sc.Requests, "sent and unsent make the count")
+	assert.Empty(t, sc.StopReason, "not stopped: the duration is the design")
+	assert.Contains(t, res.stderr, fmt.Sprintf(" dropped, %d unsent (--duration 0.2s ended the run first), ", sc.Unsent))
+	assert.NotContains(t, res.stderr, "Error:", "nothing failed")
+}

@@ -194,7 +194,12 @@ func scheduleLine(sc *results.Schedule) string {
 	if sc.UnsentEstimated {
 		unsent = "about " + unsent
 	}
-	fmt.Fprintf(&b, "; %d late, %d dropped, %s unsent, %d connection retries", sc.Late, sc.Dropped, unsent, sc.ConnectionRetries)
+	why := ""
+	if sc.Unsent > 0 && sc.StopReason == "" && sc.DurationS > 0 {
+		// The duration's design, not a failure: said, not an error.
+		why = fmt.Sprintf(" (--duration %gs ended the run first)", sc.DurationS)
+	}
+	fmt.Fprintf(&b, "; %d late, %d dropped, %s unsent%s, %d connection retries", sc.Late, sc.Dropped, unsent, why, sc.ConnectionRetries)
 	if sc.StartAt != "" && sc.StartLateMS != nil {
 		fmt.Fprintf(&b, "; started %.1f ms after --start-at %s", *sc.StartLateMS, sc.StartAt)
 	}
