@@ -20,6 +20,7 @@ import (
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -391,6 +392,11 @@ func (run *workloadRun) finish(t *testing.T) {
 		return
 	}
 	p := run.sess.Payload()
+	if w := summary.EndedShortWarning(p); w != "" {
+		// A warning, as vLLM only reports it: a check that asks for
+		// the length (finish_reason "length") fails a short answer.
+		say(t).Logf("benchtest: warning: %s", w)
+	}
 	if run.cfg.output != "" {
 		kept, err, keepErr := resultio.WriteFileOrKeep(p, run.cfg.output)
 		journal, _ := run.sess.Journal()
