@@ -65,3 +65,28 @@ func TestRunWorkloadSaysWhatTheAnswerWas(t *testing.T) {
 	require.NoError(t, err, "the marker is in the working directory")
 	assert.Greater(t, info.ModTime().Unix(), time.Now().Unix(), "the marker's mtime is ahead of now")
 }
+
+// TestRunWorkloadWarnsOfShortAnswersUnderIgnoreEOS: a generator workload
+// with ignore_eos against a server that ignores it (the fixture's
+// early-stop fault) logs the warning with the numbers, and passes (vLLM
+// only reports the lengths; no check asked for them).
+func TestRunWorkloadWarnsOfShortAnswersUnderIgnoreEOS(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{Faults: []fixtures.Fault{"early-stop"}})
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "short.json")
+	require.NoError(t, os.WriteFile(wl, []byte(`{"name": "short", "generator": {"name": "random", "num_prompts": 2, "seed": 1,
+		"random_input_len": 32, "random_output_len": 600, "ignore_eos": true}}`), 0o600))
+	cmd := exec.Command(os.Args[0], "-test.run=^TestInnerWorkload$", "-test.v", "-test.count=1")
+	cmd.Dir = dir
+	var base []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "BENCHSERVE_") {
+			base = append(base, kv)
+		}
+	}
+	cmd.Env = append(base, innerEnv+"=1", workloadEnv+"="+wl, "BENCHSERVE_URL="+srv.URL)
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	require.NoError(t, err, "short answers are a warning, not a failure: %s", out)
+	assert.Regexp(t, `benchtest: warning: 2 of 2 answers ended short of the asked output length under ignore_eos: asked 600 tokens \(p50\), got p50 \d+ \(min \d+, max \d+\); finish_reason stop 2`, out)
+}

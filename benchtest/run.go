@@ -20,6 +20,7 @@ import (
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
 	"github.com/benchserve/benchserve/internal/serverinfo"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -290,7 +291,11 @@ func (run *workloadRun) load(t *testing.T, l runner.Load) {
 		if sc.AchievedRate != nil {
 			achieved = strconv.FormatFloat(*sc.AchievedRate, 'g', 3, 64) + " req/s"
 		}
-		say(t).Logf("load: %d requests, achieved %s, %d late, %d dropped, %d unsent", len(p.Results), achieved, sc.Late, sc.Dropped, sc.Unsent)
+		throughput := "null (" + sc.RequestThroughputReason + ")"
+		if sc.RequestThroughput != nil {
+			throughput = strconv.FormatFloat(*sc.RequestThroughput, 'g', 3, 64) + " req/s"
+		}
+		say(t).Logf("load: %d requests, achieved %s, throughput %s, %d late, %d dropped, %d unsent", len(p.Results), achieved, throughput, sc.Late, sc.Dropped, sc.Unsent)
 		failStopped(t, sc)
 		failClient(t, sc)
 	}
@@ -388,6 +393,11 @@ func (run *workloadRun) finish(t *testing.T) {
 		return
 	}
 	p := run.sess.Payload()
+	if w := summary.EndedShortWarning(p); w != "" {
+		// A warning, as vLLM only reports it: a check that asks for
+		// the length (finish_reason "length") fails a short answer.
+		say(t).Logf("benchtest: warning: %s", w)
+	}
 	if run.cfg.output != "" {
 		kept, err, keepErr := resultio.WriteFileOrKeep(p, run.cfg.output)
 		journal, _ := run.sess.Journal()

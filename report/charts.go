@@ -40,6 +40,9 @@ var outcomeColors = map[string]string{
 	outcomeFail:    "#c62828",
 	outcomeTimeout: "#ef6c00",
 	outcomeError:   "#6a1b9a",
+	// interrupted requests are not drawn (no measurement): the color
+	// only keys the data section's outcome.
+	outcomeInterrupted: "#78909c",
 }
 
 // seriesColors is a color-blind-friendly palette (Okabe–Ito) for lines.
@@ -157,7 +160,7 @@ func distributionChart(rd *runData, metric, title, unit string) (string, error) 
 		names[n-1-i] = cs.CaseID
 		var vals plotter.Values
 		for _, q := range cs.Requests {
-			if q.Outcome == outcomeError {
+			if unmeasured(q.Outcome) {
 				continue
 			}
 			v := metricOf(q, metric)

@@ -202,7 +202,7 @@ func samplesOf(side []*runData, caseID, metric string) []float64 {
 			continue
 		}
 		for _, q := range rd.Cases[i].Requests {
-			if q.Outcome == outcomeError {
+			if unmeasured(q.Outcome) {
 				continue
 			}
 			var v float64

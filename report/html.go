@@ -307,16 +307,27 @@ func (rv runView) BadgeText() string {
 		}
 		return strings.ToUpper(strings.ReplaceAll(rv.Capacity.Status, "_", " "))
 	}
+	if rv.Passed && rv.interrupted() {
+		return "INTERRUPTED"
+	}
 	if rv.Passed {
 		return "PASS"
 	}
 	return "FAIL"
 }
 
+// interrupted reports whether the run was stopped with requests in
+// flight (a workload run's Counts.Interrupted): nothing failed, but the
+// run did not finish.
+func (rv runView) interrupted() bool { return rv.Counts != nil && rv.Counts.Interrupted > 0 }
+
 // BadgeClass colors the badge: "pass", "fail", or "warn" for a capacity
-// search stopped by its time cap (its capacity is a lower bound).
+// search stopped by its time cap (its capacity is a lower bound) and an
+// interrupted run in which nothing failed.
 func (rv runView) BadgeClass() string {
 	switch {
+	case rv.Passed && rv.interrupted():
+		return "warn"
 	case rv.Passed:
 		return "pass"
 	case rv.Capacity != nil && rv.Capacity.Status == "time_cap":

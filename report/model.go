@@ -55,11 +55,16 @@ func FromSweep(rows []results.SweepResult, label string) Run {
 // Outcomes of one request, worst first; the colors in the charts and the
 // "outcome" values in the data section.
 const (
-	outcomeError   = "error"        // the request failed (Record.Error)
-	outcomeFail    = "fail"         // a quality check failed
-	outcomeTimeout = "over-timeout" // answered, but over the case's policy timeout
-	outcomePass    = "pass"
+	outcomeInterrupted = "interrupted"  // in flight when the run was stopped: no measurement, no failure
+	outcomeError       = "error"        // the request failed (Record.Error)
+	outcomeFail        = "fail"         // a quality check failed
+	outcomeTimeout     = "over-timeout" // answered, but over the case's policy timeout
+	outcomePass        = "pass"
 )
+
+// unmeasured reports whether a request of outcome o has no latency to
+// show: it failed on the wire, or the run's stop cut it.
+func unmeasured(o string) bool { return o == outcomeError || o == outcomeInterrupted }
 
 // reportData is everything the charts and tables show; it is embedded in
 // the HTML as JSON (id "benchserve-data") and is what the snapshot guards.
@@ -110,9 +115,13 @@ type countsData struct {
 	Cases    int `json:"cases"`
 	// Passed and Failed count requests by their quality checks (as the
 	// payload summary does); Errored counts failed requests among them.
-	Passed  int `json:"passed"`
-	Failed  int `json:"failed"`
-	Errored int `json:"errored"`
+	// Interrupted counts the requests the run's stop cut (Ctrl-C, a
+	// signal, --max-error-rate): neither passed nor failed, left out of
+	// every statistic, as in the payload summary's interrupted_count.
+	Passed      int `json:"passed"`
+	Failed      int `json:"failed"`
+	Errored     int `json:"errored"`
+	Interrupted int `json:"interrupted,omitempty"`
 	// Policy timeouts: requests whose case set one, and how many ran over
 	// (or errored, which the reference counts as over).
 	PolicyChecked int `json:"policy_checked"`
@@ -159,6 +168,9 @@ type caseData struct {
 	Tags     []string `json:"tags"`
 	Passed   bool     `json:"passed"`
 	Failures int      `json:"failures"`
+	// Interrupted counts the case's requests the run's stop cut (not
+	// failures).
+	Interrupted int `json:"interrupted,omitempty"`
 	// PolicyChecked counts requests with a policy timeout, PolicyOver
 	// those that ran over it (or errored).
 	PolicyChecked int           `json:"policy_checked"`
@@ -205,6 +217,8 @@ func round(v float64, n int) float64 {
 
 func outcomeOf(r results.Record) string {
 	switch {
+	case r.Interrupted:
+		return outcomeInterrupted
 	case r.Error != "":
 		return outcomeError
 	case !r.Quality.OK:
@@ -222,7 +236,7 @@ func answerOf(reqs []requestData) string {
 	var reasoning, content []float64
 	untimed, answered := 0, 0
 	for _, q := range reqs {
-		if q.Outcome == outcomeError {
+		if unmeasured(q.Outcome) {
 			continue
 		}
 		answered++
@@ -302,13 +316,16 @@ func workloadData(id string, r Run) *runData {
 		}
 		out := outcomeOf(rec)
 		c.Requests++
-		if out == outcomeError {
-			c.Errored++
-		}
-		if rec.Quality.OK {
+		switch {
+		case out == outcomeInterrupted:
+			c.Interrupted++
+		case rec.Quality.OK:
 			c.Passed++
-		} else {
+		default:
 			c.Failed++
+			if out == outcomeError {
+				c.Errored++
+			}
 		}
 		over := false
 		if rec.Policy.WithinTimeout != nil {
@@ -333,7 +350,9 @@ func workloadData(id string, r Run) *runData {
 			rd.Cases = append(rd.Cases, caseData{CaseID: rec.CaseID, Tags: tags, Passed: true})
 		}
 		cs := &rd.Cases[ci]
-		if !rec.Quality.OK {
+		if out == outcomeInterrupted {
+			cs.Interrupted++
+		} else if !rec.Quality.OK {
 			cs.Passed = false
 			cs.Failures++
 		}
@@ -359,7 +378,7 @@ func workloadData(id string, r Run) *runData {
 		cs := &rd.Cases[i]
 		var ttft, e2el, tps []float64
 		for _, q := range cs.Requests {
-			if q.Outcome == outcomeError {
+			if unmeasured(q.Outcome) {
 				continue
 			}
 			ttft, e2el = append(ttft, q.TTFTms), append(e2el, q.E2ELms)

@@ -287,3 +287,40 @@ func TestEveryRateNull(t *testing.T) {
 		t.Fatal("rendering a run with no measured rates did not finish")
 	}
 }
+
+// TestInterruptedAreNotFailures: a Ctrl-C'd run's requests in flight are
+// interrupted, as the payload says (failure_count 0, interrupted_count
+// 3): the page counts them as interrupted, not as failed checks or
+// request errors, keeps them out of the latency figures, and says the
+// run was interrupted instead of PASS or FAIL.
+func TestInterruptedAreNotFailures(t *testing.T) {
+	var recs []results.Record
+	for rep := range 5 {
+		r := results.Record{RunID: "stop0001", CaseID: "hi", Repetition: rep, Workload: "w",
+			StartedAt: "2026-01-02T03:04:05.000000+00:00", OK: true,
+			Metrics: results.Metrics{TTFTms: 10, E2ELms: 100, TPOTms: 2, GenTPS: 500, CompletionTokens: 50, UsagePresent: true},
+			Quality: results.Quality{OK: true, Issues: []string{}, ContentChars: 200}}
+		if rep >= 2 {
+			r.Metrics.TTFTms, r.Metrics.E2ELms = 9000, 9000 // cut at the stop: no measurement
+			results.MarkInterrupted(&r)
+		}
+		recs = append(recs, r)
+	}
+	p := resultio.BuildPayload(resultio.PayloadInput{RunID: "stop0001", Workload: results.WorkloadInfo{Name: "w"}, Records: recs})
+	require.Equal(t, 0, p.Summary.FailureCount, "the payload counts no failure")
+	require.Equal(t, 3, p.Summary.InterruptedCount, "and 3 interrupted")
+	page := render(t, report.FromPayload(p, ""))
+	_, data := dataOf(t, page)
+	run := data["runs"].([]any)[0].(map[string]any)
+	counts := run["counts"].(map[string]any)
+	assert.Equal(t, map[string]any{"requests": 5.0, "cases": 1.0, "passed": 2.0, "failed": 0.0, "errored": 0.0,
+		"interrupted": 3.0, "policy_checked": 0.0, "policy_over": 0.0}, counts, "interrupted, not failed")
+	cs := run["cases"].([]any)[0].(map[string]any)
+	assert.Equal(t, true, cs["passed"], "the case failed nothing")
+	assert.Equal(t, 3.0, cs["interrupted"])
+	assert.Equal(t, 100.0, cs["p50"].(map[string]any)["e2e_latency_ms"], "the cut requests are out of the latency figures")
+	assert.Contains(t, page, `<span class="n">3</span><span class="t">interrupted`, "the tile says interrupted")
+	assert.Contains(t, page, `<span class="n">0</span><span class="t">failed checks</span>`)
+	assert.Contains(t, page, `<span class="n">0</span><span class="t">request errors</span>`)
+	assert.Contains(t, page, `<span class="badge warn">INTERRUPTED</span>`, "neither PASS nor FAIL")
+}

@@ -579,11 +579,24 @@ type Schedule struct {
 	SendingWindowS float64 `json:"sending_window_s"`
 	// AchievedRate is the rate the requests were sent at, over the
 	// sending window: (Sent − 1) / SendingWindowS, so the
-	// time the last request took is not part of it. Null when the window
-	// holds too few requests to measure a rate, AchievedRateReason then
-	// says why.
+	// time the last request took is not part of it: the check of an
+	// open loop's schedule against TargetRate, not what the server
+	// served (RequestThroughput is). Null, AchievedRateReason then
+	// saying why, in a closed loop (no arrival rate: each request went
+	// when a stream was free) and when the window holds too few
+	// requests to measure a rate.
 	AchievedRate       *float64 `json:"achieved_rate"`
 	AchievedRateReason string   `json:"achieved_rate_reason,omitempty"`
+	// RequestThroughput is the rate the server served, in any loop: the
+	// requests that succeeded per second of WallSpanS, the run's wall
+	// span from its first send to the end of its last request (vLLM
+	// bench serve's request_throughput, completions over the benchmark
+	// duration). Null with RequestThroughputReason for fewer than 2
+	// requests sent (one request's is only the inverse of its latency)
+	// or a span too short to time.
+	RequestThroughput       *float64 `json:"request_throughput"`
+	RequestThroughputReason string   `json:"request_throughput_reason,omitempty"`
+	WallSpanS               float64  `json:"wall_span_s"`
 	// RateWindowS is, in a merged sharded run, the seconds the achieved
 	// rate was measured over when that was the window in which every
 	// shard was sending (shorter than SendingWindowS); omitted when the
@@ -613,8 +626,10 @@ type Schedule struct {
 	// (--max-error-rate), omitted without one. StopReason says why the
 	// run was stopped before its end, with the numbers ("error rate: 12
 	// of 20 requests failed (…, 95% CI …), over the limit 0.05 with
-	// confidence"); omitted when it ran to its end. A run stopped so
-	// leaves its remaining requests unsent.
+	// confidence", or "interrupted (context canceled) after 137 of 300
+	// requests were sent" for Ctrl-C); omitted when it ran to its end or
+	// its duration ended it. A run stopped so leaves its remaining
+	// requests unsent (Unsent).
 	MaxErrorRate *float64 `json:"max_error_rate,omitempty"`
 	StopReason   string   `json:"stop_reason,omitempty"`
 	// TTFTFromScheduleMS and E2ELFromScheduleMS summarize the succeeded
@@ -642,9 +657,10 @@ type Schedule struct {
 	ClientGCPauseMS    *float64 `json:"client_gc_pause_ms,omitempty"`
 	ClientGCPauseMaxMS *float64 `json:"client_gc_pause_max_ms,omitempty"`
 	// Goodput is the rate of the requests that succeeded and met every
-	// limit of GoodputSLO (DistServe): AchievedRate times their share of
-	// the sent requests; nil without an SLO, or with GoodputReason when
-	// the achieved rate is null.
+	// limit of GoodputSLO (DistServe; vLLM's request_goodput): those
+	// requests per second of WallSpanS, as RequestThroughput counts the
+	// succeeded ones; nil without an SLO, or with GoodputReason when
+	// RequestThroughput is null.
 	Goodput       *float64           `json:"goodput"`
 	GoodputReason string             `json:"goodput_reason,omitempty"`
 	GoodputSLO    map[string]float64 `json:"goodput_slo,omitempty"`

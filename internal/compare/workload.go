@@ -234,8 +234,12 @@ func sortedCopy(s []string) []string {
 	return out
 }
 
-// runRates are the runs' achieved rates or goodputs (requests/s), one a
-// run that measured one.
+// runRates are the runs' completed-request throughputs or goodputs
+// (requests/s: completions over the wall span, first send to last end),
+// one a run that measured one. The achieved sending rate is not a
+// throughput: in a closed loop it is how fast the client sent, which a
+// slower server does not lower (a payload from before request_throughput
+// has none).
 func runRates(runs []Run, metric string) []float64 {
 	var out []float64
 	for _, r := range runs {
@@ -243,7 +247,7 @@ func runRates(runs []Run, metric string) []float64 {
 		if s == nil {
 			continue
 		}
-		v := s.AchievedRate
+		v := s.RequestThroughput
 		if metric == "goodput_rps" {
 			v = s.Goodput
 		}

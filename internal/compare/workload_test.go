@@ -245,7 +245,7 @@ func TestConformanceComparesVerdicts(t *testing.T) {
 	assert.True(t, cmp.Regressed)
 }
 
-// A load run's achieved rate and goodput are one sample per run: with
+// A load run's throughput and goodput are one sample per run: with
 // eight runs a side a drop from 10 to 8 requests/s is worse (five could
 // not reach significance over the family of 16 rows), with one run
 // a side there are too few samples.
@@ -255,7 +255,7 @@ func TestRunRatesCompareAcrossRuns(t *testing.T) {
 		for i := range n {
 			r := synth(label, []string{"greet"}, 3, 20, 1, seed+uint64(i))
 			v, g := rate+0.1*float64(i), rate*0.9+0.1*float64(i)
-			r.Payload.Schedule = &results.Schedule{Mode: "open", AchievedRate: &v, Goodput: &g}
+			r.Payload.Schedule = &results.Schedule{Mode: "open", RequestThroughput: &v, Goodput: &g}
 			runs = append(runs, r)
 		}
 		return runs
@@ -295,4 +295,28 @@ func TestAGateNoRowDecidesIsUndecided(t *testing.T) {
 	assert.Equal(t, "throughput_rps -5%: these inputs have no throughput_rps row to gate", cmp.GateUndecided[1])
 	assert.Contains(t, string(compare.Table(cmp)), "verdict: UNDECIDED (a --fail-on gate could not be decided)")
 	assert.Contains(t, string(compare.Table(cmp)), "undecided gates:")
+}
+
+// throughput_rps is the completed throughput, not the achieved sending
+// rate: a closed loop against a server 6× slower sends its burst just as
+// fast (its achieved rate, before it was null, was higher), and only the
+// completions over the wall span say it served 6× less.
+func TestThroughputIsCompletionsNotTheSendingRate(t *testing.T) {
+	side := func(label string, sending, served float64, seed uint64) []compare.Run {
+		var runs []compare.Run
+		for i := range 8 {
+			r := synth(label, []string{"greet"}, 3, 20, 1, seed+uint64(i))
+			send, tp := sending+0.1*float64(i), served+0.1*float64(i)
+			r.Payload.Schedule = &results.Schedule{Mode: "closed", AchievedRate: &send, RequestThroughput: &tp}
+			runs = append(runs, r)
+		}
+		return runs
+	}
+	cmp, err := compare.Workloads(side("base", 5261, 220, 10), side("cand", 7328, 36, 20), compare.Options{})
+	require.NoError(t, err)
+	ch, ok := find(cmp, "", "throughput_rps")
+	require.True(t, ok, "a throughput row")
+	assert.InDelta(t, 220.35, *ch.Base, 1e-9, "the base's completed throughput, median of its runs")
+	assert.InDelta(t, 36-220, *ch.Delta, 1e-9, "the candidate served 184 req/s less")
+	assert.Equal(t, compare.VerdictWorse, ch.Verdict, "%+v", ch)
 }

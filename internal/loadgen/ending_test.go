@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
+	"github.com/benchserve/benchserve/results"
 )
 
 // instant is a Func that answers at once.
@@ -132,4 +133,90 @@ func TestRunAchievedRateOverTheSendingWindow(t *testing.T) {
 	rate, ok, _ := run.AchievedRate()
 	require.True(t, ok, "40 requests measure a rate")
 	assert.InDelta(t, 39/(run.LastSent-run.FirstSent).Seconds(), rate, 1e-9, "(n−1) / (last send − first send)")
+}
+
+// A closed loop has no arrival rate: its achieved rate is null with the
+// reason, and the rate it served is its completed throughput over the
+// wall span, first send to last end (vLLM's request_throughput), which
+// the time the requests took is part of.
+func TestRunClosedHasThroughputNotAnArrivalRate(t *testing.T) {
+	release := make(chan struct{})
+	var started atomic.Int64
+	fn := func(ctx context.Context, i int) loadgen.Sample {
+		if started.Add(1) == 4 {
+			close(release) // every request in flight: they end together
+		}
+		<-release
+		if i == 0 {
+			return loadgen.Sample{Kind: results.KindHTTP5xx}
+		}
+		return loadgen.Sample{E2ELms: 1}
+	}
+	run, err := loadgen.RunClosed(t.Context(), fn, loadgen.Closed{Concurrency: 4, Requests: 4})
+	require.NoError(t, err)
+	_, ok, reason := run.AchievedRate()
+	assert.False(t, ok, "a closed loop's sends are no arrival rate")
+	assert.Equal(t, "a closed loop has no arrival rate: each stream sent its next request when its last one ended (request_throughput is the rate the server served)", reason)
+	assert.Equal(t, 3, run.Completed(), "the failed request did not complete")
+	assert.GreaterOrEqual(t, run.LastEnded, run.LastSent, "the last request ends after it was sent")
+	assert.Equal(t, run.LastEnded-run.FirstSent, run.WallSpan(), "first send to last end")
+	rate, ok, reason := run.Throughput()
+	if ok {
+		assert.InDelta(t, 3/run.WallSpan().Seconds(), rate, 1e-9, "completed / wall span")
+	} else {
+		assert.Contains(t, reason, "4 sent and ended within", "only a sub-millisecond span is no throughput")
+	}
+
+	open, err := loadgen.RunOpen(t.Context(), instant, loadgen.Open{Rate: math.Inf(1), Requests: 5})
+	require.NoError(t, err)
+	_, ok, reason = open.AchievedRate()
+	assert.False(t, ok, "requests all due at once have no arrival rate")
+	assert.Equal(t, "every request was due at once (an unlimited rate): the sending window measures the client, not a rate (request_throughput is the rate the server served)", reason)
+}
+
+// A closed loop stopped before its count leaves the rest unsent, counted:
+// by ctx (Ctrl-C) after 3 of 10, and by its duration after the one
+// request at most the duration let out.
+func TestRunClosedCountsUnsent(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	var n atomic.Int64
+	stopAfter3 := func(context.Context, int) loadgen.Sample {
+		if n.Add(1) == 3 {
+			cancel()
+		}
+		return loadgen.Sample{E2ELms: 1}
+	}
+	run, err := loadgen.RunClosed(ctx, stopAfter3, loadgen.Closed{Concurrency: 1, Requests: 10})
+	require.NoError(t, err)
+	assert.Equal(t, 3, run.Sent, "the loop stops with ctx")
+	assert.Equal(t, 7, run.Unsent, "the rest of the count")
+	assert.False(t, run.UnsentEstimated, "a count, not an estimate")
+
+	run, err = loadgen.RunClosed(t.Context(), instant, loadgen.Closed{Concurrency: 1, Requests: 5, Duration: time.Nanosecond})
+	require.NoError(t, err)
+	assert.LessOrEqual(t, run.Sent, 1, "the duration has passed by the first check or the second")
+	assert.Equal(t, 5-run.Sent, run.Unsent, "the duration left the rest of the count unsent")
+
+	run, err = loadgen.RunClosed(t.Context(), instant, loadgen.Closed{Concurrency: 2, Requests: 6})
+	require.NoError(t, err)
+	assert.Equal(t, 0, run.Unsent, "a loop that ran its count left nothing")
+}
+
+// An open loop whose duration ends its schedule before its count counts
+// the rest as unsent, exactly: at 50 req/s for 200 ms the schedule of
+// 50 has its first arrivals in the duration and the others are unsent.
+func TestRunOpenDurationBeforeCountCountsUnsent(t *testing.T) {
+	cfg := loadgen.Open{Rate: 50, Seed: 1, Requests: 50, Duration: 200 * time.Millisecond}
+	in := 0
+	for _, at := range cfg.Schedule(50) {
+		if at < cfg.Duration {
+			in++
+		}
+	}
+	require.Less(t, in, 50, "the schedule of 50 runs past 200 ms")
+	run, err := loadgen.RunOpen(t.Context(), instant, cfg)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, run.Sent, in, "at most the arrivals within the duration are sent (a client behind by more than the grace sends fewer)")
+	assert.Equal(t, 50-run.Sent, run.Unsent, "the rest of the count is unsent")
+	assert.False(t, run.UnsentEstimated, "a count, not an estimate")
 }

@@ -31,8 +31,9 @@ type Closed struct {
 	// (Duration must then be set).
 	Requests int
 	// Duration stops sending new requests once that much time has passed
-	// since the start (requests in flight finish); 0 means no limit
-	// (Requests must then be set).
+	// since the start (requests in flight finish; those of Requests not
+	// sent are counted in Run.Unsent); 0 means no limit (Requests must
+	// then be set).
 	Duration time.Duration
 	// MaxDuration is a hard cap on the whole run: when it passes, requests
 	// still in flight are cancelled (kind canceled); 0 means none beyond
@@ -109,10 +110,15 @@ type Run struct {
 	// (AchievedRate).
 	FirstSent, LastSent time.Duration
 	Sent                int
+	// LastEnded is the offset from Started at which the last request
+	// sent ended: the completed-request throughput is measured from
+	// FirstSent to it (Throughput).
+	LastEnded time.Duration
 	// PeakInFlight is the largest number of requests in flight at once.
 	PeakInFlight int
-	// Unsent counts scheduled requests never sent because the run's
-	// context or duration ended first (open loop); UnsentEstimated says
+	// Unsent counts the requests of the run's count (or schedule) never
+	// sent because its context or duration ended first, in either loop;
+	// UnsentEstimated says
 	// it is the expected number of arrivals left in the duration, not a
 	// count (a duration-bound schedule is not drawn past its end).
 	Unsent          int
@@ -122,6 +128,10 @@ type Run struct {
 	InFlightCap int
 	// Late counts sent requests whose lag exceeded LateAfter (open loop).
 	Late int
+	// burst says every request was due at once (an open loop at an
+	// unlimited rate): the sends are as fast as the client goes, no
+	// arrival rate (AchievedRate is null).
+	burst bool
 	// client is what the client process itself spent over the run (CPU,
 	// GC pauses; ClientUtil), to tell a client that set the pace from a
 	// server that did.
@@ -149,10 +159,50 @@ func (r *Run) ClientGC() (total, longest time.Duration, collections int) {
 
 // AchievedRate is the rate the run sent its requests at, over its sending
 // window (FirstSent to LastSent): stats.SendRate, so the time the last
-// request took is not part of it. ok is false, with the reason, when the
-// window holds too few requests to measure a rate.
+// request took is not part of it. It is the check of an open loop's
+// schedule (did the client keep the target rate?), so ok is false, with
+// the reason, for a closed loop or an open one at an unlimited rate
+// (every request due at once: the span of the sends is how fast the
+// client went, not a rate the server served; Throughput is that), and
+// when the window holds too few requests to measure a rate.
 func (r *Run) AchievedRate() (rate float64, ok bool, reason string) {
+	switch {
+	case r.Mode == "closed":
+		return 0, false, "a closed loop has no arrival rate: each stream sent its next request when its last one ended (request_throughput is the rate the server served)"
+	case r.burst:
+		return 0, false, "every request was due at once (an unlimited rate): the sending window measures the client, not a rate (request_throughput is the rate the server served)"
+	}
 	return stats.SendRate(r.Sent, r.LastSent-r.FirstSent)
+}
+
+// Throughput is the run's completed-request throughput: the requests
+// that succeeded (Sample.OK) per second of the run's wall span, from the
+// first send to the end of the last request (stats.Throughput; vLLM's
+// request_throughput). It is what a run of any loop served; ok is false,
+// with the reason, for fewer than 2 requests sent or a span too short to
+// time.
+func (r *Run) Throughput() (rate float64, ok bool, reason string) {
+	return stats.Throughput(r.Completed(), r.Sent, r.WallSpan())
+}
+
+// WallSpan is the run's wall span: from its first send to the end of its
+// last request (0 when nothing was sent).
+func (r *Run) WallSpan() time.Duration {
+	if r.Sent == 0 {
+		return 0
+	}
+	return r.LastEnded - r.FirstSent
+}
+
+// Completed counts the requests that succeeded (Sample.OK).
+func (r *Run) Completed() int {
+	n := 0
+	for _, s := range r.Samples {
+		if s.OK() {
+			n++
+		}
+	}
+	return n
 }
 
 // recorder collects samples and tracks requests in flight.
@@ -166,6 +216,8 @@ type recorder struct {
 	// first and last send offsets, and the sends (under mu).
 	first, last time.Duration
 	sent        int
+	// ended is the latest offset at which a sent request ended (under mu).
+	ended time.Duration
 }
 
 func (rec *recorder) send(ctx context.Context, fn Func, i int, scheduled time.Duration, scheduledSet bool) Sample {
@@ -181,7 +233,11 @@ func (rec *recorder) send(ctx context.Context, fn Func, i int, scheduled time.Du
 	rec.sent++
 	rec.mu.Unlock()
 	s := fn(ctx, i)
+	ended := time.Since(rec.start)
 	rec.inFlight.Add(-1)
+	rec.mu.Lock()
+	rec.ended = max(rec.ended, ended)
+	rec.mu.Unlock()
 	if !scheduledSet {
 		scheduled = sent
 	}
@@ -210,6 +266,7 @@ func (rec *recorder) finish(mode string) *Run {
 		FirstSent:    rec.first,
 		LastSent:     rec.last,
 		Sent:         rec.sent,
+		LastEnded:    rec.ended,
 		client:       costSince(rec.use, useNow()),
 	}
 }
@@ -255,6 +312,11 @@ func RunClosed(ctx context.Context, fn Func, cfg Closed) (*Run, error) {
 	wg.Wait()
 	run := rec.finish("closed")
 	run.InFlightCap = conc
+	if cfg.Requests > 0 {
+		// Stopped by its duration, its cap or ctx before the count: the
+		// rest were never sent.
+		run.Unsent = cfg.Requests - run.Sent
+	}
 	return run, nil
 }
 
@@ -340,6 +402,9 @@ schedule:
 			break
 		}
 		if cfg.Duration > 0 && at >= cfg.Duration {
+			// The duration ended the schedule: the requests of a
+			// count it had left are unsent (none for a duration alone).
+			unsent, estimated = remaining(cfg, i, at)
 			break
 		}
 		if !waitUntil(sending, timer, rec.start.Add(at)) {
@@ -378,6 +443,7 @@ schedule:
 	}
 	wg.Wait()
 	run := rec.finish("open")
+	run.burst = cfg.Offsets == nil && (math.IsInf(cfg.Rate, 1) || cfg.Rate == math.MaxFloat64)
 	run.Unsent, run.UnsentEstimated = unsent, estimated
 	run.Late = int(late.Load())
 	run.InFlightCap = maxIn

@@ -43,9 +43,12 @@ func spansOf(recs []results.Record) ([]sendSpan, error) {
 // scheduled, late, dropped and unsent) with every figure that depends on
 // when the requests ran recomputed from recs, the run's records: Sent,
 // SendingWindowS, AchievedRate (stats.SendRate over the first to the last
-// send), PeakInFlight (the most records whose [started_at, ended_at)
+// send; null in a closed loop), RequestThroughput and WallSpanS (the
+// records that succeeded over the first send to the last end),
+// PeakInFlight (the most records whose [started_at, ended_at)
 // intervals overlap), LagMS (from the records' lag_ms; nil with a note
-// when a record lacks it) and Goodput (against GoodputSLO).
+// when a record lacks it) and Goodput (the records within GoodputSLO
+// over the same span).
 //
 // When recs come from several shards, StartSkewS is the spread of the
 // shards' starts (their first sends: MergeNamed passes the shards'
@@ -67,6 +70,7 @@ func scheduleFromRecords(settings *results.Schedule, recs []results.Record, shar
 	sc.Notes = slices.Clone(settings.Notes)
 	sc.StartSkewS, sc.LagMS, sc.AchievedRate, sc.AchievedRateReason = nil, nil, nil, ""
 	sc.Goodput, sc.GoodputReason = nil, ""
+	sc.RequestThroughput, sc.RequestThroughputReason, sc.WallSpanS = nil, "", 0
 	spans, err := spansOf(recs)
 	if err != nil {
 		return nil, err
@@ -80,6 +84,7 @@ func scheduleFromRecords(settings *results.Schedule, recs []results.Record, shar
 	sc.SendingWindowS, sc.PeakInFlight = 0, 0
 	if len(spans) == 0 {
 		sc.AchievedRateReason = "no request was sent"
+		sc.RequestThroughputReason = sc.AchievedRateReason
 		if sc.GoodputSLO != nil {
 			sc.GoodputReason = sc.AchievedRateReason
 		}
@@ -89,6 +94,23 @@ func scheduleFromRecords(settings *results.Schedule, recs []results.Record, shar
 	first, last := spans[0].start, spans[len(spans)-1].start
 	sc.SendingWindowS = last.Sub(first).Seconds()
 	rate, ok, reason := stats.SendRate(len(spans), last.Sub(first))
+	// The completed throughput, over the wall span (first send to last end).
+	ended := first
+	completed := 0
+	for _, s := range spans {
+		if s.end.After(ended) {
+			ended = s.end
+		}
+		if s.rec.OK && s.rec.Error == "" && !s.rec.Interrupted {
+			completed++
+		}
+	}
+	sc.WallSpanS = ended.Sub(first).Seconds()
+	if tp, ok, why := stats.Throughput(completed, len(spans), ended.Sub(first)); ok {
+		sc.RequestThroughput = &tp
+	} else {
+		sc.RequestThroughputReason = why
+	}
 
 	// Shards: their starts and last sends, the skew and the common window.
 	type bounds struct{ first, last, origin, end time.Time }
@@ -162,6 +184,11 @@ func scheduleFromRecords(settings *results.Schedule, recs []results.Record, shar
 				skew, 100*skew/run, run, over))
 		}
 	}
+	if sc.Mode == "closed" {
+		// No arrival rate to check (loadgen.Run.AchievedRate).
+		rate, ok, reason = 0, false, "a closed loop has no arrival rate: each stream sent its next request when its last one ended (request_throughput is the rate the server served)"
+		sc.RateWindowS = nil
+	}
 	if ok {
 		sc.AchievedRate = &rate
 	} else {
@@ -208,17 +235,16 @@ func scheduleFromRecords(settings *results.Schedule, recs []results.Record, shar
 	}
 
 	if sc.GoodputSLO != nil {
-		if sc.AchievedRate == nil {
-			sc.GoodputReason = "the achieved rate is null: " + sc.AchievedRateReason
-		} else {
-			met := 0
-			for _, s := range spans {
-				if metGoodput(sc.GoodputSLO, s.rec) {
-					met++
-				}
+		met := 0
+		for _, s := range spans {
+			if metGoodput(sc.GoodputSLO, s.rec) {
+				met++
 			}
-			g := *sc.AchievedRate * float64(met) / float64(len(spans))
+		}
+		if g, ok, why := stats.Throughput(met, len(spans), ended.Sub(first)); ok {
 			sc.Goodput = &g
+		} else {
+			sc.GoodputReason = why
 		}
 	}
 	return &sc, nil

@@ -75,7 +75,12 @@ func TestMergeRecomputesRunFiguresFromRecords(t *testing.T) {
 	assert.Contains(t, sc.Notes[0], "the shards started 1 s apart, 11% of the 9 s run: the achieved rate is measured over the 7 s in which every shard was sending", "the note gives the skew")
 	assert.Equal(t, 1, sc.PeakInFlight, "one request at a time, from the records' intervals")
 	require.NotNil(t, sc.Goodput, "goodput")
-	assert.InDelta(t, 0.5, *sc.Goodput, 1e-9, "half the requests met 400 ms, at 1 req/s")
+	// Completions over the wall span, the first send (t=0) to the last
+	// end (t=7.5): 8 served, 4 of them within 400 ms.
+	assert.InDelta(t, 7.5, sc.WallSpanS, 1e-9, "first send to last end")
+	require.NotNil(t, sc.RequestThroughput, "throughput")
+	assert.InDelta(t, 8/7.5, *sc.RequestThroughput, 1e-9, "every request succeeded, over the wall span")
+	assert.InDelta(t, 4/7.5, *sc.Goodput, 1e-9, "half the requests met 400 ms, over the wall span")
 	require.NotNil(t, sc.LagMS, "lag from the records")
 	assert.InDelta(t, 4.5, sc.LagMS.P50, 1e-9, "lag median over all records")
 	assert.Equal(t, 8.0, sc.LagMS.Max, "lag max over all records")

@@ -275,7 +275,7 @@ func (s *Session) RunLoad(ctx context.Context, l Load) (*loadgen.Run, error) {
 	st := summary.Run(run, summary.Options{Goodput: l.Goodput})
 	s.mu.Lock()
 	sc := scheduleOf(l, rate, n, run, st)
-	finishSchedule(sc, es, s.payload.Results)
+	finishSchedule(sc, es, parent, s.payload.Results)
 	s.payload.Schedule = sc
 	s.version++
 	s.mu.Unlock()
@@ -359,11 +359,17 @@ func scheduleOf(l Load, rate float64, n int, run *loadgen.Run, st results.LoadSt
 		sc.LagMS = &results.LagStats{P50: st.Lag.P50, P95: st.Lag.P95, P99: st.Lag.P99, Max: st.Lag.Max}
 	}
 	judgeClient(sc, run, l.clientLimits())
+	sc.WallSpanS = run.WallSpan().Seconds()
+	if r, ok, reason := run.Throughput(); ok {
+		sc.RequestThroughput = &r
+	} else {
+		sc.RequestThroughputReason = reason
+	}
 	if l.Goodput != nil {
-		if g, ok := summary.RunGoodput(run, *l.Goodput); ok {
+		if g, ok, reason := summary.RunGoodput(run, *l.Goodput); ok {
 			sc.Goodput = &g
 		} else {
-			sc.GoodputReason = "the achieved rate is null: " + sc.AchievedRateReason
+			sc.GoodputReason = reason
 		}
 	}
 	return sc
@@ -444,12 +450,17 @@ func (l Load) errorStop(ctx context.Context, fn loadgen.Func) (context.Context, 
 	return ctx, es.Wrap(fn), es, cancel
 }
 
-// finishSchedule completes sc after the run: the error stop's reason
-// (es, nil without a limit) and the latencies from the schedule over
-// records (results.Schedule.SummarizeFromSchedule).
-func finishSchedule(sc *results.Schedule, es *loadgen.ErrorStop, records []results.Record) {
+// finishSchedule completes sc after the run: why it stopped before its
+// end (the error stop's reason, es, nil without a limit; else an
+// interrupt, parent the run's own context ending: Ctrl-C, a signal, the
+// caller's deadline) and the latencies from the schedule over records
+// (results.Schedule.SummarizeFromSchedule). A run its --duration ended
+// is not stopped: its unsent requests are its design.
+func finishSchedule(sc *results.Schedule, es *loadgen.ErrorStop, parent context.Context, records []results.Record) {
 	if why := es.Reason(); why != "" {
 		sc.StopReason = "error rate: " + why
+	} else if parent.Err() != nil {
+		sc.StopReason = fmt.Sprintf("interrupted (%v) after %d of %d requests were sent", context.Cause(parent), sc.Sent, sc.Requests)
 	}
 	sc.SummarizeFromSchedule(records)
 }

@@ -203,7 +203,7 @@ func (s *Session) runSessions(ctx context.Context, l Load, g datasets.Conversati
 	st := summary.Run(run, summary.Options{Goodput: l.Goodput})
 	sc := scheduleOf(l, math.Inf(1), n, run, st)
 	s.mu.Lock()
-	finishSchedule(sc, es, s.payload.Results)
+	finishSchedule(sc, es, parent, s.payload.Results)
 	s.payload.Schedule = sc
 	s.version++
 	s.mu.Unlock()

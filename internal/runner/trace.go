@@ -146,7 +146,7 @@ func (s *Session) runTrace(ctx context.Context, l Load) (*loadgen.Run, error) {
 	sc := scheduleOf(l, math.NaN(), n, run, st)
 	sc.TargetRate, sc.Mode = nil, "trace" // the trace's times, not a rate
 	s.mu.Lock()
-	finishSchedule(sc, es, s.payload.Results)
+	finishSchedule(sc, es, parent, s.payload.Results)
 	s.payload.Schedule = sc
 	s.version++
 	s.mu.Unlock()

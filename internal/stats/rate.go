@@ -45,3 +45,24 @@ func WindowRate(n int, window time.Duration) (rate float64, ok bool, reason stri
 	}
 	return float64(n) / window.Seconds(), true, ""
 }
+
+// Throughput is the completed-request throughput of a run, in requests
+// per second: completed / span, where span is the run's wall time from
+// its first send to the end of its last request (vLLM bench serve's
+// request_throughput, completions over the benchmark duration). Unlike
+// SendRate it holds whatever loop sent the requests, closed or open,
+// since it counts what the server finished, not when the client sent.
+// It returns ok false and the reason when sent < 2 (one request's
+// throughput is only the inverse of its own latency) or span <
+// MinRateWindow: record it as null with that reason, never as a number.
+func Throughput(completed, sent int, span time.Duration) (rate float64, ok bool, reason string) {
+	switch {
+	case sent == 0:
+		return 0, false, "no request was sent"
+	case sent < 2:
+		return 0, false, "only 1 sent: one request's throughput is the inverse of its own latency, not a rate the server sustained"
+	case span < MinRateWindow:
+		return 0, false, fmt.Sprintf("%d sent and ended within %v: a span under %v measures the clock, not the server", sent, span, MinRateWindow)
+	}
+	return float64(completed) / span.Seconds(), true, ""
+}

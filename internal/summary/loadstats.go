@@ -132,19 +132,17 @@ func Run(r *loadgen.Run, opts Options) results.LoadStats {
 	return s
 }
 
-// RunGoodput is the rate of r's sent requests that met slo (MetSLO): the
-// run's achieved rate (loadgen.Run.AchievedRate) times their share of the
-// sent requests; ok false when the achieved rate is not measured.
-func RunGoodput(r *loadgen.Run, slo results.GoodputSLO) (rate float64, ok bool) {
-	achieved, ok, _ := r.AchievedRate()
-	if !ok || r.Sent == 0 {
-		return 0, false
-	}
+// RunGoodput is the rate of r's requests that met slo (MetSLO): those
+// requests per second of the run's wall span, first send to last end
+// (vLLM's request_goodput, as loadgen.Run.Throughput counts the
+// succeeded ones); ok false, with the reason, when the throughput is not
+// measured.
+func RunGoodput(r *loadgen.Run, slo results.GoodputSLO) (rate float64, ok bool, reason string) {
 	met := 0
 	for _, s := range r.Samples {
 		if s.Kind != results.KindDropped && MetSLO(slo, s) {
 			met++
 		}
 	}
-	return achieved * float64(met) / float64(r.Sent), true
+	return stats.Throughput(met, r.Sent, r.WallSpan())
 }

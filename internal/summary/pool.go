@@ -22,6 +22,9 @@ type Pool struct {
 	// gaps over each run's sending window, summed.
 	gaps   int
 	window time.Duration
+	// closed says a pooled run was a closed loop, which has no arrival
+	// rate (loadgen.Run.AchievedRate): SendRate is then null.
+	closed bool
 }
 
 // Add pools run r.
@@ -32,6 +35,7 @@ func (p *Pool) Add(r *loadgen.Run) {
 	p.late += r.Late
 	p.gaps += max(r.Sent-1, 0)
 	p.window += r.LastSent - r.FirstSent
+	p.closed = p.closed || r.Mode == "closed"
 }
 
 // Stats is the pooled results.LoadStats (Requests over every round's
@@ -45,8 +49,13 @@ func (p *Pool) Stats(opts Options) results.LoadStats {
 
 // SendRate is the rate the pooled runs sent their requests at, over
 // their sending windows (stats.SendRate); ok false, with the reason, when
-// too few requests were sent to measure one.
+// too few requests were sent to measure one, or a run was a closed loop
+// (no arrival rate: how fast the client sent, not what the server
+// served).
 func (p *Pool) SendRate() (rate float64, ok bool, reason string) {
+	if p.closed {
+		return 0, false, "a closed loop has no arrival rate: each stream sent its next request when its last one ended (req/s is the rate the server served)"
+	}
 	return stats.SendRate(p.gaps+1, p.window)
 }
 

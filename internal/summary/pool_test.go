@@ -32,3 +32,22 @@ func TestPoolPoolsRounds(t *testing.T) {
 	assert.True(t, summary.AllFailed(results.LoadStats{Requests: 2, Failed: 2}))
 	assert.False(t, summary.AllFailed(results.LoadStats{}), "nothing measured is not every request failed")
 }
+
+// TestPoolSendRateOfClosedLoopsIsNull: open-loop rounds pool their
+// arrivals' rate ((sent − 1) gaps over the summed windows); a closed-loop
+// round has none, so the pooled rate is null with the reason and req/s
+// (RequestThroughput) is what the server served.
+func TestPoolSendRateOfClosedLoopsIsNull(t *testing.T) {
+	var open summary.Pool
+	open.Add(&loadgen.Run{Mode: "open", Sent: 3, LastSent: time.Second})
+	open.Add(&loadgen.Run{Mode: "open", Sent: 3, LastSent: time.Second})
+	rate, ok, _ := open.SendRate()
+	assert.True(t, ok)
+	assert.InDelta(t, 2.0, rate, 1e-12, "4 gaps over 2 s")
+
+	var closed summary.Pool
+	closed.Add(&loadgen.Run{Mode: "closed", Sent: 20, LastSent: 2600 * time.Microsecond, Duration: 90 * time.Millisecond})
+	_, ok, reason := closed.SendRate()
+	assert.False(t, ok, "20 sends in 2.6 ms are how fast the client went, not 7300 req/s")
+	assert.Equal(t, "a closed loop has no arrival rate: each stream sent its next request when its last one ended (req/s is the rate the server served)", reason)
+}

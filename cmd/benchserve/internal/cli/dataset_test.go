@@ -122,3 +122,21 @@ func TestDatasetRandomMixFlag(t *testing.T) {
 	assert.Equal(t, ExitUsage, res.code)
 	assert.Contains(t, res.stderr, `--random-mix: component 1 "8:1"`)
 }
+
+// TestIgnoreEOSShortAnswersWarn: a server that ignores ignore_eos (the
+// fixture's early-stop fault) answers short of --random-output-len; the
+// run warns with the numbers on stderr and still exits 0 (vLLM only
+// reports it; no check asked for the length).
+func TestIgnoreEOSShortAnswersWarn(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{Faults: []fixtures.Fault{"early-stop"}})
+	out := filepath.Join(t.TempDir(), "short.json")
+	res := invoke(t, "--url", srv.URL, "--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "600",
+		"--num-prompts", "3", "--ignore-eos", "--no-calibration", "--output", out)
+	require.Equal(t, ExitOK, res.code, "a warning, not a failure: %s", res.stderr)
+	p := readPayload(t, out)
+	require.NotNil(t, p.Summary.Lengths)
+	require.Equal(t, 3, p.Summary.Lengths.EndedShort, "every answer ended short")
+	got := p.Results[0].Metrics.CompletionTokens
+	require.Less(t, got, 600)
+	assert.Regexp(t, `Warning: 3 of 3 answers ended short of the asked output length under ignore_eos: asked 600 tokens \(p50\), got p50 \d+ \(min \d+, max \d+\); finish_reason stop 3: the server did not honour it`, res.stderr)
+}

@@ -139,3 +139,35 @@ func TestSIGKILLedSweepLeavesRowsInItsJournal(t *testing.T) {
 	}
 	assert.Contains(t, res.stderr, "Recovered 2 sweep rows")
 }
+
+// TestCtrlCInALoadRunCountsTheUnsent: Ctrl-C in a closed-loop load run
+// (--num-prompts 12 --max-concurrency 1, the third request hangs) leaves
+// the requests never sent counted in the line and the payload, and the
+// run shows as interrupted, not as one that sent everything.
+func TestCtrlCInALoadRunCountsTheUnsent(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	dir := t.TempDir()
+	w := writeWorkloadFile(t, dir, "w.json", slowWorkload)
+	out := filepath.Join(dir, "out.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for len(srv.ChatRequests()) < 3 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel() // what Ctrl-C does (signal.NotifyContext)
+	}()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"--url", srv.URL, "--workload", w, "--num-prompts", "12", "--max-concurrency", "1", "--output", out},
+		&env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+	t.Logf("stderr:\n%s", stderr.String())
+	assert.Equal(t, ExitFailed, code, "an interrupted run exits 1")
+	p := readPayload(t, out)
+	sc := p.Schedule
+	require.NotNil(t, sc)
+	assert.Equal(t, 3, sc.Sent, "two answered, the third in flight")
+	assert.Equal(t, 9, sc.Unsent, "the 9 never sent")
+	assert.Equal(t, 12, sc.Requests, "sent and unsent make the run's count")
+	assert.Equal(t, "interrupted (context canceled) after 3 of 12 requests were sent", sc.StopReason)
+	assert.Contains(t, stderr.String(), " dropped, 9 unsent, ", "the line counts them")
+	assert.Contains(t, stderr.String(), "Error: the run was stopped early: interrupted (context canceled) after 3 of 12 requests were sent; 9 requests were not sent\n")
+}

@@ -22,7 +22,7 @@ func TestWorkloadAtARate(t *testing.T) {
 	res := invoke(t, "--url", srv.URL, "--workload", smoke, "--request-rate", "40", "--num-prompts", "12",
 		"--seed", "3", "--goodput", "ttft:60000", "e2el:60000", "--output", out)
 	require.Equal(t, ExitOK, res.code, "the smoke cases pass under load")
-	assert.Regexp(t, `Load: target 40 req/s \(burstiness 1, seed 3\), achieved [\d.]+ req/s over [\d.]+ s of sending; at most 256 in flight \(the default bound; --max-concurrency sets it\); lag p50 [\d.]+ ms p99 [\d.]+ ms; \d+ late, 0 dropped, 0 unsent, 0 connection retries; goodput [\d.]+ req/s`, res.stderr, "the schedule line")
+	assert.Regexp(t, `Load: target 40 req/s \(burstiness 1, seed 3\), achieved [\d.]+ req/s over [\d.]+ s of sending; at most 256 in flight \(the default bound; --max-concurrency sets it\); throughput [\d.]+ req/s over [\d.]+ s \(first send to last end\); lag p50 [\d.]+ ms p99 [\d.]+ ms; \d+ late, 0 dropped, 0 unsent, 0 connection retries; goodput [\d.]+ req/s`, res.stderr, "the schedule line")
 	p := readPayload(t, out)
 	assert.Len(t, p.Results, 12, "--num-prompts requests, each recorded")
 	require.NotNil(t, p.Schedule, "the payload records the schedule")
@@ -106,4 +106,52 @@ func TestLoadClientVerdict(t *testing.T) {
 	require.NotNil(t, p.Schedule)
 	require.NotNil(t, p.Schedule.ClientValid)
 	assert.False(t, *p.Schedule.ClientValid, "the payload carries the verdict")
+}
+
+// A closed loop (no --request-rate) has no arrival rate: its line and
+// payload give no achieved rate (it was the span of the burst of sends,
+// thousands of req/s for requests that took ~100 ms) but the completed
+// throughput over the wall span, which holds the longest request, and
+// goodput over the same span.
+func TestClosedLoopReportsThroughputNotASendingRate(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	out := filepath.Join(t.TempDir(), "closed.json")
+	res := invoke(t, "--url", srv.URL, "--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "8",
+		"--num-prompts", "6", "--no-calibration", "--goodput", "e2el:100000", "--output", out)
+	require.Equal(t, ExitOK, res.code, res.stderr)
+	assert.Regexp(t, `Load: no schedule \(no --request-rate\): a closed loop of 6 streams, each sending its next request when its last one ended; throughput [\d.]+ req/s over [\d.]+ s \(first send to last end\);`, res.stderr, "the schedule line")
+	assert.NotContains(t, res.stderr, "achieved", "a closed loop has no achieved arrival rate to show")
+	p := readPayload(t, out)
+	sc := p.Schedule
+	require.NotNil(t, sc)
+	assert.Nil(t, sc.AchievedRate, "no arrival rate in a closed loop")
+	assert.Contains(t, sc.AchievedRateReason, "a closed loop has no arrival rate")
+	longest := 0.0
+	for _, r := range p.Results {
+		longest = max(longest, r.Metrics.E2ELms/1000)
+	}
+	assert.GreaterOrEqual(t, sc.WallSpanS, longest, "the wall span holds the longest request")
+	require.NotNil(t, sc.RequestThroughput, sc.RequestThroughputReason)
+	assert.InDelta(t, 6/sc.WallSpanS, *sc.RequestThroughput, 1e-9, "6 completed over the wall span")
+	assert.LessOrEqual(t, *sc.RequestThroughput, 6/longest, "never more than the requests over the longest one")
+	require.NotNil(t, sc.Goodput, sc.GoodputReason)
+	assert.InDelta(t, *sc.RequestThroughput, *sc.Goodput, 1e-9, "every request met e2el 100 s: goodput is the throughput")
+}
+
+// A --duration that ends the schedule before --num-prompts counts the
+// rest as unsent and says the duration did it; the run is not a failure.
+func TestDurationBeforeTheCountCountsTheUnsent(t *testing.T) {
+	srv := fixtures.Start(t, fixtures.Options{})
+	out := filepath.Join(t.TempDir(), "d.json")
+	res := invoke(t, "--url", srv.URL, "--workload", smoke, "--request-rate", "50", "--num-prompts", "50",
+		"--duration", "200ms", "--seed", "1", "--output", out)
+	require.Equal(t, ExitOK, res.code, "a run its duration ended passes: %s", res.stderr)
+	sc := readPayload(t, out).Schedule
+	require.NotNil(t, sc)
+	assert.Less(t, sc.Sent, 50, "the duration ended the schedule first")
+	assert.Equal(t, 50-sc.Sent, sc.Unsent, "the rest of --num-prompts is unsent")
+	assert.Equal(t, 50, sc.Requests, "sent and unsent make the count")
+	assert.Empty(t, sc.StopReason, "not stopped: the duration is the design")
+	assert.Contains(t, res.stderr, fmt.Sprintf(" dropped, %d unsent (--duration 0.2s ended the run first), ", sc.Unsent))
+	assert.NotContains(t, res.stderr, "Error:", "nothing failed")
 }

@@ -144,7 +144,9 @@ func (f *benchFlags) runnerLoad(pr *problems) runner.Load {
 // scheduleLine summarizes a load run's schedule for stderr, saying when
 // the client could not keep up:
 //
-//	Load: target 8 req/s (burstiness 1, seed 0), achieved 7.93 req/s over 9.87 s of sending; lag p50 0.1 ms p99 1.2 ms; 0 late, 0 dropped, 0 unsent, 0 connection retries; goodput 7.50 req/s
+//	Load: target 8 req/s (burstiness 1, seed 0), achieved 7.93 req/s over 9.87 s of sending; throughput 7.90 req/s over 9.95 s (first send to last end); lag p50 0.1 ms p99 1.2 ms; 0 late, 0 dropped, 0 unsent, 0 connection retries; goodput 7.50 req/s
+//
+// A closed loop has no arrival rate: its line gives the throughput only.
 func scheduleLine(sc *results.Schedule) string {
 	if sc == nil {
 		return ""
@@ -168,7 +170,6 @@ func scheduleLine(sc *results.Schedule) string {
 		if sc.Shard != "" {
 			fmt.Fprintf(&b, ", in shard %s", sc.Shard)
 		}
-		fmt.Fprintf(&b, "; %s", achieved)
 	} else {
 		target := strconv.FormatFloat(*sc.TargetRate, 'g', 4, 64) + " req/s"
 		if sc.Shard != "" && sc.RunRate != nil {
@@ -179,6 +180,13 @@ func scheduleLine(sc *results.Schedule) string {
 			fmt.Fprintf(&b, "; at most %d in flight (the default bound; --max-concurrency sets it)", sc.InFlightCap)
 		}
 	}
+	// What the server served, in any loop: completions over the wall
+	// span (vLLM's request_throughput).
+	if sc.RequestThroughput != nil {
+		fmt.Fprintf(&b, "; throughput %.2f req/s over %.3g s (first send to last end)", *sc.RequestThroughput, sc.WallSpanS)
+	} else if sc.RequestThroughputReason != "" {
+		fmt.Fprintf(&b, "; throughput null (%s)", sc.RequestThroughputReason)
+	}
 	if sc.LagMS != nil {
 		fmt.Fprintf(&b, "; lag p50 %.1f ms p99 %.1f ms", sc.LagMS.P50, sc.LagMS.P99)
 	}
@@ -186,7 +194,12 @@ func scheduleLine(sc *results.Schedule) string {
 	if sc.UnsentEstimated {
 		unsent = "about " + unsent
 	}
-	fmt.Fprintf(&b, "; %d late, %d dropped, %s unsent, %d connection retries", sc.Late, sc.Dropped, unsent, sc.ConnectionRetries)
+	why := ""
+	if sc.Unsent > 0 && sc.StopReason == "" && sc.DurationS > 0 {
+		// The duration's design, not a failure: said, not an error.
+		why = fmt.Sprintf(" (--duration %gs ended the run first)", sc.DurationS)
+	}
+	fmt.Fprintf(&b, "; %d late, %d dropped, %s unsent%s, %d connection retries", sc.Late, sc.Dropped, unsent, why, sc.ConnectionRetries)
 	if sc.StartAt != "" && sc.StartLateMS != nil {
 		fmt.Fprintf(&b, "; started %.1f ms after --start-at %s", *sc.StartLateMS, sc.StartAt)
 	}

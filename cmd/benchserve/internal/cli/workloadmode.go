@@ -16,6 +16,7 @@ import (
 	"github.com/benchserve/benchserve/internal/progress"
 	"github.com/benchserve/benchserve/internal/resultio"
 	"github.com/benchserve/benchserve/internal/runner"
+	"github.com/benchserve/benchserve/internal/summary"
 	"github.com/benchserve/benchserve/results"
 	"github.com/benchserve/benchserve/workloads"
 )
@@ -185,6 +186,11 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	}
 	p := sess.Payload()
 	fmt.Fprint(e.stderr, scheduleLine(p.Schedule))
+	if w := summary.EndedShortWarning(p); w != "" {
+		// A warning, not a failure (vLLM only reports the lengths); a
+		// check that asks for the length fails a short answer itself.
+		fmt.Fprintf(e.stderr, "Warning: %s\n", w)
+	}
 	sloFailed := printSLOs(e, sess.Outcomes(p))
 	code = writeWorkload(e, p, format, f.output)
 	journal, _ := sess.Journal()
