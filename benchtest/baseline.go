@@ -22,9 +22,11 @@ const envUpdateBaseline = "BENCHSERVE_UPDATE_BASELINE"
 // Baseline compares the run (RunWorkload, RunConformance) with the
 // workload payload stored at path, as benchserve compare does, in
 // subtests of baseline/: one per gate, named by its metric
-// (baseline/ttft_p95_ms), that fails when the gate fails (the change is
-// significant and beyond the tolerance: "ttft_p95_ms +10%", "gen_tps
-// -5%", "e2el_p50_ms +20" in ms), and baseline/regressions, which fails
+// (baseline/ttft_p50_ms), that fails when the gate fails (the change is
+// significant and beyond the tolerance: "ttft_p50_ms +10%", "gen_tps
+// -5%", "e2el_p50_ms +20" in ms) or when no row could decide it (too few
+// samples: a median is decided from 5 requests a case a side, a p95 from
+// about 220, a p99 from more), and baseline/regressions, which fails
 // when a case or contract that passed in the baseline fails now and logs
 // greedy answers that changed. The comparison's table is logged. The
 // baseline must be of the same workload (content digest), model and
