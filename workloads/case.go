@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/py"
 	"github.com/benchserve/benchserve/results"
 )
@@ -115,6 +117,10 @@ func explicitID(item any) string {
 	return ""
 }
 
+// chatRoles are the roles of the OpenAI chat API's messages ("function"
+// the deprecated one, "developer" the newest).
+var chatRoles = []string{"system", "developer", "user", "assistant", "tool", "function"}
+
 // messages reads a list of chat messages v. A message needs "role" (a
 // string) and "content" (any value, null included). field names the key;
 // for messages read from a request file, prefix names the file and field
@@ -150,9 +156,21 @@ func (p *parser) messages(where at, field, prefix string, v any) []results.Messa
 			p.add(where, f, "%smissing %s", pre, strings.Join(missing, " and "))
 			continue
 		}
-		if _, ok := m["role"].(string); !ok {
+		role, ok := m["role"].(string)
+		if !ok {
 			f, pre := name(fmt.Sprintf("[%d].role", i))
 			p.add(where, f, "%swant a string, got %s", pre, describe(m["role"]))
+			continue
+		}
+		if !slices.Contains(chatRoles, role) {
+			// A typo'd role ("usr") went to the server as it was: a real
+			// server answers 400, the fixture answered 200.
+			f, pre := name(fmt.Sprintf("[%d].role", i))
+			hint := ""
+			if s := checks.Suggest(role, chatRoles); s != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			p.add(where, f, "%sunknown role %q%s: want one of %s", pre, role, hint, strings.Join(chatRoles, ", "))
 			continue
 		}
 		out = append(out, m)

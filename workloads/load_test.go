@@ -283,7 +283,7 @@ func TestParseErrors(t *testing.T) {
 			{"id": "none"},
 			{"id": "null", "messages": null},
 			{"id": "empty", "messages": []},
-			{"id": "shapes", "messages": ["hi", {"role": "user"}, {"content": "x"}, {}, {"role": 1, "content": "x"}]}]}`, []string{
+			{"id": "shapes", "messages": ["hi", {"role": "user"}, {"content": "x"}, {}, {"role": 1, "content": "x"}, {"role": "usr", "content": "x"}, {"role": "robot", "content": "x"}]}]}`, []string{
 			`workloads/examples/chat.json: case "none": messages: missing; give "messages" or a request_path file that has them`,
 			`workloads/examples/chat.json: case "null": messages: want a non-empty list of message objects, got null`,
 			`workloads/examples/chat.json: case "empty": messages: want a non-empty list of message objects, got []`,
@@ -292,6 +292,8 @@ func TestParseErrors(t *testing.T) {
 			`workloads/examples/chat.json: case "shapes": messages[2]: missing "role"`,
 			`workloads/examples/chat.json: case "shapes": messages[3]: missing "role" and "content"`,
 			`workloads/examples/chat.json: case "shapes": messages[4].role: want a string, got 1`,
+			`workloads/examples/chat.json: case "shapes": messages[5].role: unknown role "usr" (did you mean "user"?): want one of system, developer, user, assistant, tool, function`,
+			`workloads/examples/chat.json: case "shapes": messages[6].role: unknown role "robot": want one of system, developer, user, assistant, tool, function`,
 		}},
 		{"duplicate ids", `{"cases": [{"id": "a", "messages": ` + userMsg + `}, {"id": "case_3", "messages": ` + userMsg + `}, {"messages": ` + userMsg + `}, {"id": "a", "messages": ` + userMsg + `}]}`, []string{
 			`workloads/examples/chat.json: case #3: id: generated id "case_3" is already used by case #2; give this case an id`,
