@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/benchserve/benchserve/internal/conformance"
@@ -286,6 +287,11 @@ func runConformanceMatrix(e *env, args []string) int {
 		label, path, ok := strings.Cut(a, "=")
 		if !ok || label == "" || path == "" {
 			fmt.Fprintf(e.stderr, "benchserve conformance matrix: \"%s\": want LABEL=RESULTS.json\n", present.Message(a))
+			return ExitUsage
+		}
+		if slices.Contains(labels, label) {
+			// Two columns of one name cannot be told apart.
+			fmt.Fprintf(e.stderr, "benchserve conformance matrix: label \"%s\" is given twice: each column needs its own\n", present.Message(label))
 			return ExitUsage
 		}
 		expandHome(&path)

@@ -160,4 +160,7 @@ func TestConformanceMatrix(t *testing.T) {
 	for _, args := range [][]string{{"conformance", "matrix"}, {"conformance", "matrix", good}, {"conformance", "matrix", "x=" + filepath.Join(dir, "missing.json")}} {
 		assert.Equal(t, ExitUsage, invoke(t, args...).code, "%v is a usage error", args)
 	}
+	res = invoke(t, "conformance", "matrix", "a="+good, "a="+bad)
+	assert.Equal(t, ExitUsage, res.code, "two columns of one label")
+	assert.Contains(t, res.stderr, `label "a" is given twice`)
 }
