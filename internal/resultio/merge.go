@@ -124,9 +124,11 @@ func MergeNamed(names []string, ps []*results.Payload) (*results.Payload, error)
 	var kept []*results.Payload
 	var incomplete []string
 	stamp, stampAt := first.Timestamp, parseISO(first.Timestamp)
+	var twice []string // inputs that were the same payload as an earlier one
 	for i, p := range ps {
-		if slices.ContainsFunc(kept, func(q *results.Payload) bool { return q == p || reflect.DeepEqual(q, p) }) {
-			continue // the same payload twice
+		if j := slices.IndexFunc(ps[:i], func(q *results.Payload) bool { return q == p || reflect.DeepEqual(q, p) }); j >= 0 {
+			twice = append(twice, fmt.Sprintf("%s is the same payload as %s", names[i], names[j]))
+			continue // the same payload twice: kept once
 		}
 		kept = append(kept, p)
 		if p.Incomplete != nil {
@@ -166,6 +168,10 @@ func MergeNamed(names []string, ps []*results.Payload) (*results.Payload, error)
 	})
 	sched, err := mergeSchedules(first.RunID, kept)
 	if err != nil {
+		if len(twice) > 0 {
+			// "shard 0/2 missing" when shard 1/2 was given twice: say so.
+			err = fmt.Errorf("%w; %s", err, strings.Join(twice, "; "))
+		}
 		return nil, err
 	}
 	if sched != nil {

@@ -129,6 +129,9 @@ func TestMergeSchedulesNeedsEveryShard(t *testing.T) {
 	_, err := MergePayloads(shard(0))
 	require.Error(t, err, "half a run does not merge silently")
 	assert.Contains(t, err.Error(), "shard 1/2 missing", "the error names the missing shard")
+	_, err = MergePayloads(shard(0), shard(0))
+	require.Error(t, err, "one shard twice is not the run")
+	assert.Contains(t, err.Error(), "payload 2 is the same payload as payload 1", "the error names the duplicate too")
 
 	m, err := MergePayloads(shard(0), shard(1))
 	require.NoError(t, err)
