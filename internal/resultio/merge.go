@@ -401,6 +401,10 @@ func DecodeMergeInput(name string, data []byte) (*results.Payload, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("%s: not a results payload: %w", name, err)
 	}
+	if len(p.Results) > 0 && !slices.ContainsFunc(p.Results, func(r results.Record) bool { return r.Contract == nil }) {
+		// Its null latencies are the verdicts' probes, not damage.
+		return nil, fmt.Errorf("%s: a conformance result (every record a protocol contract, checked, not timed): merge joins the shards of a load run; compare conformance results with benchserve compare or conformance matrix", name)
+	}
 	for j, r := range raw.Results {
 		if r.Metrics == nil {
 			return nil, fmt.Errorf("%s: record %d (case %q repetition %d): no metrics: the record is damaged (a missing latency is not 0 ms)", name, j, r.CaseID, r.Repetition)

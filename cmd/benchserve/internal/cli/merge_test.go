@@ -165,3 +165,19 @@ func TestMergeCommandChecksTheOutputFirst(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, string(before) == string(after), "the input is untouched (%d bytes before, %d after)", len(before), len(after))
 }
+
+// A conformance result is refused as what it is, not as damaged: its
+// records are contracts, checked rather than timed (a newcomer's
+// review: "metrics.ttft_ms is null … the record is damaged").
+func TestMergeRefusesAConformanceResult(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "conf.json")
+	require.NoError(t, os.WriteFile(conf, []byte(`{"run_id": "abcd1234", "workload": {"name": "conformance"}, "results": [
+		{"run_id": "abcd1234", "case_id": "stream.framing", "repetition": 0, "metrics": {"ttft_ms": null, "e2e_latency_ms": null},
+		 "contract": {"name": "stream.framing", "level": "MUST", "verdict": "pass"}}]}`), 0o644))
+	s0 := writeShard(t, dir, "abcd1234", 0)
+	code, _, stderr := runCLI("merge", filepath.Join(dir, "m.json"), s0, conf)
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, stderr, conf+": a conformance result (every record a protocol contract, checked, not timed)")
+	assert.NotContains(t, stderr, "damaged")
+}
