@@ -10,9 +10,9 @@ import (
 type contractData struct {
 	results.Contract
 	// Shown is the verdict as the table shows it: pass, fail (it fails
-	// the run), warn (a SHOULD that failed), info (a MAY that failed) or
-	// skip (the rule did not apply) or unsupported (the server refused
-	// the feature with a 4xx).
+	// the run), warn (a SHOULD that failed), info (a MAY that failed),
+	// skip (the rule did not apply), not checked (the server went away
+	// first) or unsupported (the server refused the feature with a 4xx).
 	Shown string `json:"shown"`
 }
 
@@ -31,8 +31,8 @@ type verdictCount struct {
 // verdictOrder is the order of the header's verdict tiles; verdictClass
 // their classes.
 var (
-	verdictOrder = []string{"pass", "fail", "warn", "info", "skip", "unsupported"}
-	verdictClass = map[string]string{"pass": "good", "fail": "bad", "warn": "warn"}
+	verdictOrder = []string{"pass", "fail", "not checked", "warn", "info", "skip", "unsupported"}
+	verdictClass = map[string]string{"pass": "good", "fail": "bad", "not checked": "bad", "warn": "warn"}
 )
 
 // contractVerdicts counts cs by Shown outcome, in verdictOrder (an outcome

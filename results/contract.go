@@ -15,9 +15,10 @@ type Contract struct {
 	// Check is the check kind (workloads.Protocol.Check), e.g.
 	// "stream_framing".
 	Check string `json:"check"`
-	// Verdict is "pass", "fail", "skip" (the rule did not apply) or
-	// "unsupported" (the server said with a 4xx that it does not serve
-	// the feature, e.g. n > 1; never failing).
+	// Verdict is "pass", "fail", "skip" (the rule did not apply; with
+	// Failing, not checked at all: the server went away, Outcome "not
+	// checked") or "unsupported" (the server said with a 4xx that it does
+	// not serve the feature, e.g. n > 1; never failing).
 	Verdict string `json:"verdict"`
 	// Failing reports that the verdict fails the run: a MUST that failed,
 	// or a SHOULD that failed in a strict run. A SHOULD that failed
@@ -50,9 +51,14 @@ func (p *Payload) Contracts() []Contract {
 
 // Outcome is the contract's verdict as people read it: "pass", "fail"
 // (it fails the run), "warn" (a SHOULD that broke, not failing the run),
-// "info" (a MAY that broke), "skip" (the rule did not apply) or
-// "unsupported" (the server refused the feature with a 4xx).
+// "info" (a MAY that broke), "skip" (the rule did not apply),
+// "not checked" (a skip that fails the run: the server went away before
+// the contract could be checked, Evidence says how) or "unsupported"
+// (the server refused the feature with a 4xx).
 func (c Contract) Outcome() string {
+	if c.Verdict == "skip" && c.Failing {
+		return "not checked"
+	}
 	if c.Verdict != "fail" || c.Failing {
 		return c.Verdict
 	}
@@ -65,7 +71,8 @@ func (c Contract) Outcome() string {
 // ContractMatrix renders the contracts of several conformance payloads as
 // a Markdown table: one row per contract (in the order they first
 // appear), one column per payload headed by its label, each cell the
-// contract's Outcome (pass, fail, warn, info, skip or unsupported; "–" where a payload lacks the contract). The rows
+// contract's Outcome (pass, fail, warn, info, skip, not checked or
+// unsupported; "–" where a payload lacks the contract). The rows
 // also give the level and the rule, linked to its reference. labels and
 // payloads pair up; an error when their counts differ or a payload has
 // no contract.

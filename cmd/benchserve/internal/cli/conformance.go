@@ -243,7 +243,7 @@ func conformanceSummary(p *results.Payload) string {
 		counts[strings.ToLower(verdictWord(rec.Contract))]++
 	}
 	parts := []string{}
-	for _, k := range []string{"pass", "fail", "warn", "info", "skip", "unsupported"} {
+	for _, k := range []string{"pass", "fail", "not checked", "warn", "info", "skip", "unsupported"} {
 		if counts[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
 		}
