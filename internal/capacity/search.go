@@ -316,29 +316,6 @@ func (c Config) targets(spec ProbeSpec) []int {
 	return out
 }
 
-// How a search ended (results.Capacity.Status).
-const (
-	// StatusFound: the capacity lies between the highest passing and the
-	// lowest failing load, within Precision.
-	StatusFound = "found"
-	// StatusMaxReached: the probe at Config.Max passed; the capacity is
-	// at least Max.
-	StatusMaxReached = "max_reached"
-	// StatusFirstFailed: the first probe (at Config.Start) failed; the
-	// capacity is below Start and reported as 0.
-	StatusFirstFailed = "first_probe_failed"
-	// StatusTimeCap: Config.MaxTime passed before the search converged;
-	// the capacity is the highest load that passed (a lower bound), 0
-	// when none had.
-	StatusTimeCap = "time_cap"
-	// StatusStopped: the caller's context ended or a probe returned an
-	// error; the capacity is the highest load that passed so far.
-	StatusStopped = "stopped"
-)
-
-// MethodBracket names how results.Capacity.Interval is found.
-const MethodBracket = stats.MethodBracket
-
 // Search finds the highest load at which every SLO of cfg holds: it ramps
 // up from cfg.Start, doubling, until a probe does not pass or cfg.Max
 // passes, then bisects between the highest passing and the lowest
