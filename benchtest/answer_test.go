@@ -36,15 +36,7 @@ func TestRunWorkloadSaysWhatTheAnswerWas(t *testing.T) {
 	abs, err := filepath.Abs("testdata/shapes.json")
 	require.NoError(t, err, "workload path")
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestInnerWorkload$", "-test.v", "-test.count=1")
-	cmd.Dir = dir
-	var base []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "BENCHSERVE_") {
-			base = append(base, kv)
-		}
-	}
-	cmd.Env = append(base, innerEnv+"=1", workloadEnv+"="+abs, "BENCHSERVE_URL="+srv.URL, "BENCHSERVE_CACHE_POLICY=before-run")
+	cmd := innerWorkload(dir, innerEnv+"=1", workloadEnv+"="+abs, "BENCHSERVE_URL="+srv.URL, "BENCHSERVE_CACHE_POLICY=before-run")
 	b, err := cmd.CombinedOutput()
 	out := string(b)
 	var exit *exec.ExitError
@@ -76,17 +68,23 @@ func TestRunWorkloadWarnsOfShortAnswersUnderIgnoreEOS(t *testing.T) {
 	wl := filepath.Join(dir, "short.json")
 	require.NoError(t, os.WriteFile(wl, []byte(`{"name": "short", "generator": {"name": "random", "num_prompts": 2, "seed": 1,
 		"random_input_len": 32, "random_output_len": 600, "ignore_eos": true}}`), 0o600))
-	cmd := exec.Command(os.Args[0], "-test.run=^TestInnerWorkload$", "-test.v", "-test.count=1")
-	cmd.Dir = dir
-	var base []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "BENCHSERVE_") {
-			base = append(base, kv)
-		}
-	}
-	cmd.Env = append(base, innerEnv+"=1", workloadEnv+"="+wl, "BENCHSERVE_URL="+srv.URL)
+	cmd := innerWorkload(dir, innerEnv+"=1", workloadEnv+"="+wl, "BENCHSERVE_URL="+srv.URL)
 	b, err := cmd.CombinedOutput()
 	out := string(b)
 	require.NoError(t, err, "short answers are a warning, not a failure: %s", out)
 	assert.Regexp(t, `benchtest: warning: 2 of 2 answers ended short of the asked output length under ignore_eos: asked 600 tokens \(p50\), got p50 \d+ \(min \d+, max \d+\); finish_reason stop 2`, out)
+}
+
+// innerWorkload is TestInnerWorkload run in a child process in dir, with
+// the parent's environment less its BENCHSERVE_ settings, plus env.
+func innerWorkload(dir string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestInnerWorkload$", "-test.v", "-test.count=1")
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "BENCHSERVE_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
 }

@@ -36,17 +36,7 @@ func TestCtrlCKeepsFinishedCasesAndMarksTheOneInFlight(t *testing.T) {
 	dir := t.TempDir()
 	w := writeWorkloadFile(t, dir, "w.json", slowWorkload)
 	out := filepath.Join(dir, "out.json")
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for len(srv.ChatRequests()) < 3 {
-			time.Sleep(10 * time.Millisecond)
-		}
-		time.Sleep(50 * time.Millisecond)
-		cancel() // what Ctrl-C does (signal.NotifyContext)
-	}()
-	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"--url", srv.URL, "--workload", w, "--repetitions", "1", "--output", out},
-		&env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+	code, _, stderr := runCtrlC(t, srv, 50*time.Millisecond, "--url", srv.URL, "--workload", w, "--repetitions", "1", "--output", out)
 	t.Logf("stderr:\n%s", stderr.String())
 	assert.Equal(t, ExitFailed, code, "an interrupted run exits 1")
 	p := readPayload(t, out)
@@ -149,16 +139,7 @@ func TestCtrlCInALoadRunCountsTheUnsent(t *testing.T) {
 	dir := t.TempDir()
 	w := writeWorkloadFile(t, dir, "w.json", slowWorkload)
 	out := filepath.Join(dir, "out.json")
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for len(srv.ChatRequests()) < 3 {
-			time.Sleep(10 * time.Millisecond)
-		}
-		cancel() // what Ctrl-C does (signal.NotifyContext)
-	}()
-	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"--url", srv.URL, "--workload", w, "--num-prompts", "12", "--max-concurrency", "1", "--output", out},
-		&env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+	code, _, stderr := runCtrlC(t, srv, 0, "--url", srv.URL, "--workload", w, "--num-prompts", "12", "--max-concurrency", "1", "--output", out)
 	t.Logf("stderr:\n%s", stderr.String())
 	assert.Equal(t, ExitFailed, code, "an interrupted run exits 1")
 	p := readPayload(t, out)
@@ -170,4 +151,23 @@ func TestCtrlCInALoadRunCountsTheUnsent(t *testing.T) {
 	assert.Equal(t, "interrupted (context canceled) after 3 of 12 requests were sent", sc.StopReason)
 	assert.Contains(t, stderr.String(), " dropped, 9 unsent, ", "the line counts them")
 	assert.Contains(t, stderr.String(), "Error: the run was stopped early: interrupted (context canceled) after 3 of 12 requests were sent; 9 requests were not sent\n")
+}
+
+// runCtrlC runs the CLI with args and cancels it, as Ctrl-C does
+// (signal.NotifyContext), once srv has seen 3 chat requests and after
+// wait more.
+func runCtrlC(t *testing.T, srv *fixtures.Server, wait time.Duration, args ...string) (code int, stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for len(srv.ChatRequests()) < 3 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(wait)
+		cancel()
+	}()
+	stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
+	code = run(ctx, args, &env{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr, getenv: func(string) string { return "" }})
+	return code, stdout, stderr
 }
