@@ -48,8 +48,8 @@ func SearchCapacity(t *testing.T, path string, search results.CapacitySearch, fl
 	}
 	// The workload's defaults.slo hold in every probe too, as a run of it
 	// judges them, then search.SLOs and WithSLO's.
-	search.SLOs = append(append(append([]results.Threshold(nil), w.SLO...), search.SLOs...), c.thresholds...)
-	cfg := capacity.Config{CapacitySearch: search, Client: clientLimits}
+	search.SLOs = append(append([]results.Threshold(nil), search.SLOs...), c.thresholds...)
+	cfg := capacity.WithWorkloadSLOs(capacity.Config{CapacitySearch: search, Client: clientLimits}, w)
 	if err := cfg.Validate(); err != nil {
 		say(t).Fatalf("benchtest: %v", err)
 	}

@@ -3,6 +3,7 @@ package capacity
 import (
 	"context"
 	"math"
+	"slices"
 
 	"github.com/benchserve/benchserve/internal/loadgen"
 	"github.com/benchserve/benchserve/internal/runner"
@@ -44,4 +45,14 @@ func SessionProbe(r *runner.Runner, w *workloads.Workload, opts runner.RunOption
 		}
 		return run, err
 	}
+}
+
+// WithWorkloadSLOs is cfg with w's defaults.slo before its own SLOs: a
+// search over w's cases holds the thresholds a run of w is judged by, as
+// both doors (the CLI's capacity, benchtest.SearchCapacity) search.
+func WithWorkloadSLOs(cfg Config, w *workloads.Workload) Config {
+	if w != nil && len(w.SLO) > 0 {
+		cfg.SLOs = append(slices.Clone(w.SLO), cfg.SLOs...)
+	}
+	return cfg
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -139,7 +138,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if w != nil && len(w.SLO) > 0 && pr.empty() {
 		// The workload's defaults.slo hold in every probe too, before
 		// --slo, as a bench-serve run of it judges them.
-		cfg.SLOs = append(slices.Clone(w.SLO), cfg.SLOs...)
+		cfg = capacity.WithWorkloadSLOs(cfg, w)
 		if err := cfg.Validate(); err != nil {
 			pr.addInput("%s: defaults.slo: %s", f.workload, strings.TrimPrefix(strings.TrimPrefix(err.Error(), "capacity: "), "config: "))
 		}
