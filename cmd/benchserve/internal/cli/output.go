@@ -12,13 +12,20 @@ import (
 // names a results format (resultio.FormatForPath: .db/.sqlite/.sqlite3 →
 // sqlite, .csv, .sql, .txt/.table → table, .json; a benchserve departure:
 // the reference writes JSON whatever the name), else modeDefault (json for
-// workloads, table for sweeps, as the reference).
-func outputFormat(format, output, modeDefault string) string {
+// workloads, table for sweeps, as the reference). An --output whose
+// extension names no format gets a note saying which one it is written
+// in, so that "r.xml" holding JSON is no surprise.
+func (e *env) outputFormat(format, output, modeDefault string) string {
 	if format != "auto" {
 		return format
 	}
 	switch f := resultio.FormatForPath(output); f {
-	case "", resultio.FormatHTML:
+	case "":
+		if output != "" && output != "-" {
+			e.note(fmt.Sprintf("--output %s: its extension names no results format (.json .csv .sql .txt .db .html); writing %s, as the reference does (--format picks another)", output, modeDefault))
+		}
+		return modeDefault
+	case resultio.FormatHTML:
 		return modeDefault
 	default:
 		return f

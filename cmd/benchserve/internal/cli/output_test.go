@@ -56,6 +56,14 @@ func TestOutputCheckedBeforeRun(t *testing.T) {
 	assert.Len(t, rows, 3, "the run was appended to the empty file")
 }
 
+// workloadStderr runs smoke.json once to output and returns its stderr.
+func workloadStderr(t *testing.T, url, output string) string {
+	t.Helper()
+	res := invoke(t, "--url", url, "--workload", smoke, "--repetitions", "1", "--output", output)
+	require.Equal(t, ExitOK, res.code, res.stderr)
+	return res.stderr
+}
+
 func TestFormatAutoFromExtension(t *testing.T) {
 	srv := fixtures.Start(t, fixtures.Options{})
 	dir := t.TempDir()
@@ -99,6 +107,9 @@ func TestFormatAutoFromExtension(t *testing.T) {
 	res, other := wl("runs.out")
 	require.Equal(t, ExitOK, res.code)
 	readPayload(t, other) // anything else keeps the reference's json for workloads
+	assert.Contains(t, res.stderr, "benchserve: note: --output "+other+": its extension names no results format (.json .csv .sql .txt .db .html); writing json",
+		"an extension that names no format says which one the file holds")
+	assert.NotContains(t, workloadStderr(t, srv.URL, filepath.Join(dir, "runs2.json")), "names no results format", "a known extension gets no note")
 
 	sweepOut := filepath.Join(dir, "sweep.json")
 	res = invoke(t, "--url", srv.URL, "--prompts", "short", "--concurrency", "1", "--repetitions", "1", "--warmup", "0", "--output", sweepOut)

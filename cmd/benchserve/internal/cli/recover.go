@@ -129,5 +129,5 @@ func recoverSweep(e *env, journal, output string, h resultio.JournalHeader, reco
 	if h.TornBytes > 0 {
 		fmt.Fprintf(e.stderr, "Dropped an incomplete last line of %d bytes (the write the interruption cut)\n", h.TornBytes)
 	}
-	return writeSweep(e, h.SweepRows, outputFormat("auto", output, "table"), output)
+	return writeSweep(e, h.SweepRows, e.outputFormat("auto", output, "table"), output)
 }

@@ -129,7 +129,7 @@ func isSpace(b byte) bool {
 
 // runSweepMode runs the prompt sweep (reference: run_bench_serve).
 func runSweepMode(ctx context.Context, e *env, f *benchFlags) int {
-	format := outputFormat(f.format.val, f.output, "table")
+	format := e.outputFormat(f.format.val, f.output, "table")
 	var pr problems
 	commonChecks(f, &pr, nil)
 	if f.given("endpoint") {

@@ -27,7 +27,7 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	if w := sweepOnlyWarning(f); w != "" {
 		fmt.Fprintln(e.stderr, w)
 	}
-	format := outputFormat(f.format.val, f.output, "json")
+	format := e.outputFormat(f.format.val, f.output, "json")
 	var pr problems
 	if format == "sqlite" && f.output == "" {
 		pr.addUsage("--output is required when --format sqlite")
