@@ -15,9 +15,6 @@
 //   - results: the results payload users read (records, summaries).
 //   - history: opt-in (blank import): SQLite histories, BENCHSERVE_OUTPUT=x.db.
 //   - report: opt-in (blank import): the self-contained HTML report.
-//   - benchtest/snapshot: opt-in: go-snaps snapshots of each case's answer
-//     fingerprint and each contract's verdict (keeps go-snaps out of
-//     plain benchtest binaries).
 //
 // Everything else is the engine, under internal/ (runner runs every door's
 // requests; docs/design.md draws the flow), and the CLI, cmd/benchserve, a

@@ -149,7 +149,7 @@ func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
 		say(b).Fatalf("benchtest: Baseline applies to RunWorkload and RunConformance; compare benchmarks with benchstat")
 	}
 	if len(cfg.onRecord) > 0 {
-		say(b).Fatalf("benchtest: OnRecord (and benchtest/snapshot) applies to RunWorkload and RunConformance; a benchmark has no subtest per case")
+		say(b).Fatalf("benchtest: OnRecord (and the snapshots built on it) applies to RunWorkload and RunConformance; a benchmark has no subtest per case")
 	}
 	env := &benchEnv{cfg: cfg}
 	env.levels = cfg.concurrencyLevels

@@ -15,8 +15,16 @@ import (
 // "json_schema", …), sorted, without duplicates; empty when every check
 // held. fn is not called for a case that was skipped or interrupted, nor
 // for a record that failed before judging stopped the subtest (t.Fatal).
-// Several OnRecord options run in the order given. Package
-// benchtest/snapshot builds on it. OnRecord does not apply to benchmarks.
+// Several OnRecord options run in the order given. OnRecord does not
+// apply to benchmarks.
+//
+// Snapshots build on it: a test that imports go-snaps matches each
+// record's fingerprint (results.Record.Fingerprint), and a changed
+// answer fails its case's subtest with go-snaps' diff:
+//
+//	benchtest.OnRecord(func(t *testing.T, rec results.Record, failedChecks []string) {
+//		snaps.MatchJSON(t, rec.Fingerprint(failedChecks))
+//	})
 func OnRecord(fn func(t *testing.T, rec results.Record, failedChecks []string)) Option {
 	return func(c *config) { c.onRecord = append(c.onRecord, fn) }
 }

@@ -26,8 +26,8 @@ import (
 // (the /metrics scrape), 1.03 MiB client_golang (the fixture server's
 // /metrics), 0.94 MiB jsonschema (the json_schema check and the
 // contracts), 5.40 MiB DWARF and symbols in all; docs/design.md says
-// where the rest goes and why it stays. go-snaps stays out
-// (benchtest/snapshot is its own opt-in import).
+// where the rest goes and why it stays. go-snaps stays out (a
+// test that snapshots imports it itself, README "Snapshots").
 const (
 	maxRunBinaryBytes  = 13_200_000 // 12.59 MiB: the binary go test runs
 	maxKeptBinaryBytes = 18_900_000 // 18.02 MiB: go test -c's, with DWARF

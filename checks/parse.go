@@ -10,10 +10,11 @@ import (
 	"strings"
 
 	"github.com/benchserve/benchserve/internal/py"
+	"github.com/benchserve/benchserve/internal/suggest"
 )
 
 // Check keys understood by ParseSpec (the reference's validate_quality_checks
-// docstring lists the same nine; KnownKeys returns them).
+// docstring lists the same ten, min_chars and max_chars in one bullet).
 const (
 	keyFinishReason             = "finish_reason"
 	keyRequiredRegex            = "required_regex"
@@ -33,9 +34,6 @@ var knownKeys = []string{
 	keyNoToolCalls, keyRequiredRegex, keyToolCallArgsRequiredKeys,
 	keyToolCallCount, keyToolCallNames,
 }
-
-// KnownKeys returns the check keys ParseSpec accepts, sorted.
-func KnownKeys() []string { return append([]string(nil), knownKeys...) }
 
 // SpecError is one problem ParseSpec found. Field is the path of the value
 // inside the checks object, always starting with "checks." (for example
@@ -235,7 +233,7 @@ func isKnownKey(k string) bool {
 }
 
 func unknownKeyMessage(key string) string {
-	if s := Suggest(key, knownKeys); s != "" {
+	if s := suggest.Closest(key, knownKeys); s != "" {
 		return fmt.Sprintf("unknown check (did you mean %q?)", s)
 	}
 	return "unknown check (known checks: " + strings.Join(knownKeys, ", ") + ")"
@@ -375,45 +373,4 @@ func describe(v any) string {
 		return string(b[:limit]) + "…"
 	}
 	return string(b)
-}
-
-// Suggest returns the candidate closest to name by edit distance when it is
-// close enough to be a likely typo (distance at most 1 + len(name)/4, or a
-// case-insensitive match), or "" when none is. Used by this package and
-// package workload for "did you mean" hints on unknown keys.
-func Suggest(name string, candidates []string) string {
-	best, bestD := "", math.MaxInt
-	for _, c := range candidates {
-		if strings.EqualFold(c, name) {
-			return c
-		}
-		if d := editDistance(name, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD <= 1+len(name)/4 {
-		return best
-	}
-	return ""
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/py"
+	"github.com/benchserve/benchserve/internal/suggest"
 	"github.com/benchserve/benchserve/results"
 )
 
@@ -167,7 +167,7 @@ func (p *parser) messages(where at, field, prefix string, v any) []results.Messa
 			// server answers 400, the fixture answered 200.
 			f, pre := name(fmt.Sprintf("[%d].role", i))
 			hint := ""
-			if s := checks.Suggest(role, chatRoles); s != "" {
+			if s := suggest.Closest(role, chatRoles); s != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			p.add(where, f, "%sunknown role %q%s: want one of %s", pre, role, hint, strings.Join(chatRoles, ", "))

@@ -4,12 +4,12 @@ import (
 	_ "embed"
 )
 
-// ConformanceJSON is workloads/conformance.json, the builtin suite of
+// conformanceJSON is workloads/conformance.json, the builtin suite of
 // protocol contracts (one case per contract, each with a "protocol"
-// object). Copy it to extend the suite: it is an ordinary workload file.
+// object). Copy the file to extend the suite: it is an ordinary workload file.
 //
 //go:embed conformance.json
-var ConformanceJSON []byte
+var conformanceJSON []byte
 
 // ConformancePath is the name the builtin suite is parsed under (error
 // messages and the payload's workload.path).
@@ -18,5 +18,5 @@ const ConformancePath = "workloads/conformance.json"
 // Conformance parses the builtin suite. It fails only if the shipped file
 // is broken, which TestConformanceSuiteParses guards.
 func Conformance() (*Workload, error) {
-	return Parse(ConformanceJSON, ConformancePath)
+	return Parse(conformanceJSON, ConformancePath)
 }

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/py"
+	"github.com/benchserve/benchserve/internal/suggest"
 )
 
 // parser collects the problems and warnings of one workload document.
@@ -54,8 +54,8 @@ func (p *parser) unknownKeys(where at, prefix string, obj map[string]any, known 
 		switch {
 		case hints[k] != "":
 			p.add(where, prefix+k, "unknown key (%s)", hints[k])
-		case checks.Suggest(k, known) != "":
-			p.add(where, prefix+k, "unknown key (did you mean %q?)", checks.Suggest(k, known))
+		case suggest.Closest(k, known) != "":
+			p.add(where, prefix+k, "unknown key (did you mean %q?)", suggest.Closest(k, known))
 		default:
 			p.add(where, prefix+k, "unknown key (known keys: %s)", strings.Join(known, ", "))
 		}

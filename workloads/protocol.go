@@ -9,6 +9,7 @@ import (
 	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/contract"
 	"github.com/benchserve/benchserve/internal/schema"
+	"github.com/benchserve/benchserve/internal/suggest"
 )
 
 // Protocol is a case's "protocol" object: the case is a contract of the
@@ -114,7 +115,7 @@ func parseProtocol(raw map[string]any) (*Protocol, error) {
 		if i := sort.SearchStrings(protocolKeys, k); i < len(protocolKeys) && protocolKeys[i] == k {
 			continue
 		}
-		if s := checks.Suggest(k, protocolKeys); s != "" {
+		if s := suggest.Closest(k, protocolKeys); s != "" {
 			add(k, "unknown key (did you mean %q?)", s)
 		} else {
 			add(k, "unknown key (known keys: %s)", strings.Join(protocolKeys, ", "))
@@ -145,7 +146,7 @@ func parseProtocol(raw map[string]any) (*Protocol, error) {
 	case string:
 		if _, ok := contract.Rules[contract.Kind(v)]; ok {
 			s.Check = v
-		} else if sug := checks.Suggest(v, names); sug != "" {
+		} else if sug := suggest.Closest(v, names); sug != "" {
 			add("check", "unknown check kind %q (did you mean %q?)", v, sug)
 		} else {
 			add("check", "unknown check kind %q (known: %s)", v, strings.Join(names, ", "))

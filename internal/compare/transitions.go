@@ -80,14 +80,6 @@ func contractName(records []results.Record, fallback string) string {
 	return fallback
 }
 
-// greedy reports whether the record's request asked for greedy decoding
-// with a seed, so that its answer should repeat.
-func greedy(r results.Record) bool {
-	t, ok := r.Request.ExtraBody["temperature"].(float64)
-	_, seeded := r.Request.ExtraBody["seed"]
-	return ok && t == 0 && seeded
-}
-
 // answer is what a greedy request's answer is compared by: the whole
 // content when it was kept, else its preview, and the tool calls' names.
 func answer(r results.Record) string {
@@ -107,7 +99,7 @@ func greedyChanges(b, c *side) []string {
 	var out []string
 	for _, id := range b.cases {
 		br, cr := b.byCase[id], c.byCase[id]
-		if len(cr) == 0 || !greedy(br[0]) {
+		if len(cr) == 0 || !br[0].Greedy() {
 			continue
 		}
 		want := answer(br[0])

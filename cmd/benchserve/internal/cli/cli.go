@@ -11,8 +11,8 @@ import (
 
 	"syscall"
 
-	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/present"
+	"github.com/benchserve/benchserve/internal/suggest"
 )
 
 // Exit statuses of Main.
@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, e *env) int {
 			return runBench(ctx, e, []string{"--help"})
 		}
 		msg := `benchserve: unknown command "` + present.Name(args[0]) + `"`
-		if s := checks.Suggest(args[0], commandList()); s != "" {
+		if s := suggest.Closest(args[0], commandList()); s != "" {
 			msg += "; did you mean " + s + "?"
 		}
 		fmt.Fprintf(e.stderr, "%s (commands: %s)\n%s\n", msg, commandNames(), helpPointer(""))

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/fixtures"
 	"github.com/benchserve/benchserve/internal/present"
+	"github.com/benchserve/benchserve/internal/suggest"
 	"github.com/benchserve/benchserve/workloads"
 )
 
@@ -120,7 +120,7 @@ func unknownFault(name string) string {
 		known = append(known, string(f))
 	}
 	msg := `--fault "` + present.Name(name) + `": no such fault`
-	if s := checks.Suggest(strings.TrimSpace(name), known); s != "" {
+	if s := suggest.Closest(strings.TrimSpace(name), known); s != "" {
 		msg += "; did you mean --fault " + s + "?"
 	}
 	return msg + "\nRun 'benchserve fixture --help' for the " + strconv.Itoa(len(known)) + " faults, one per line, and the contract each breaks."

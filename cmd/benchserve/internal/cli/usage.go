@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/benchserve/benchserve/checks"
 	"github.com/benchserve/benchserve/internal/present"
+	"github.com/benchserve/benchserve/internal/suggest"
 )
 
 // helpCols is the width help text is folded to (present.Wrap); no help
@@ -22,7 +22,7 @@ const (
 // else the words after "benchserve": "capacity", "conformance matrix").
 // With -h or --help it writes help to stdout and returns ExitOK, false;
 // for a flag mistake it writes to stderr the mistake in --name form, a
-// "did you mean --x?" when a flag of fs is close (checks.Suggest), and
+// "did you mean --x?" when a flag of fs is close (suggest.Closest), and
 // where the help is, and returns ExitUsage, false. It returns 0, true
 // when args parsed. fs's own output and Usage are not used.
 func parseFlags(e *env, fs *flag.FlagSet, cmd string, help func(io.Writer), args []string) (int, bool) {
@@ -64,7 +64,7 @@ func flagMistake(fs *flag.FlagSet, err error) string {
 		out := "unknown flag --" + present.Name(name)
 		var known []string
 		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
-		if s := checks.Suggest(name, known); s != "" {
+		if s := suggest.Closest(name, known); s != "" {
 			out += "; did you mean --" + s + "?"
 		}
 		return out

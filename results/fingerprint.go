@@ -1,0 +1,95 @@
+package results
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// Fingerprint is what of r repeats across runs of an unchanged server,
+// for a snapshot library to store and compare (go-snaps' snaps.MatchJSON
+// in benchtest.OnRecord, README "Snapshots"). failedChecks are the names
+// of the case's checks that failed (benchtest.OnRecord passes them:
+// sorted, empty when every check held).
+//
+// For a workload case: outcome, finish_reason, checks_failed, whether the
+// request failed (request_error; not its text), the tool calls' names
+// with their argument keys sorted and whether the arguments parse as JSON
+// (tool_calls, when the answer called tools), json_valid when the request
+// asked for JSON (response_format json_object or json_schema), and the
+// content only when the request asked for greedy decoding (temperature 0
+// and a seed; the whole content when the record kept it, else its
+// preview). Left out as volatile: ids, timestamps, timings, usage and
+// token counts, the content of sampled cases and the issue messages'
+// text. For a contract (r.Contract set): its name, level and verdict.
+//
+// The map marshals to the same JSON for the same fingerprint (keys
+// sorted by encoding/json). Addition: the reference has no snapshots.
+func (r Record) Fingerprint(failedChecks []string) map[string]any {
+	if c := r.Contract; c != nil {
+		return map[string]any{"contract": c.Name, "level": c.Level, "verdict": c.Verdict}
+	}
+	if failedChecks == nil {
+		failedChecks = []string{}
+	}
+	fp := map[string]any{
+		"outcome":       string(r.Outcome),
+		"finish_reason": r.Quality.FinishReason,
+		"checks_failed": failedChecks,
+		"request_error": r.Error != "",
+	}
+	content := r.Quality.ContentPreview
+	if r.Quality.Content != nil {
+		content = *r.Quality.Content
+	}
+	if r.ToolCalls != nil {
+		calls := []fingerprintCall{}
+		for _, tc := range r.ToolCalls.Raw {
+			var args map[string]json.RawMessage
+			ok := json.Unmarshal([]byte(tc.Function.Arguments), &args) == nil
+			keys := []string{}
+			for k := range args {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			calls = append(calls, fingerprintCall{Name: tc.Function.Name, ArgumentKeys: keys, ArgumentsOK: ok})
+		}
+		fp["tool_calls"] = calls
+	}
+	if r.asksJSON() {
+		fp["json_valid"] = json.Valid([]byte(content))
+	}
+	if r.Greedy() {
+		fp["content"] = content
+	}
+	return fp
+}
+
+// fingerprintCall is one tool call in a fingerprint.
+type fingerprintCall struct {
+	Name         string   `json:"name"`
+	ArgumentKeys []string `json:"argument_keys"`
+	ArgumentsOK  bool     `json:"arguments_json"`
+}
+
+// asksJSON reports whether the request asked for a JSON answer.
+func (r Record) asksJSON() bool {
+	rf, _ := r.Request.ExtraBody["response_format"].(map[string]any)
+	t, _ := rf["type"].(string)
+	return t == "json_object" || t == "json_schema"
+}
+
+// Greedy reports whether r's request asked for greedy decoding with a
+// seed (extra_body temperature 0 and a seed, either read as a float64 or
+// a json.Number), so that its answer should repeat from run to run: the
+// answers a fingerprint holds and benchserve compare reports as changed.
+func (r Record) Greedy() bool {
+	_, seeded := r.Request.ExtraBody["seed"]
+	switch t := r.Request.ExtraBody["temperature"].(type) {
+	case float64:
+		return seeded && t == 0
+	case json.Number:
+		f, err := t.Float64()
+		return seeded && err == nil && f == 0
+	}
+	return false
+}
