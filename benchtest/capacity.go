@@ -16,7 +16,8 @@ import (
 // judged by its case's checks) at the probe's rate or concurrency, on the
 // configured server (the fixture without a URL; WithLoad's burstiness,
 // seed, concurrency cap and goodput apply to every probe). search says
-// how to search (results.CapacitySearch; its zero fields are defaults);
+// how to search (results.CapacitySearch; its zero fields are defaults,
+// Fit: true is the CLI's --fit);
 // the SLOs every probe must hold with confidence are the workload's
 // defaults.slo, then search.SLOs, then the WithSLO thresholds, the
 // simplest way to give them (the CLI's capacity adds --slo to

@@ -11,9 +11,10 @@ import (
 // OnRecord calls fn with each case's record (RunWorkload, RunConformance)
 // inside the case's subtest, after the case was judged, so that what fn
 // reports (t.Errorf) fails that subtest alone. failedChecks are the
-// names of the case's checks that failed (checks.Issue.Check: "min_chars",
-// "json_schema", …), sorted, without duplicates; empty when every check
-// held. fn is not called for a case that was skipped or interrupted, nor
+// names of the case's checks that failed (checks.Issue.Check:
+// "min_chars", "json", "response" for the basic validation, …), sorted,
+// without duplicates; empty when every check held and for a capped
+// answer (Outcome "capped": not validated, no check failed). fn is not called for a case that was skipped or interrupted, nor
 // for a record that failed before judging stopped the subtest (t.Fatal).
 // Several OnRecord options run in the order given. OnRecord does not
 // apply to benchmarks.
@@ -36,7 +37,12 @@ func runOnRecord(t *testing.T, fns []func(*testing.T, results.Record, []string),
 		return
 	}
 	var failed []string
+	// A capped answer was not validated (results.OutcomeCapped): its
+	// issue says why, it is no failed check.
 	for _, is := range out.Issues {
+		if out.Record.Outcome == results.OutcomeCapped {
+			break
+		}
 		if is.Check != "" {
 			failed = append(failed, is.Check)
 		}

@@ -79,17 +79,33 @@ func (r Record) asksJSON() bool {
 }
 
 // Greedy reports whether r's request asked for greedy decoding with a
-// seed (extra_body temperature 0 and a seed, either read as a float64 or
-// a json.Number), so that its answer should repeat from run to run: the
-// answers a fingerprint holds and benchserve compare reports as changed.
+// seed (extra_body "temperature" 0 and a numeric "seed": float64 and
+// json.Number as decoded from JSON, or a Go integer or float), so that
+// its answer should repeat from run to run: the answers a fingerprint
+// holds and benchserve compare reports as changed. A null seed is none.
 func (r Record) Greedy() bool {
-	_, seeded := r.Request.ExtraBody["seed"]
-	switch t := r.Request.ExtraBody["temperature"].(type) {
+	t, ok := number(r.Request.ExtraBody["temperature"])
+	_, seeded := number(r.Request.ExtraBody["seed"])
+	return ok && seeded && t == 0
+}
+
+// number reads a JSON or Go number as a float64; ok is false for
+// anything else (a string, null, a missing key).
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
 	case float64:
-		return seeded && t == 0
+		return n, true
+	case float32:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case int32:
+		return float64(n), true
 	case json.Number:
-		f, err := t.Float64()
-		return seeded && err == nil && f == 0
+		f, err := n.Float64()
+		return f, err == nil
 	}
-	return false
+	return 0, false
 }

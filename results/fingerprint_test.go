@@ -49,6 +49,9 @@ func TestRecordGreedy(t *testing.T) {
 	}{
 		{map[string]any{"temperature": 0.0, "seed": 1.0}, true},
 		{map[string]any{"temperature": json.Number("0"), "seed": json.Number("1")}, true},
+		{map[string]any{"temperature": 0, "seed": 1}, true},
+		{map[string]any{"temperature": 0.0, "seed": nil}, false},
+		{map[string]any{"temperature": "0", "seed": 1}, false},
 		{map[string]any{"temperature": 0.0}, false},
 		{map[string]any{"temperature": 0.2, "seed": 1.0}, false},
 		{map[string]any{"seed": 1.0}, false},

@@ -30,7 +30,7 @@ func TestSearchFitSimulatedQueues(t *testing.T) {
 		require.NoError(t, err)
 		for seed := uint64(1); seed <= 8; seed++ {
 			t.Run(fmt.Sprintf("%s/seed=%d", q.Label, seed), func(t *testing.T) {
-				res, err := capacity.Search(t.Context(), q.probe(seed), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: th}, Fit: true})
+				res, err := capacity.Search(t.Context(), q.probe(seed), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: th, Fit: true}})
 				require.NoError(t, err)
 				sent, load := 64, time.Duration(0)
 				for _, p := range res.Probes {

@@ -42,7 +42,7 @@ func TestSearchFitSeeds(t *testing.T) {
 			within, inside := 0, 0
 			var errs, loads, sents, widths []float64
 			for seed := uint64(1); seed <= uint64(n); seed++ {
-				res, err := capacity.Search(t.Context(), q.probe(seed), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: th}, Fit: fit})
+				res, err := capacity.Search(t.Context(), q.probe(seed), capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: th, Fit: fit}})
 				require.NoError(t, err)
 				load, sent := time.Duration(0), 64
 				for _, p := range res.Probes {

@@ -176,7 +176,7 @@ func TestSearchFitFixture(t *testing.T) {
 	c := queue{Slots: 4, TTFT: 50 * time.Millisecond, Serve: 240 * time.Millisecond, SLOms: 200, Label: "4 slots × 0.24 s, ttft_p95_ms <= 200"}
 	fn := queueServer(t, c.Slots, 20, c.TTFT, 10*time.Millisecond)
 	q := calibrated(t, fn, c)
-	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 200"), MaxTime: 10 * time.Minute}, Fit: true}
+	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: slos(t, "ttft_p95_ms <= 200"), MaxTime: 10 * time.Minute, Fit: true}}
 	var decodeMS, decodeN float64
 	cfg.OnProbe = func(p results.CapacityProbe) {
 		t.Log(p)

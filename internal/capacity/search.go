@@ -117,16 +117,6 @@ type Config struct {
 	// starts (req/s) and why (results.Capacity.StartFrom), once the
 	// burst has measured it, before the first probe.
 	OnStartFrom func(start float64, why string)
-	// Fit, in a rate search whose binding threshold is a percentile,
-	// estimates the capacity from a fit across the probes near the
-	// crossing instead of bisecting (fitSearch): every probe runs to at
-	// most 200 measured requests (for a p95; twice the first look for a
-	// higher percentile), the search sends at most 1,700 requests in all
-	// (scaled likewise), and the interval is Fieller's over the fit
-	// (MethodFit; the bracket of the probes decided with confidence when
-	// Fieller's is open). Status StatusBudgetSpent says the budget ran out
-	// before the interval narrowed to Precision.
-	Fit bool
 	// Client bounds what a probe's client may show before the probe is
 	// called invalid and the search stops (StatusClientLimited): its
 	// schedule lag p99 and its CPU use. nil means
@@ -190,6 +180,8 @@ func (c Config) withDefaults() (Config, error) {
 		return bad("negative duration (probe %v, max time %v)", c.ProbeDuration, c.MaxTime)
 	case c.Precision != 0 && !(c.Precision > 0 && c.Precision < 1):
 		return bad("precision %v: want a fraction in (0, 1)", c.Precision)
+	case c.Fit && c.By == ByConcurrency:
+		return bad("fit: the fit searches by rate only (a concurrency search bisects)")
 	}
 	for i, t := range c.SLOs {
 		if t.Metric == "" || t.Op == "" {

@@ -245,6 +245,7 @@ func TestConfigErrors(t *testing.T) {
 		`slo "gen_tps_p50 <= 10": an upper limit on gen_tps`:   {CapacitySearch: results.CapacitySearch{SLOs: slosOf("gen_tps_p50 <= 10")}},
 		`slo "ttft_p100_ms <= 200": p100 is the maximum`:       {CapacitySearch: results.CapacitySearch{SLOs: slosOf("ttft_p100_ms <= 200")}},
 		`slo "e2el_mean_s == 2": an equality has no direction`: {CapacitySearch: results.CapacitySearch{SLOs: slosOf("e2el_mean_s == 2")}},
+		"fit: the fit searches by rate only":                   {CapacitySearch: results.CapacitySearch{By: capacity.ByConcurrency, Fit: true}},
 	} {
 		_, err := capacity.Search(context.Background(), server(1), cfg)
 		require.Error(t, err, want)

@@ -148,6 +148,9 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	e = e.redacting(f.url, f.apiKey) // no password or token of --url, nor the API key a server echoes, in any output
+	if f.output == "-" {
+		f.output = "" // the Unix spelling of stdout, the default (the reference would write a file named "-")
+	}
 	expandHome(&f.output, &f.workload.val, &f.promptFile, &f.systemPromptFile, &f.promptsDir, &f.dataset.path, &f.saveResult.dir)
 	f.prompts = expandList(f.prompts)
 	var saved problems

@@ -262,7 +262,7 @@ func (f *capacityFlags) searchConfig(pr *problems, given map[string]bool) (capac
 	}
 	cfg := capacity.Config{CapacitySearch: results.CapacitySearch{SLOs: ths, MaxErrorRate: f.maxErrorRate, By: by,
 		Start: f.start, Max: f.maxRate, ProbeRequests: f.probeRequests, ProbeDuration: time.Duration(f.probeDuration),
-		MaxTime: time.Duration(f.maxTime), Precision: f.precision, Extensions: f.extensions}, Fit: f.fit}
+		MaxTime: time.Duration(f.maxTime), Precision: f.precision, Extensions: f.extensions, Fit: f.fit}}
 	l := runner.Load{Burstiness: f.burstiness, Seed: f.seed, MaxConcurrency: f.maxConcurrency}
 	if len(f.goodput) > 0 {
 		slo, err := loadgen.ParseGoodput(f.goodput...)

@@ -21,11 +21,12 @@ func (e *env) outputFormat(format, output, modeDefault string) string {
 	}
 	switch f := resultio.FormatForPath(output); f {
 	case "":
-		if output != "" && output != "-" {
-			e.note(fmt.Sprintf("--output %s: its extension names no results format (.json .csv .sql .txt .db .html); writing %s, as the reference does (--format picks another)", output, modeDefault))
+		if output != "" {
+			e.note(fmt.Sprintf("--output %s: its extension names no results format (.json .csv .sql .txt/.table .db/.sqlite/.sqlite3); writing %s, as the reference does (--format picks another)", output, modeDefault))
 		}
 		return modeDefault
 	case resultio.FormatHTML:
+		e.note(fmt.Sprintf("--output %s: HTML is the report's format, not a results format; writing %s to it (write r.json and render it with: benchserve report r.json --output page.html)", output, modeDefault))
 		return modeDefault
 	default:
 		return f

@@ -107,9 +107,17 @@ func TestFormatAutoFromExtension(t *testing.T) {
 	res, other := wl("runs.out")
 	require.Equal(t, ExitOK, res.code)
 	readPayload(t, other) // anything else keeps the reference's json for workloads
-	assert.Contains(t, res.stderr, "benchserve: note: --output "+other+": its extension names no results format (.json .csv .sql .txt .db .html); writing json",
+	assert.Contains(t, res.stderr, "benchserve: note: --output "+other+": its extension names no results format (.json .csv .sql .txt/.table .db/.sqlite/.sqlite3); writing json",
 		"an extension that names no format says which one the file holds")
 	assert.NotContains(t, workloadStderr(t, srv.URL, filepath.Join(dir, "runs2.json")), "names no results format", "a known extension gets no note")
+	assert.Contains(t, workloadStderr(t, srv.URL, filepath.Join(dir, "r.html")), "HTML is the report's format, not a results format; writing json to it",
+		"an .html output says it holds JSON and how to render the report")
+	readPayload(t, filepath.Join(dir, "r.html"))
+
+	res = invoke(t, "--url", srv.URL, "--workload", smoke, "--repetitions", "1", "--output", "-")
+	require.Equal(t, ExitOK, res.code, res.stderr)
+	assert.Contains(t, res.stdout, `"run_id"`, "--output - writes the payload to stdout")
+	assert.NoFileExists(t, "-", "and no file named -")
 
 	sweepOut := filepath.Join(dir, "sweep.json")
 	res = invoke(t, "--url", srv.URL, "--prompts", "short", "--concurrency", "1", "--repetitions", "1", "--warmup", "0", "--output", sweepOut)
