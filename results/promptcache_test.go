@@ -47,3 +47,16 @@ func TestPromptCacheSetsBuiltReuseBesideTheServers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"prompt_cache":{"requests":1,"built":1,"reported":1,"expected_cached_tokens":0,"expected_hit_rate":0,"cached_tokens":0,"hit_rate":0,"below_expected":0}`, "the JSON names")
 }
+
+// A server reuses whole 16-token blocks: a shortfall under one block is
+// full reuse, one block or more is a miss.
+func TestPromptCacheBelowExpectedByWholeBlocks(t *testing.T) {
+	pc := Summarize([]Record{
+		cachedRecord("a", 1000, ptr(520), ptr(512)), // 8 short: the last partial block
+		cachedRecord("b", 1000, ptr(527), ptr(512)), // 15 short
+		cachedRecord("c", 1000, ptr(528), ptr(512)), // a whole block short
+		cachedRecord("d", 1000, ptr(520), ptr(0)),   // nothing reused
+	}).PromptCache
+	require.NotNil(t, pc)
+	assert.Equal(t, 2, pc.BelowExpected, "c and d fell a block or more short; a and b only the partial block")
+}
