@@ -38,6 +38,7 @@ const envUpdateBaseline = "BENCHSERVE_UPDATE_BASELINE"
 // test before anything runs. Baseline does not apply to benchmarks.
 func Baseline(path string, gates ...string) Option {
 	return func(c *config) {
+		c.given("Baseline")
 		// The comparison engine is reached only from here, so a test
 		// binary that never calls Baseline does not link it.
 		b := &baselineSetting{path: path, check: checkBaseline}

@@ -44,7 +44,7 @@ import (
 // cannot be determined, fails b at once.
 func BenchWorkload(b *testing.B, path string, opts ...Option) {
 	b.Helper()
-	env := newBenchEnv(b, opts)
+	env := newBenchEnv(b, doorBenchWorkload, opts)
 	w, err := workloads.Load(paths.ExpandHome(path))
 	if err != nil {
 		say(b).Fatalf("benchtest: %s", linesOf(err))
@@ -97,7 +97,7 @@ func BenchWorkload(b *testing.B, path string, opts ...Option) {
 // BenchWorkload. A prompt set that does not load fails b at once.
 func BenchSweep(b *testing.B, promptSets []string, concurrencies []int, opts ...Option) {
 	b.Helper()
-	env := newBenchEnv(b, opts)
+	env := newBenchEnv(b, doorBenchSweep, opts)
 	levels := make([]int, 0, len(concurrencies))
 	for _, n := range concurrencies {
 		if n >= 1 {
@@ -133,15 +133,20 @@ type benchEnv struct {
 	model      string
 }
 
-// newBenchEnv connects to the server through the one engine (URL, API
+// newBenchEnv refuses the options door does not read, then connects to the server through the one engine (URL, API
 // key, HTTP client, timeouts, model detection), with enough idle
 // connections for the largest concurrency level.
-func newBenchEnv(b *testing.B, opts []Option) *benchEnv {
+func newBenchEnv(b *testing.B, door string, opts []Option) *benchEnv {
 	b.Helper()
 	cfg, err := resolve(opts)
 	if err != nil {
 		say(b).Fatalf("benchtest: configuration: %s", linesOf(err))
 	}
+	var extra map[string]string
+	if cfg.load == nil {
+		extra = map[string]string{"WithRepetitions": "a benchmark repeats its cases b.N times; with WithLoad, WithRepetitions is the passes over the cases of one load run"}
+	}
+	refuseInapplicable(b, cfg, door, extra)
 	if cfg.output != "" || cfg.report != "" {
 		say(b).Fatalf("benchtest: an output or report (WithOutput, WithReport, $%s, $%s) applies to RunWorkload; benchmarks report with b.ReportMetric", envOutput, envReport)
 	}

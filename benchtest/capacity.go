@@ -43,6 +43,10 @@ func SearchCapacity(t *testing.T, path string, search results.CapacitySearch, fl
 	if err != nil {
 		say(t).Fatalf("benchtest: configuration: %s", linesOf(err))
 	}
+	refuseInapplicable(t, c, doorSearchCapacity, map[string]string{
+		"WithRepetitions": "each probe sends as many requests as its verdict needs (results.CapacitySearch.ProbeRequests)",
+	})
+	noCache(t, c)
 	w, err := workloads.Load(paths.ExpandHome(path))
 	if err != nil {
 		say(t).Fatalf("benchtest: workload did not load: %s", linesOf(err))

@@ -93,12 +93,18 @@ type config struct {
 	baseline *baselineSetting
 	// onRecord: OnRecord's functions, in order.
 	onRecord []func(t *testing.T, rec results.Record, failedChecks []string)
+	// passed names the options given (not the environment), in order,
+	// for refuseInapplicable.
+	passed []string
 }
 
-// Option sets one setting of RunWorkload, BenchWorkload or BenchSweep.
-// Options win over the BENCHSERVE_* environment, which wins over the
-// defaults. An option that does not apply to the function it is given to
-// fails the test instead of being ignored.
+// Option sets one setting of RunWorkload, RunConformance, BenchWorkload,
+// BenchSweep or SearchCapacity. Options win over the BENCHSERVE_*
+// environment, which wins over the defaults. An option that does not
+// apply to the function it is given to fails the test or benchmark
+// before anything is sent, naming the functions it applies to (e.g.
+// WithGoodput to RunWorkload, WithOutput to SearchCapacity, or
+// WithRepetitions to BenchWorkload without WithLoad).
 type Option func(*config)
 
 // WithURL targets a running server instead of the fixture (default:
@@ -114,7 +120,9 @@ func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
 
 // WithRepetitions runs every case n times (n >= 1); subtests are named
 // case/rep=N (default: $BENCHSERVE_REPETITIONS, else 1).
-func WithRepetitions(n int) Option { return func(c *config) { c.repetitions = n } }
+func WithRepetitions(n int) Option {
+	return func(c *config) { c.given("WithRepetitions"); c.repetitions = n }
+}
 
 // WithTags keeps only cases having any of tags (default: $BENCHSERVE_TAGS,
 // comma-separated; unset runs every case).
@@ -122,18 +130,25 @@ func WithTags(tags ...string) Option { return func(c *config) { c.tags = tags } 
 
 // WithCachePolicy overrides the workload's cache policy: "preserve",
 // "before-run" or "before-case" (default: $BENCHSERVE_CACHE_POLICY).
-func WithCachePolicy(p string) Option { return func(c *config) { c.cachePolicy = p } }
+func WithCachePolicy(p string) Option {
+	return func(c *config) { c.given("WithCachePolicy"); c.cachePolicy = p }
+}
 
 // WithOutput writes the results payload to path after the run, in the
-// format its extension names (.json, .csv, .sql, .txt, .html; .db,
-// .sqlite and .sqlite3 need import _
-// "github.com/benchserve/benchserve/history"). Default: $BENCHSERVE_OUTPUT.
-func WithOutput(path string) Option { return func(c *config) { c.output = path } }
+// format its extension names (.json, .csv, .sql, .txt; .db, .sqlite and
+// .sqlite3 need import _ "github.com/benchserve/benchserve/history",
+// .html import _ "github.com/benchserve/benchserve/report"; without it
+// the test fails before anything is sent). Default: $BENCHSERVE_OUTPUT.
+func WithOutput(path string) Option {
+	return func(c *config) { c.given("WithOutput"); c.output = path }
+}
 
 // WithReport writes the self-contained HTML report to path (.html) after
 // the run; it needs import _ "github.com/benchserve/benchserve/report" in
 // a test file (default: $BENCHSERVE_REPORT).
-func WithReport(path string) Option { return func(c *config) { c.report = path } }
+func WithReport(path string) Option {
+	return func(c *config) { c.given("WithReport"); c.report = path }
+}
 
 // WithConcurrency keeps up to n requests in flight (a closed loop): in
 // RunWorkload the selected cases run n at a time under a conc=N subtest;
@@ -146,7 +161,7 @@ func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n 
 // at each of these levels, as sub-benchmarks conc=N. RunWorkload, which
 // runs at one concurrency, fails when given it.
 func WithConcurrencyLevels(levels ...int) Option {
-	return func(c *config) { c.concurrencyLevels = levels }
+	return func(c *config) { c.given("WithConcurrencyLevels"); c.concurrencyLevels = levels }
 }
 
 // WithRequestTimeout sets the transport timeout of one request: 0 keeps
@@ -180,7 +195,7 @@ func WithSLO(thresholds ...string) Option {
 // comma-separated); one that does not parse fails the test or benchmark
 // before anything is sent.
 func WithGoodput(slo string) Option {
-	return func(c *config) { c.goodputSpec = &slo }
+	return func(c *config) { c.given("WithGoodput"); c.goodputSpec = &slo }
 }
 
 // WithFixture sets the options of the fixture server started when no URL
@@ -199,7 +214,9 @@ func WithFixture(opts fixtures.Options) Option {
 // (lag-p99-ns/op), late requests and goodput. RunWorkload runs it as one
 // subtest "load" that fails with every failed request. Default: the
 // BENCHSERVE_REQUEST_RATE, _BURSTINESS, _NUM_PROMPTS, _DURATION,
-// _MAX_CONCURRENCY and _SEED variables, when any is set.
+// _MAX_CONCURRENCY, _SEED and _START_AT variables, when any is set, and
+// a shard of the environment (BENCHSERVE_SHARD, a Kubernetes indexed
+// Job's JOB_COMPLETION_INDEX, a Slurm array's SLURM_ARRAY_TASK_ID).
 func WithLoad(l Load) Option { return func(c *config) { c.loadOpt = &l } }
 
 // Load is a load run's schedule, in vLLM's terms. The zero value of a
@@ -327,7 +344,9 @@ func resolve(opts []Option) (config, error) {
 	if cfg.thresholds, err = results.ParseThresholds(cfg.slos...); err != nil {
 		return config{}, fmt.Errorf("benchtest: WithSLO: %w", err)
 	}
-	cfg.repetitions = max(cfg.repetitions, 0)
+	if cfg.repetitions < 0 {
+		return config{}, fmt.Errorf("benchtest: WithRepetitions(%d) (or $%s): want at least 1", cfg.repetitions, envRepetitions)
+	}
 	if cfg.repetitions == 0 {
 		cfg.repetitions = 1
 	}

@@ -14,7 +14,9 @@ import (
 // (RunConformance, or RunWorkload on a workload with protocol cases), as
 // benchserve conformance --strict does. Without it such a failure is
 // logged as a warning.
-func ConformanceStrict() Option { return func(c *config) { c.strict = true } }
+func ConformanceStrict() Option {
+	return func(c *config) { c.given("ConformanceStrict"); c.strict = true }
+}
 
 // RunConformance runs the builtin protocol contract suite
 // (workloads/conformance.json, package workloads) against the server, one
@@ -39,6 +41,7 @@ func RunConformance(t *testing.T, opts ...Option) *results.Payload {
 	if err != nil {
 		say(t).Fatalf("benchtest: configuration: %s", linesOf(err))
 	}
+	refuseInapplicable(t, cfg, doorRunConformance, nil)
 	if len(cfg.concurrencyLevels) > 0 || cfg.load != nil {
 		say(t).Fatalf("benchtest: RunConformance checks contracts one at a time; WithConcurrencyLevels and WithLoad do not apply")
 	}

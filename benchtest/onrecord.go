@@ -27,7 +27,7 @@ import (
 //		snaps.MatchJSON(t, rec.Fingerprint(failedChecks))
 //	})
 func OnRecord(fn func(t *testing.T, rec results.Record, failedChecks []string)) Option {
-	return func(c *config) { c.onRecord = append(c.onRecord, fn) }
+	return func(c *config) { c.given("OnRecord"); c.onRecord = append(c.onRecord, fn) }
 }
 
 // runOnRecord calls the OnRecord functions for one judged outcome.
