@@ -33,7 +33,7 @@ import (
 // failed quality check, whose message names the file, the case, the check
 // and what was wrong:
 //
-//	workloads/examples/chat.json: case "greet": min_chars: content shorter than min_chars=40
+//	workloads/examples/smoke.json: case "greet": checks.min_chars: content shorter than min_chars=40 (content has 12 chars)
 //
 // With no URL (option or $BENCHSERVE_URL) it starts the embedded fixture
 // server. A workload that does not load fails t at once with every problem
@@ -42,14 +42,18 @@ import (
 // subtest failed or the test was stopped early. Run-level SLO thresholds
 // (the workload's defaults.slo and WithSLO) are checked last, each as a
 // subtest slo/<threshold> that fails with the measured value. A run
-// against a real server is never answered from go test's cache (see
-// noCacheFile).
+// against a real server (a URL given) is never answered from go test's
+// cache: it touches a marker file, .benchserve-nocache, in the test's
+// working directory, with a modification time ahead, so cmd/go does not
+// cache the result (README "No stale verdicts"); SearchCapacity does the
+// same.
 func RunWorkload(t *testing.T, path string, opts ...Option) *results.Payload {
 	t.Helper()
 	cfg, err := resolve(opts)
 	if err != nil {
 		say(t).Fatalf("benchtest: configuration: %s", linesOf(err))
 	}
+	refuseInapplicable(t, cfg, doorRunWorkload, nil)
 	if len(cfg.concurrencyLevels) > 0 {
 		say(t).Fatalf("benchtest: WithConcurrencyLevels applies to BenchWorkload; RunWorkload runs at one concurrency (WithConcurrency)")
 	}

@@ -44,7 +44,8 @@ type CapacitySearch struct {
 	ProbeRequests int
 	ProbeDuration time.Duration
 	// Extensions is how many times an inconclusive probe is extended; 0
-	// means 3, negative none (--extensions).
+	// means 3 (with Fit: as many as bring a probe to the fit's 200
+	// measured requests, 1 for a p95), negative none (--extensions).
 	Extensions int
 	// MaxTime caps the whole search: no probe starts after it, and a
 	// probe still running when it passes is cancelled and discarded; the
@@ -108,8 +109,8 @@ type Capacity struct {
 	// lag p99 or CPU past the limits a load run is judged by: that probe
 	// is "invalid" and the highest load that passed below it is a lower
 	// bound set by the client) or, for a
-	// search that fits the crossing across its probes (internal/capacity's
-	// Config.Fit), "budget_spent" (its request budget ran out before the
+	// search that fits the crossing across its probes
+	// (CapacitySearch.Fit), "budget_spent" (its request budget ran out before the
 	// fit's interval narrowed to Precision: the capacity is the fit's
 	// estimate, the interval as wide as it came out). Reason says
 	// why it stopped, in a sentence, with the loads and the failing

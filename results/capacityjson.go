@@ -38,7 +38,7 @@ type probeJSON struct {
 // extension included; omitted for a timed concurrency probe; what it sent
 // is stats.sent),
 // "duration_s" (timed probes only), "target", "verdict" ("pass", "fail",
-// "inconclusive" or "saturated"), "pass", "extended", "saturation" (why,
+// "inconclusive", "saturated" or "invalid"), "pass", "extended", "saturation" (why,
 // saturated probes only), "failed": [...], "slos": [{"threshold",
 // "measured", "pass" (with confidence), "ci", "conclusive"}...], "stats":
 // {...}}.

@@ -44,7 +44,7 @@ type Comparison struct {
 	AnswerChanges []string `json:"answer_changes,omitempty"`
 	// ContractChanges lists every protocol contract whose outcome
 	// differs between the sides ("pass", "fail", "warn", "info", "skip",
-	// "unsupported" or "absent"): 'contract "tools.named": fail → pass'; omitted when
+	// "not checked", "unsupported" or "absent"): 'contract "tools.named": fail → pass'; omitted when
 	// none. Only pass → fail is also a regression.
 	ContractChanges []string `json:"contract_changes,omitempty"`
 	// GateFailures are the --fail-on gates (benchtest.Baseline gates)

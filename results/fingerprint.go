@@ -2,7 +2,9 @@ package results
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
+	"unicode/utf8"
 )
 
 // Fingerprint is what of r repeats across runs of an unchanged server,
@@ -15,7 +17,9 @@ import (
 // request failed (request_error; not its text), the tool calls' names
 // with their argument keys sorted and whether the arguments parse as JSON
 // (tool_calls, when the answer called tools), json_valid when the request
-// asked for JSON (response_format json_object or json_schema), and the
+// asked for JSON (response_format json_object or json_schema; null when
+// the record kept only the preview of a longer answer: keep the whole
+// content, benchtest.WithContent, to judge it), and the
 // content only when the request asked for greedy decoding (temperature 0
 // and a seed; the whole content when the record kept it, else its
 // preview). Left out as volatile: ids, timestamps, timings, usage and
@@ -56,7 +60,14 @@ func (r Record) Fingerprint(failedChecks []string) map[string]any {
 		fp["tool_calls"] = calls
 	}
 	if r.asksJSON() {
-		fp["json_valid"] = json.Valid([]byte(content))
+		// A preview cut from a longer answer cannot say whether the
+		// answer parses: null, not a false that looks measured.
+		whole := r.Quality.Content != nil || utf8.RuneCountInString(content) >= r.Quality.ContentChars
+		if whole {
+			fp["json_valid"] = json.Valid([]byte(content))
+		} else {
+			fp["json_valid"] = nil
+		}
 	}
 	if r.Greedy() {
 		fp["content"] = content
@@ -89,23 +100,21 @@ func (r Record) Greedy() bool {
 	return ok && seeded && t == 0
 }
 
-// number reads a JSON or Go number as a float64; ok is false for
-// anything else (a string, null, a missing key).
+// number reads a JSON or Go number (any integer or float kind) as a
+// float64; ok is false for anything else (a string, null, a missing key).
 func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case float32:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case int32:
-		return float64(n), true
-	case json.Number:
+	if n, ok := v.(json.Number); ok {
 		f, err := n.Float64()
 		return f, err == nil
+	}
+	rv := reflect.ValueOf(v)
+	switch {
+	case rv.CanInt():
+		return float64(rv.Int()), true
+	case rv.CanUint():
+		return float64(rv.Uint()), true
+	case rv.CanFloat():
+		return rv.Float(), true
 	}
 	return 0, false
 }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,6 +35,15 @@ func TestFingerprint(t *testing.T) {
 	assert.NotContains(t, string(got), "json_valid", "json_valid only when the request asked for JSON")
 	assert.Contains(t, string(got), `"checks_failed":[]`, "no failed checks reads as an empty list, not null")
 
+	long := `{"a":"` + strings.Repeat("x", 300) + `"}`
+	rec = Record{Request: RequestInfo{ExtraBody: map[string]any{"response_format": map[string]any{"type": "json_object"}}},
+		Quality: Quality{ContentChars: len(long), ContentPreview: long[:240]}}
+	assert.Nil(t, rec.Fingerprint(nil)["json_valid"], "a preview of a longer answer cannot say whether it parses")
+	rec.Quality.Content = &long
+	assert.Equal(t, true, rec.Fingerprint(nil)["json_valid"], "the whole content can")
+	rec.Quality = Quality{ContentChars: 7, ContentPreview: `{"a":1}`}
+	assert.Equal(t, true, rec.Fingerprint(nil)["json_valid"], "a short answer's preview is the whole answer")
+
 	c := Record{CaseID: "x", Contract: &Contract{Name: "stream.framing", Level: "MUST", Verdict: "pass"}, Metrics: Metrics{TTFTms: 3}}
 	got, err = json.Marshal(c.Fingerprint(nil))
 	assert.NoError(t, err)
@@ -50,6 +60,8 @@ func TestRecordGreedy(t *testing.T) {
 		{map[string]any{"temperature": 0.0, "seed": 1.0}, true},
 		{map[string]any{"temperature": json.Number("0"), "seed": json.Number("1")}, true},
 		{map[string]any{"temperature": 0, "seed": 1}, true},
+		{map[string]any{"temperature": uint(0), "seed": uint64(1)}, true},
+		{map[string]any{"temperature": float32(0), "seed": int8(1)}, true},
 		{map[string]any{"temperature": 0.0, "seed": nil}, false},
 		{map[string]any{"temperature": "0", "seed": 1}, false},
 		{map[string]any{"temperature": 0.0}, false},

@@ -14,9 +14,9 @@
 // reported at once in a *LoadError whose entries are *FieldError naming
 // file, case and field:
 //
-//	workload: load workloads/examples/chat.json: 2 problems:
-//	workloads/examples/chat.json: defaults.max_token: unknown key (did you mean "max_tokens"?)
-//	workloads/examples/chat.json: case "greet": checks.min_chars: want an integer >= 0, got "x"
+//	workload: load workloads/examples/smoke.json: 2 problems:
+//	workloads/examples/smoke.json: defaults.max_token: unknown key (did you mean "max_tokens"?)
+//	workloads/examples/smoke.json: case "greet": checks.min_chars: want an integer >= 0, got "x"
 //
 // A loaded Workload is read-only and safe to share between goroutines.
 package workloads

@@ -8,7 +8,7 @@ import (
 
 // FieldError is one problem in a workload file. It prints as
 //
-//	workloads/examples/chat.json: case "greet": checks.min_chars: want an integer >= 0, got "x"
+//	workloads/examples/smoke.json: case "greet": checks.min_chars: want an integer >= 0, got "x"
 //
 // leaving out the parts that are empty: File when Parse was given no path,
 // the case when the problem is not inside one, Field when the problem is
