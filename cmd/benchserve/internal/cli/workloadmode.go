@@ -186,6 +186,9 @@ func runWorkloadMode(ctx context.Context, e *env, f *benchFlags) int {
 	}
 	p := sess.Payload()
 	fmt.Fprint(e.stderr, scheduleLine(p.Schedule))
+	if p.Schedule != nil {
+		fmt.Fprint(e.stderr, resultBlock(p))
+	}
 	if w := summary.EndedShortWarning(p); w != "" {
 		// A warning, not a failure (vLLM only reports the lengths); a
 		// check that asks for the length fails a short answer itself.
