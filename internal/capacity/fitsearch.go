@@ -114,7 +114,9 @@ func fitResult(res *results.Capacity, th results.Threshold, est, low, high float
 		if h := res.Interval.High; !math.IsNaN(h) && res.Capacity > h {
 			res.Capacity = h
 		}
-		what += " (its interval is open: the bracket of the probes decided with confidence, " + res.Interval.String() + ")"
+		// The headline prints the bracket (an open lower end as 0); the
+		// reason only says where it came from.
+		what += " (Fieller's interval did not close: the interval is the bracket of the probes decided with confidence)"
 	}
 	if done {
 		res.Status = StatusFound

@@ -69,8 +69,9 @@ as an error). Each probe is printed as it finishes; the last line gives the
 capacity with its interval and why the search stopped; --output writes
 capacity.json (capacity_rps or capacity_concurrency, its interval, the SLOs
 and every probe). Exit status: 0 when the search finished (and the interval's
-lower end is at least --floor), 1 when nothing was measured, no probe passed
-or the lower end is below --floor, 2 for usage errors.
+lower end is at least --floor), 1 when nothing was measured, no probe passed,
+no load passed with confidence (an interval open below: --fit) or the lower
+end is below --floor, 2 for usage errors.
 
 Flags:
 `
@@ -201,6 +202,12 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	} else {
 		e.printData("json", data)
 	}
+	return capacityExit(e, res, err, f.floor)
+}
+
+// capacityExit says what a finished search's exit status is, and why
+// when it is not 0 (the help's "Exit status").
+func capacityExit(e *env, res results.Capacity, err error, floor float64) int {
 	switch {
 	case err != nil:
 		fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(err))
@@ -215,8 +222,14 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	case !res.Measured:
 		fmt.Fprintf(e.stderr, "benchserve capacity: no probe passed: no capacity to report\n")
 		return ExitFailed
-	case f.floor > 0:
-		if ferr := res.AtLeast(f.floor); ferr != nil {
+	case !(res.Interval.Low > 0):
+		// A fit's estimate with no load confirmed below it: the search
+		// did not show the server holds any load (exit 1, as no probe
+		// passed).
+		fmt.Fprintf(e.stderr, "benchserve capacity: no load passed with confidence (the interval's lower end is open): the estimate %s is not confirmed\n", stats.FormatLoad(res.Capacity))
+		return ExitFailed
+	case floor > 0:
+		if ferr := res.AtLeast(floor); ferr != nil {
 			fmt.Fprintf(e.stderr, "benchserve capacity: %s\n", explain(ferr))
 			return ExitFailed
 		}
