@@ -166,7 +166,7 @@ func scheduleLine(sc *results.Schedule) string {
 		if sc.InFlightCap == 1 {
 			streams = "1 stream"
 		}
-		fmt.Fprintf(&b, "Load: no schedule (no --request-rate): a closed loop of %s, each sending its next request when its last one ended", streams)
+		fmt.Fprintf(&b, "Load: no schedule (--request-rate inf, the default): a closed loop of %s, each sending its next request when its last one ended", streams)
 		if sc.Shard != "" {
 			fmt.Fprintf(&b, ", in shard %s", sc.Shard)
 		}

@@ -64,6 +64,9 @@ func flagMistake(fs *flag.FlagSet, err error) string {
 		out := "unknown flag --" + present.Name(name)
 		var known []string
 		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+		if hint, ok := vllmFlags[name]; ok {
+			return out + "; " + hint
+		}
 		if s := suggest.Closest(name, known); s != "" {
 			out += "; did you mean --" + s + "?"
 		}
@@ -103,4 +106,18 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 // unexpectedArgs is the message for arguments a command takes none of.
 func unexpectedArgs(args []string) string {
 	return "unexpected arguments: " + present.Message(strings.Join(args, " "))
+}
+
+// vllmFlags are vllm bench serve's flags that benchserve does not take,
+// with what does their job here, so a user coming from vLLM is not left
+// with "unknown flag" alone (a vLLM user's try).
+var vllmFlags = map[string]string{
+	"base-url":           "vLLM's --base-url is --url here (http://host:port, without /v1)",
+	"host":               "give the server as --url http://host:port",
+	"port":               "give the server as --url http://host:port",
+	"backend":            "benchserve speaks the OpenAI API; --endpoint picks chat, completions, responses or embeddings",
+	"tokenizer":          "benchserve counts tokens on the server (its /tokenize, else usage.prompt_tokens): no tokenizer to load",
+	"percentile-metrics": "every run records TTFT, TPOT, ITL and E2EL with p50, p95 and p99 (the payload's summary); gate any percentile with --slo 'ttft_p99_ms <= 500'",
+	"metric-percentiles": "every run records p50, p95 and p99 of TTFT, TPOT, ITL and E2EL (the payload's summary); gate any percentile with --slo 'ttft_p99_ms <= 500'",
+	"save-detailed":      "the payload always keeps every request's record (results[]); --save-result writes it",
 }

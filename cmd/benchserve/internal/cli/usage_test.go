@@ -61,6 +61,10 @@ func TestFlagMistakeSaysWhatAndWhereHelpIs(t *testing.T) {
 		{[]string{"--repetitions", "many"}, "benchserve: invalid value \"many\" for --repetitions: parse error\nRun 'benchserve --help' for usage.\n"},
 		{[]string{"capacity", "--url"}, "benchserve capacity: --url needs a value\nRun 'benchserve capacity --help' for usage.\n"},
 		{[]string{"confromance"}, "benchserve: unknown command \"confromance\"; did you mean conformance?"},
+		// vllm bench serve's flags say what does their job here.
+		{[]string{"--base-url", "http://h:8000"}, "benchserve: unknown flag --base-url; vLLM's --base-url is --url here (http://host:port, without /v1)\n"},
+		{[]string{"--percentile-metrics", "ttft"}, "benchserve: unknown flag --percentile-metrics; every run records TTFT, TPOT, ITL and E2EL with p50, p95 and p99"},
+		{[]string{"--backend", "vllm"}, "--endpoint picks chat, completions, responses or embeddings"},
 	} {
 		res := invoke(t, tc.args...)
 		name := strings.Join(tc.args, " ")
