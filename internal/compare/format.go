@@ -102,8 +102,48 @@ func header(cmp *results.Comparison) string {
 		}
 		return strings.Join(out, " ")
 	}
-	return fmt.Sprintf("base: %s\ncandidate: %s\nalpha %g over all %d rows (familywise); intervals at 1 - alpha, percentiles' at their corrected level",
-		names(cmp.Base), names(cmp.Candidate), cmp.Alpha, len(cmp.Changes))
+	tested := 0
+	for _, ch := range cmp.Changes {
+		if ch.Delta != nil {
+			tested++
+		}
+	}
+	return fmt.Sprintf("base: %s\ncandidate: %s\nalpha %g over the %d rows with samples to test, of %d (familywise); intervals at 1 - alpha, percentiles' at their corrected level",
+		names(cmp.Base), names(cmp.Candidate), cmp.Alpha, tested, len(cmp.Changes))
+}
+
+// maxTooFewShown is how many untested rows (too few samples to test at
+// all: no shift to show) the table and markdown list; beyond it they are
+// counted in one line instead (a dataset run of 40 one-request cases gave
+// 560 such rows, burying the run-wide ones that decide).
+const maxTooFewShown = 10
+
+// shownChanges are the rows the table and markdown list, and how many
+// untested rows they leave out (all of those, when there are more than
+// maxTooFewShown).
+func shownChanges(cmp *results.Comparison) ([]results.Change, int) {
+	untested := func(ch results.Change) bool { return ch.Verdict == VerdictTooFew && ch.Delta == nil }
+	tooFew := 0
+	for _, ch := range cmp.Changes {
+		if untested(ch) {
+			tooFew++
+		}
+	}
+	if tooFew <= maxTooFewShown {
+		return cmp.Changes, 0
+	}
+	shown := make([]results.Change, 0, len(cmp.Changes)-tooFew)
+	for _, ch := range cmp.Changes {
+		if !untested(ch) {
+			shown = append(shown, ch)
+		}
+	}
+	return shown, tooFew
+}
+
+// hiddenLine says how many too-few-samples rows were left out.
+func hiddenLine(n int) string {
+	return fmt.Sprintf("(%d rows with too few samples to test are not shown; --format json lists every row)", n)
 }
 
 // legendLines say what the change column holds for the kinds of rows cmp
@@ -143,11 +183,15 @@ func Table(cmp *results.Comparison) []byte {
 	buf.WriteString("\n")
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "case\tmetric\tbase\tcandidate\t"+legend.Header+"\ttest\tverdict")
-	for _, ch := range cmp.Changes {
+	shown, hidden := shownChanges(cmp)
+	for _, ch := range shown {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", caseText(ch.Case), ch.Metric,
 			num(ch.Base, ch.Unit), num(ch.Candidate, ch.Unit), changeText(ch), pText(ch), ch.Verdict)
 	}
 	tw.Flush()
+	if hidden > 0 {
+		buf.WriteString(hiddenLine(hidden) + "\n")
+	}
 	lists(&buf, cmp, "")
 	buf.WriteString(verdictLine(cmp) + "\n")
 	return buf.Bytes()
@@ -187,13 +231,17 @@ func Markdown(cmp *results.Comparison) []byte {
 		fmt.Fprintf(&buf, "%s\n", esc(l))
 	}
 	buf.WriteString("\n| case | metric | base | candidate | " + legend.Header + " | test | verdict |\n|---|---|---:|---:|---|---|---|\n")
-	for _, ch := range cmp.Changes {
+	shown, hidden := shownChanges(cmp)
+	for _, ch := range shown {
 		v := ch.Verdict
 		if v == VerdictWorse || v == VerdictBetter {
 			v = "**" + v + "**"
 		}
 		fmt.Fprintf(&buf, "| %s | %s | %s | %s | %s | %s | %s |\n", esc(caseText(ch.Case)), ch.Metric,
 			num(ch.Base, ch.Unit), num(ch.Candidate, ch.Unit), changeText(ch), pText(ch), v)
+	}
+	if hidden > 0 {
+		buf.WriteString("\n" + hiddenLine(hidden) + "\n")
 	}
 	lists(&buf, cmp, "-")
 	return bytes.ReplaceAll(buf.Bytes(), []byte("\n-  "), []byte("\n- "))

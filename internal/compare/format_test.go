@@ -1,6 +1,7 @@
 package compare_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gkampitakis/go-snaps/snaps"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/benchserve/benchserve/internal/compare"
+	"github.com/benchserve/benchserve/results"
 )
 
 // The table and the Markdown a person reads, from fixed (seeded)
@@ -40,4 +42,25 @@ func TestChangeColumnSaysItIsTheHodgesLehmannShift(t *testing.T) {
 		assert.NotContains(t, out, "change [interval]", name)
 	}
 	assert.Contains(t, string(compare.Markdown(cmp)), "\n- p95, p99, itl: ", "a list in Markdown")
+}
+
+// More than ten untested rows (one sample a side: a dataset run's
+// generated cases) are counted in one line, not listed; the run-wide
+// rows stay, and the header counts the family the rows tested.
+func TestUntestedRowsAreCountedNotListed(t *testing.T) {
+	d, lo, hi := 31.2, 16.1, 44.4
+	cmp := &results.Comparison{Alpha: 0.05, Changes: []results.Change{
+		{Case: "", Metric: "ttft_p50_ms", Unit: "ms", Delta: &d, Low: &lo, High: &hi, Verdict: compare.VerdictWorse},
+	}}
+	for i := range 12 {
+		cmp.Changes = append(cmp.Changes, results.Change{Case: fmt.Sprintf("random-%d", i), Metric: "ttft_p50_ms", Unit: "ms", Verdict: compare.VerdictTooFew})
+	}
+	for _, out := range []string{string(compare.Table(cmp)), string(compare.Markdown(cmp))} {
+		assert.Contains(t, out, "(12 rows with too few samples to test are not shown; --format json lists every row)")
+		assert.NotContains(t, out, "random-3", "an untested row is not listed")
+		assert.Contains(t, out, "ttft_p50_ms", "the tested row is")
+		assert.Contains(t, out, "alpha 0.05 over the 1 rows with samples to test, of 13 (familywise)")
+	}
+	cmp.Changes = cmp.Changes[:11] // ten untested rows: all listed
+	assert.Contains(t, string(compare.Table(cmp)), "random-9")
 }
