@@ -250,6 +250,10 @@ func (r *Runner) modelError(ctx context.Context) error {
 		return &unreachableError{msg: fmt.Sprintf("runner: cannot reach a server at %s: %v", shown, reach.Err), err: reach.Err}
 	case errors.As(err, &st) && (st.StatusCode == 401 || st.StatusCode == 403):
 		return fmt.Errorf("runner: the server at %s refused the request: HTTP %d from GET /v1/models: %s; check the API key (--api-key or BENCHSERVE_API_KEY)", shown, st.StatusCode, orNone(st.Message))
+	case errors.As(err, &st) && st.StatusCode == 404:
+		// Most often a URL with a path (…/v1, …/foo): a model passed
+		// then would meet the same 404 on every request.
+		return fmt.Errorf("runner: could not list the models at %s: HTTP 404 from GET /v1/models: %s; give the server's root as the URL, http://host:port (benchserve adds /v1/…), or pass the model (--model or BENCHSERVE_MODEL) if the server lists none", shown, orNone(st.Message))
 	case errors.As(err, &st):
 		return fmt.Errorf("runner: could not list the models at %s: HTTP %d from GET /v1/models: %s; pass one (--model or BENCHSERVE_MODEL)", shown, st.StatusCode, orNone(st.Message))
 	}

@@ -357,7 +357,7 @@ func TestUnreachableServer(t *testing.T) {
 
 	res := invoke(t, "--workload", smoke)
 	assert.Equal(t, ExitUsage, res.code, "no server exits 2")
-	assert.Contains(t, res.stderr, "benchserve: cannot list the models at "+defaultURL+": connection refused; is the server running? pass --url\n", "what was tried, what went wrong, what to do")
+	assert.Contains(t, res.stderr, "benchserve: cannot list the models at "+defaultURL+": connection refused; is the server running, and is --url its address?\n", "what was tried, what went wrong, what to do")
 	assert.Contains(t, res.stderr, "benchserve fixture --addr 127.0.0.1:8080", "hint to start the fixture")
 
 	res = invoke(t, "--prompts", "short")

@@ -119,7 +119,7 @@ func TestConformanceUsageErrors(t *testing.T) {
 		{"bad workload", []string{"conformance", "--url", "http://127.0.0.1:1", "--workload", bad}, `suite.json: case "mine": protocol.check: unknown check kind "stream_framin" (did you mean "stream_framing"?)`},
 		{"unknown tag", []string{"conformance", "--url", "http://127.0.0.1:1", "--case-tag", "nope"}, "--case-tag nope: no contract"},
 		{"stray argument", []string{"conformance", "--url", "http://127.0.0.1:1", "extra"}, "unexpected arguments"},
-		{"unreachable", []string{"conformance", "--url", "http://127.0.0.1:1"}, "benchserve conformance: cannot list the models at http://127.0.0.1:1: connection refused; is the server running? pass --url"},
+		{"unreachable", []string{"conformance", "--url", "http://127.0.0.1:1"}, "benchserve conformance: cannot list the models at http://127.0.0.1:1: connection refused; is the server running, and is --url its address?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,7 +37,7 @@ func explain(err error) string {
 // what the network said, and what to do.
 func unreachable(url string, err error) string {
 	return present.Message("cannot list the models at " + serverinfo.RedactURL(url) + ": " + netCause(err) +
-		"; is the server running? pass --url")
+		"; is the server running, and is --url its address?")
 }
 
 // netCause is the short reason a connection failed: "connection

@@ -119,7 +119,7 @@ func TestClosedLoopReportsThroughputNotASendingRate(t *testing.T) {
 	res := invoke(t, "--url", srv.URL, "--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "8",
 		"--num-prompts", "6", "--no-calibration", "--goodput", "e2el:100000", "--output", out)
 	require.Equal(t, ExitOK, res.code, res.stderr)
-	assert.Regexp(t, `Load: no schedule \(no --request-rate\): a closed loop of 6 streams, each sending its next request when its last one ended; throughput [\d.]+ req/s over [\d.]+ s \(first send to last end\);`, res.stderr, "the schedule line")
+	assert.Regexp(t, `Load: no schedule \(--request-rate inf, the default\): a closed loop of 6 streams, each sending its next request when its last one ended; throughput [\d.]+ req/s over [\d.]+ s \(first send to last end\);`, res.stderr, "the schedule line")
 	assert.NotContains(t, res.stderr, "achieved", "a closed loop has no achieved arrival rate to show")
 	p := readPayload(t, out)
 	sc := p.Schedule
