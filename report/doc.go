@@ -1,6 +1,9 @@
 // Package report renders benchserve results as one self-contained HTML
 // page: per run a summary header (model, server runtime, hardware,
-// pass/fail counts, policy-timeout outcomes, run id, timestamp), a per-case
+// pass/fail counts, policy-timeout outcomes, run id, timestamp; for a
+// load run how it was sent — rate, schedule lag, client CPU and GC,
+// latencies from the scheduled time — and the client's verdict, INVALID
+// in the badge when the client could not keep up), a per-case
 // table with the failing checks' messages, TTFT/TPOT/E2EL distributions per
 // case (box plot plus points), a request timeline colored by outcome, and
 // for prompt sweeps throughput and TTFT against concurrency with one line

@@ -180,7 +180,7 @@ func render(opts Options, runs []Run) ([]byte, error) {
 		rv := runView{runData: rd}
 		switch rd.Kind {
 		case "workload":
-			rv.Passed = rd.Counts.Failed == 0 && rd.Counts.PolicyOver == 0
+			rv.Passed = rd.Counts.Failed == 0 && rd.Counts.PolicyOver == 0 && !rv.clientInvalid()
 			if len(rd.Cases) > 0 {
 				for _, m := range []struct{ key, title, unit, caption string }{
 					{"ttft", "Time to first token", "TTFT (ms)", "Time from sending the request to the first token of content, reasoning or a tool call."},
@@ -298,7 +298,8 @@ func outcomeKey() []keyEntry {
 	return out
 }
 
-// BadgeText is the word in the run's heading: PASS or FAIL, or for a
+// BadgeText is the word in the run's heading: PASS or FAIL, INVALID for
+// a load run the client could not keep up with, or for a
 // capacity search its status ("FOUND", "MAX REACHED", "TIME CAP", …).
 func (rv runView) BadgeText() string {
 	if rv.Capacity != nil {
@@ -306,6 +307,9 @@ func (rv runView) BadgeText() string {
 			return "NO STATUS"
 		}
 		return strings.ToUpper(strings.ReplaceAll(rv.Capacity.Status, "_", " "))
+	}
+	if rv.clientInvalid() {
+		return "INVALID"
 	}
 	if rv.Passed && rv.interrupted() {
 		return "INTERRUPTED"

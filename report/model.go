@@ -101,10 +101,13 @@ type runData struct {
 	Capacity  *capacityData    `json:"capacity,omitempty"`
 	// Contracts are the protocol contracts of a conformance run, one per
 	// record that has one (shown in their own table, not as cases).
-	Contracts []contractData   `json:"contracts,omitempty"`
-	Notes     []string         `json:"notes,omitempty"`
-	payload   *results.Payload // for the templates, not the JSON
-	caseIndex map[string]int   // case id → index in Cases
+	Contracts []contractData `json:"contracts,omitempty"`
+	// Schedule is how a load run's requests were sent and whether the
+	// client kept up (the payload's schedule), nil for other runs.
+	Schedule  *results.Schedule `json:"schedule,omitempty"`
+	Notes     []string          `json:"notes,omitempty"`
+	payload   *results.Payload  // for the templates, not the JSON
+	caseIndex map[string]int    // case id → index in Cases
 	sweepRows []results.SweepResult
 }
 
@@ -304,7 +307,7 @@ func buildData(title string, runs []Run, comparisons bool) (*reportData, []*runD
 func workloadData(id string, r Run) *runData {
 	p := r.Payload
 	rd := &runData{ID: id, Label: r.Label, Kind: "workload", RunID: p.RunID, Timestamp: p.Timestamp,
-		Workload: p.Workload.Name, payload: p, caseIndex: map[string]int{}, Cases: []caseData{}}
+		Workload: p.Workload.Name, Schedule: p.Schedule, payload: p, caseIndex: map[string]int{}, Cases: []caseData{}}
 	c := &countsData{}
 	for _, rec := range p.Results {
 		if rd.Model == "" {
